@@ -1,0 +1,129 @@
+//! The allocator: every byte the library holds comes from here.
+//!
+//! A map (and a slotmap) records its allocator when it is initialized, so
+//! memory is always returned to the functions that gave it. The process-wide
+//! default is the C library's `malloc`/`calloc`/`free`; `slate_use_allocator`
+//! (or the header's `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks, which
+//! call it from a constructor) replaces it for structures initialized
+//! afterwards.
+//!
+//! Every allocation is fallible: a NULL from the allocator becomes
+//! [`Error::Alloc`], never an abort. Sizes are computed with checked
+//! arithmetic; a size that cannot exist is [`Error::Full`].
+//!
+//! The C contract guarantees nothing beyond `malloc`'s alignment, so callers
+//! needing more than 8 bytes must align by hand (the slotmap does).
+
+use core::ffi::c_void;
+use std::sync::Mutex;
+
+use crate::Error;
+
+pub type MallocFn = unsafe extern "C" fn(size: usize) -> *mut c_void;
+pub type CallocFn = unsafe extern "C" fn(count: usize, size: usize) -> *mut c_void;
+pub type FreeFn = unsafe extern "C" fn(pointer: *mut c_void);
+
+extern "C" {
+    fn malloc(size: usize) -> *mut c_void;
+    fn calloc(count: usize, size: usize) -> *mut c_void;
+    fn free(pointer: *mut c_void);
+}
+
+/// Three C allocation functions; `None` everywhere means the C library's.
+/// All-zero bytes are the default allocator, so a zeroed struct is valid.
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Allocator {
+    malloc: Option<MallocFn>,
+    calloc: Option<CallocFn>,
+    free: Option<FreeFn>,
+}
+
+static DEFAULT: Mutex<Allocator> = Mutex::new(Allocator {
+    malloc: None,
+    calloc: None,
+    free: None,
+});
+
+impl Allocator {
+    /// Builds an allocator from user functions: all three or none.
+    pub fn new(
+        malloc: Option<MallocFn>,
+        calloc: Option<CallocFn>,
+        free: Option<FreeFn>,
+    ) -> Result<Allocator, Error> {
+        match (malloc.is_some(), calloc.is_some(), free.is_some()) {
+            (true, true, true) | (false, false, false) => Ok(Allocator {
+                malloc,
+                calloc,
+                free,
+            }),
+            _ => Err(Error::Invalid),
+        }
+    }
+
+    /// The allocator new structures take.
+    pub fn current() -> Allocator {
+        // A poisoned lock still holds a whole value (it is `Copy`).
+        *DEFAULT.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Makes `self` the allocator of structures initialized from now on.
+    pub fn install(self) {
+        *DEFAULT.lock().unwrap_or_else(|e| e.into_inner()) = self;
+    }
+
+    /// `size` bytes, aligned as `malloc` aligns (at least 8 on every target
+    /// we build for), or `Error::Alloc`.
+    pub fn alloc(&self, size: usize) -> Result<*mut u8, Error> {
+        // SAFETY: calling a C allocation function with a size is always
+        // sound; a zero size is bumped to 1 so NULL only means failure.
+        let p = unsafe {
+            match self.malloc {
+                Some(f) => f(size.max(1)),
+                None => malloc(size.max(1)),
+            }
+        };
+        if p.is_null() {
+            Err(Error::Alloc)
+        } else {
+            Ok(p.cast())
+        }
+    }
+
+    /// `count * size` zeroed bytes, or `Error::Alloc`.
+    pub fn alloc_zeroed(&self, count: usize, size: usize) -> Result<*mut u8, Error> {
+        if count.checked_mul(size).is_none() {
+            return Err(Error::Full);
+        }
+        // SAFETY: as in `alloc`; the product was checked above.
+        let p = unsafe {
+            match self.calloc {
+                Some(f) => f(count.max(1), size.max(1)),
+                None => calloc(count.max(1), size.max(1)),
+            }
+        };
+        if p.is_null() {
+            Err(Error::Alloc)
+        } else {
+            Ok(p.cast())
+        }
+    }
+
+    /// Returns memory from `alloc`/`alloc_zeroed` of this same allocator.
+    ///
+    /// # Safety
+    /// `p` is NULL or came from this allocator and is not used afterwards.
+    pub unsafe fn free(&self, p: *mut u8) {
+        if p.is_null() {
+            return;
+        }
+        // SAFETY: the caller guarantees `p` came from this allocator.
+        unsafe {
+            match self.free {
+                Some(f) => f(p.cast()),
+                None => free(p.cast()),
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The invariant checker: recomputes everything a map keeps in counters and
+//! finds every entry again, trusting nothing but the control bytes and keys.
+//!
+//! For each table: the capacity is a power of two between 8 and 1024 (8
+//! only for the small map); every control byte is empty, deleted or a
+//! fingerprint; `used` equals the full bytes counted; `growth_left` equals
+//! `max_load(capacity) - used - tombstones`; a table of several groups keeps
+//! an empty slot; every stored key hashes to its slot's fingerprint, to a
+//! directory entry of its own table, and is found again by a lookup at that
+//! exact slot. For the directory: every entry is a table whose local depth
+//! is at most the global depth, which fills exactly its aligned span of
+//! entries and records its first one in `index`. The tables' counts add up
+//! to the map's length.
+//!
+//! The checker allocates nothing: its report is written into a fixed
+//! buffer, so `slate_check` can run on a map under allocation-failure tests.
+
+// The checker reports through a fixed buffer rather than a `String` so that
+// it never allocates; the large error variant is the price of that.
+#![allow(clippy::result_large_err)]
+
+use core::fmt::{self, Write};
+
+use crate::directory::{Directory, MAX_DEPTH};
+use crate::group::{DELETED, EMPTY, SLOTS};
+use crate::hash::{self, h2};
+use crate::key::Needle;
+use crate::map::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use crate::table::{max_load, Table, MAX_CAPACITY};
+
+/// A report of the first broken invariant, without allocation.
+pub struct Message {
+    buf: [u8; 200],
+    len: usize,
+}
+
+impl Message {
+    fn new() -> Message {
+        Message {
+            buf: [0; 200],
+            len: 0,
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Truncation in `write_str` keeps whole characters.
+        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("invariant broken")
+    }
+}
+
+impl Write for Message {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for c in s.chars() {
+            let mut tmp = [0u8; 4];
+            let bytes = c.encode_utf8(&mut tmp).as_bytes();
+            if self.len + bytes.len() > self.buf.len() {
+                break;
+            }
+            self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+            self.len += bytes.len();
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! fail {
+    ($($arg:tt)*) => {{
+        let mut m = Message::new();
+        let _ = write!(m, $($arg)*);
+        return Err(m);
+    }};
+}
+
+impl Map {
+    /// Checks every invariant; the first one broken is described.
+    pub fn check(&self) -> Result<(), Message> {
+        let used = match self.mode {
+            MODE_EMPTY => {
+                if !self.root.is_null() {
+                    fail!("empty map holds memory");
+                }
+                0
+            }
+            MODE_SMALL => {
+                // SAFETY: in small mode the root is the one live table.
+                let t = unsafe { &*self.root.cast::<Table>() };
+                if t.capacity as usize != SLOTS {
+                    fail!("small map: capacity {} is not one group", t.capacity);
+                }
+                check_table(self, 0, t, None)?
+            }
+            MODE_DIR => self.check_directory()?,
+            m => fail!("unknown mode {m}"),
+        };
+        if used != self.len {
+            fail!("map length {} but tables hold {}", self.len, used);
+        }
+        Ok(())
+    }
+
+    fn check_directory(&self) -> Result<u64, Message> {
+        let dir = self.dir();
+        if dir.depth > MAX_DEPTH {
+            fail!("global depth {} beyond {}", dir.depth, MAX_DEPTH);
+        }
+        if dir.tables.is_null() {
+            fail!("directory mode without a directory");
+        }
+        let (mut j, mut n, mut used) = (0usize, 0usize, 0u64);
+        while j < dir.entries() {
+            let tp = dir.get(j);
+            if tp.is_null() {
+                fail!("directory entry {j} is NULL");
+            }
+            // SAFETY: non-NULL entries are live tables.
+            let t = unsafe { &*tp };
+            if t.local_depth > dir.depth {
+                fail!(
+                    "table {n}: local depth {} above global depth {}",
+                    t.local_depth,
+                    dir.depth
+                );
+            }
+            let span = dir.span(t.local_depth);
+            if j % span != 0 || t.index as usize != j {
+                fail!(
+                    "table {n}: index {} but first entry {j} (span {span})",
+                    t.index
+                );
+            }
+            for k in j..j + span {
+                if dir.get(k) != tp {
+                    fail!("table {n}: directory entry {k} points elsewhere");
+                }
+            }
+            if (t.capacity as usize) < 2 * SLOTS {
+                fail!("table {n}: capacity {} below two groups", t.capacity);
+            }
+            used += check_table(self, n, t, Some(&dir))?;
+            j += span;
+            n += 1;
+        }
+        Ok(used)
+    }
+}
+
+fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Result<u64, Message> {
+    let capacity = t.capacity as usize;
+    if !capacity.is_power_of_two() || !(SLOTS..=MAX_CAPACITY).contains(&capacity) {
+        fail!("table {n}: capacity {capacity} not a power of two in 8..=1024");
+    }
+    let (mut used, mut tombstones, mut empty) = (0usize, 0usize, 0usize);
+    for g in 0..t.group_count() {
+        let ctrl = t.group(g).ctrl;
+        for i in 0..SLOTS {
+            match ctrl.get(i) {
+                EMPTY => empty += 1,
+                DELETED => tombstones += 1,
+                b if b < 0x80 => used += 1,
+                b => fail!("table {n}: group {g} slot {i}: control byte {b:#04x}"),
+            }
+        }
+    }
+    if used != t.used as usize {
+        fail!(
+            "table {n}: used is {} but control bytes show {used}",
+            t.used
+        );
+    }
+    if capacity == SLOTS && tombstones != 0 {
+        fail!("table {n}: a single group holds {tombstones} tombstones");
+    }
+    let budget = max_load(capacity);
+    if used + tombstones > budget {
+        fail!("table {n}: {used} used + {tombstones} tombstones over the limit {budget}");
+    }
+    if t.growth_left as usize != budget - used - tombstones {
+        fail!(
+            "table {n}: growth_left is {} but should be {} ({budget} - {used} used - {tombstones} tombstones)",
+            t.growth_left,
+            budget - used - tombstones
+        );
+    }
+    if capacity > SLOTS && empty == 0 {
+        fail!("table {n}: no empty slot left, probes would not end");
+    }
+    for (g, i) in t.full_slots() {
+        let slot = t.slot(g, i);
+        let len = slot.key.key_len() as usize;
+        if !slot.key.is_inline() && slot.key.bytes_ptr().is_null() {
+            fail!("table {n}: group {g} slot {i}: key of {len} bytes has no copy");
+        }
+        // SAFETY: full slots hold live keys (what this checks is their
+        // placement, not their memory).
+        let bytes = unsafe { slot.key.bytes() };
+        let h = hash::hash(map.seed, bytes);
+        if h2(h) != t.group(g).ctrl.get(i) {
+            fail!(
+                "table {n}: group {g} slot {i}: fingerprint {:#04x} but key hashes to {:#04x}",
+                t.group(g).ctrl.get(i),
+                h2(h)
+            );
+        }
+        if let Some(dir) = dir {
+            let j = dir.index(h);
+            let first = t.index as usize;
+            if j < first || j >= first + dir.span(t.local_depth) {
+                fail!("table {n}: group {g} slot {i}: key belongs to directory entry {j}");
+            }
+        }
+        if t.find(h, &Needle::bytes(bytes)) != Some((g, i)) {
+            fail!("table {n}: group {g} slot {i}: a lookup of its key does not reach it");
+        }
+    }
+    Ok(used as u64)
+}

@@ -1,0 +1,796 @@
+//! The C ABI: thin `extern "C"` shims over [`Map`].
+//!
+//! Every shim checks its pointers, converts keys into [`Needle`]s and runs
+//! the call under `catch_unwind`, so no Rust panic ever unwinds into C (a
+//! panic would be a bug in this crate; the call then reports
+//! `SLATE_ERROR_INVALID`). The doc comments here are the header's: cbindgen
+//! copies them into `include/slate.h`.
+
+#![allow(non_camel_case_types)]
+
+use core::ffi::{c_char, c_int, c_void, CStr};
+use core::mem::{align_of, size_of};
+use core::ptr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::alloc::Allocator;
+use crate::directory::Directory;
+use crate::key::{Needle, TAG_I64, TAG_U64};
+use crate::map::{Map, MODE_DIR, MODE_SMALL};
+use crate::table::Table;
+use crate::Error;
+
+/// Result codes. Every function that can fail returns one of these as an
+/// `int`; a call that fails leaves its map exactly as it was.
+#[repr(C)]
+pub enum slate_error_e {
+    /// Success.
+    SLATE_OK = 0,
+    /// The key is not in the map (not an error in the usual sense).
+    SLATE_ERROR_NOT_FOUND = 1,
+    /// A NULL map, key or out-pointer, an argument out of range, or a call
+    /// that would modify a map from inside its own walk.
+    SLATE_ERROR_INVALID = -1,
+    /// The allocator returned NULL.
+    SLATE_ERROR_ALLOC = -2,
+    /// A size limit would be passed.
+    SLATE_ERROR_FULL = -3,
+}
+
+/// A map. A complete type: put it on the stack, in a struct or in an array,
+/// initialize it with `slate()`, release it with `slate_free()`. It holds no
+/// pointer into itself, so it may be moved with `memcpy` while no call on
+/// it is in progress. Its fields are private.
+#[repr(C)]
+pub struct slate_s {
+    pub _private: [u64; 8],
+}
+
+const _: () = assert!(size_of::<Map>() <= size_of::<slate_s>());
+const _: () = assert!(align_of::<Map>() <= align_of::<slate_s>());
+
+/// Called by `slate_each` and `slate_delete_if` once per entry. `key` is the
+/// map's own copy of the key's bytes (not NUL-terminated; an integer key is
+/// its 10-byte encoding), valid during this call only. `data` is the
+/// caller's pointer, passed through. Return 0 to go on.
+pub type slate_each_f = Option<
+    unsafe extern "C" fn(
+        key: *const c_char,
+        key_length: u32,
+        value: *mut c_void,
+        data: *mut c_void,
+    ) -> c_int,
+>;
+
+/// An allocation function with `malloc`'s contract (memory aligned for any
+/// object of 8 bytes or more; NULL when out of memory).
+pub type slate_malloc_f = Option<unsafe extern "C" fn(size: usize) -> *mut c_void>;
+/// An allocation function with `calloc`'s contract.
+pub type slate_calloc_f = Option<unsafe extern "C" fn(count: usize, size: usize) -> *mut c_void>;
+/// A release function with `free`'s contract (NULL is never passed).
+pub type slate_free_f = Option<unsafe extern "C" fn(pointer: *mut c_void)>;
+
+/// What `slate_info` reports about a map's shape.
+#[repr(C)]
+#[derive(Default)]
+pub struct slate_info_s {
+    /// Entries.
+    pub length: u64,
+    /// The map's hash seed.
+    pub seed: u64,
+    /// Slots in all tables (a small map: 8; nothing allocated: 0).
+    pub capacity: u64,
+    /// Deleted slots not yet reclaimed.
+    pub tombstones: u64,
+    /// Bytes currently held from the allocator (tables, directory, copies
+    /// of keys longer than 12 bytes).
+    pub memory: u64,
+    /// Hash bits that index the directory.
+    pub global_depth: u32,
+    /// Distinct tables (a small map's single group counts as 1).
+    pub tables: u32,
+    /// Directory entries (`1 << global_depth`), 0 without a directory.
+    pub directory: u32,
+    /// 1 when the map is one bare group of 8 slots.
+    pub small: u32,
+}
+
+/// What `slate_table_info` reports about one table.
+#[repr(C)]
+#[derive(Default)]
+pub struct slate_table_info_s {
+    /// First directory entry that points at the table (0 for a small map).
+    pub directory_first: u32,
+    /// Directory entries that point at it: `1 << (global_depth -
+    /// local_depth)` (0 for a small map, which has no directory).
+    pub directory_count: u32,
+    /// Hash bits all its keys share.
+    pub local_depth: u32,
+    /// Slots.
+    pub capacity: u32,
+    /// Entries.
+    pub used: u32,
+    /// Deleted slots.
+    pub tombstones: u32,
+    /// Empty slots inserts may still take before the table is rebuilt.
+    pub growth_left: u32,
+    /// Groups of 8 slots (`capacity / 8`).
+    pub groups: u32,
+}
+
+fn code(r: Result<(), Error>) -> c_int {
+    match r {
+        Ok(()) => slate_error_e::SLATE_OK as c_int,
+        Err(e) => e as c_int,
+    }
+}
+
+/// Runs `f`, turning a panic into `SLATE_ERROR_INVALID`.
+#[inline]
+fn guard(f: impl FnOnce() -> Result<(), Error>) -> c_int {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => code(r),
+        Err(_) => Error::Invalid as c_int,
+    }
+}
+
+/// A map to read.
+///
+/// # Safety
+/// `map` is NULL or points to an initialized `slate_s`.
+#[inline]
+unsafe fn read<'a>(map: *const slate_s) -> Result<&'a Map, Error> {
+    // SAFETY: the caller's guarantee; `slate_s` is large and aligned enough.
+    unsafe { map.cast::<Map>().as_ref() }.ok_or(Error::Invalid)
+}
+
+/// A map to modify: refused while one of its walks is in progress.
+///
+/// # Safety
+/// `map` is NULL or points to an initialized `slate_s`.
+#[inline]
+unsafe fn write<'a>(map: *mut slate_s) -> Result<&'a mut Map, Error> {
+    // SAFETY: the caller's guarantee. The shared look at `walkers` ends
+    // before the unique reference is made, and that reference is only made
+    // when no walk holds a shared one.
+    unsafe {
+        if read(map)?.walking() {
+            return Err(Error::Invalid);
+        }
+        Ok(&mut *map.cast::<Map>())
+    }
+}
+
+/// A NUL-terminated string key.
+///
+/// # Safety
+/// `key` is NULL or a NUL-terminated string.
+#[inline]
+unsafe fn string_key<'a>(key: *const c_char) -> Result<Needle<'a>, Error> {
+    if key.is_null() {
+        return Err(Error::Invalid);
+    }
+    // SAFETY: the caller's guarantee.
+    let bytes = unsafe { CStr::from_ptr(key) }.to_bytes();
+    if u32::try_from(bytes.len()).is_err() {
+        return Err(Error::Full);
+    }
+    Ok(Needle::bytes(bytes))
+}
+
+/// A byte key.
+///
+/// # Safety
+/// `key` is NULL with `len == 0`, or points to `len` readable bytes.
+#[inline]
+unsafe fn bytes_key<'a>(key: *const c_void, len: u32) -> Result<Needle<'a>, Error> {
+    if key.is_null() {
+        return if len == 0 {
+            Ok(Needle::bytes(&[]))
+        } else {
+            Err(Error::Invalid)
+        };
+    }
+    // SAFETY: the caller's guarantee.
+    Ok(Needle::bytes(unsafe {
+        core::slice::from_raw_parts(key.cast::<u8>(), len as usize)
+    }))
+}
+
+/// # Safety
+/// As for `read`; `value` is NULL or writable.
+#[inline]
+unsafe fn get(map: *const slate_s, key: Result<Needle, Error>, value: *mut *mut c_void) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let m = unsafe { read(map)? };
+        let found = m.get(&key?).ok_or(Error::NotFound)?;
+        if !value.is_null() {
+            // SAFETY: a non-NULL `value` is writable.
+            unsafe { *value = found };
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As for `write`.
+#[inline]
+unsafe fn set(map: *mut slate_s, key: Result<Needle, Error>, value: *mut c_void) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(map)? }.set(&key?, value))
+}
+
+/// # Safety
+/// As for `write`.
+#[inline]
+unsafe fn delete(map: *mut slate_s, key: Result<Needle, Error>) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(map)? }.delete(&key?))
+}
+
+/// Initializes `map` as an empty map. Allocates nothing (the first insert
+/// does). The map takes the allocator in force now (see
+/// `slate_use_allocator`). Calling it on a map that holds entries forgets
+/// them without freeing: call `slate_free` first.
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` if `map` is NULL.
+///
+/// # Safety
+/// `map` is NULL or points to writable memory for a `slate_s`.
+#[no_mangle]
+pub unsafe extern "C" fn slate(map: *mut slate_s) -> c_int {
+    guard(|| {
+        if map.is_null() {
+            return Err(Error::Invalid);
+        }
+        // SAFETY: `map` is writable (its old contents are not read).
+        unsafe { map.cast::<Map>().write(Map::new(Allocator::current())) };
+        Ok(())
+    })
+}
+
+/// Sizes the map so that `n` entries fit without growing. A hint: it never
+/// removes entries and does nothing when the map is already that large.
+/// May rebuild the whole map (every entry moves once).
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_FULL` for a size no map can reach (such
+/// as `UINT64_MAX`); `SLATE_ERROR_ALLOC`; `SLATE_ERROR_INVALID` for a NULL
+/// map or from inside the map's own walk. On error nothing changed.
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_reserve(map: *mut slate_s, n: u64) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(map)? }.reserve(n))
+}
+
+/// Inserts `key` (a NUL-terminated string; the key is its bytes without the
+/// NUL) with `value`, or replaces the value of an existing key. The map
+/// copies the key; `value` is stored as given, never dereferenced or freed.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
+/// `SLATE_ERROR_INVALID` for a NULL map or key, or from inside the map's
+/// own walk; `SLATE_ERROR_FULL` for a key of 4 GiB or more.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `key` is NULL or a string.
+#[no_mangle]
+pub unsafe extern "C" fn slate_set(
+    map: *mut slate_s,
+    key: *const c_char,
+    value: *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { set(map, string_key(key), value) }
+}
+
+/// Looks `key` up. On `SLATE_OK` stores its value in `*value` unless
+/// `value` is NULL (a presence test). On `SLATE_ERROR_NOT_FOUND` leaves
+/// `*value` as it was. Allocates nothing.
+///
+/// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
+/// for a NULL map or key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `key` is NULL or a string; `value`
+/// is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_get(
+    map: *const slate_s,
+    key: *const c_char,
+    value: *mut *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { get(map, string_key(key), value) }
+}
+
+/// Removes `key` and frees the map's copy of it. Memory of the table is
+/// kept (see `slate_compact`). A map left empty takes a fresh seed.
+///
+/// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
+/// for a NULL map or key, or from inside the map's own walk.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `key` is NULL or a string.
+#[no_mangle]
+pub unsafe extern "C" fn slate_delete(map: *mut slate_s, key: *const c_char) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { delete(map, string_key(key)) }
+}
+
+/// `slate_set` for a key of `key_length` arbitrary bytes (embedded NULs
+/// allowed). `key` may be NULL only when `key_length` is 0: the empty key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `key` points to `key_length`
+/// readable bytes or is NULL.
+#[no_mangle]
+pub unsafe extern "C" fn slate_set_bytes(
+    map: *mut slate_s,
+    key: *const c_void,
+    key_length: u32,
+    value: *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { set(map, bytes_key(key, key_length), value) }
+}
+
+/// `slate_get` for a byte key (see `slate_set_bytes`).
+///
+/// # Safety
+/// As for `slate_set_bytes`; `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_get_bytes(
+    map: *const slate_s,
+    key: *const c_void,
+    key_length: u32,
+    value: *mut *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { get(map, bytes_key(key, key_length), value) }
+}
+
+/// `slate_delete` for a byte key (see `slate_set_bytes`).
+///
+/// # Safety
+/// As for `slate_set_bytes`.
+#[no_mangle]
+pub unsafe extern "C" fn slate_delete_bytes(
+    map: *mut slate_s,
+    key: *const c_void,
+    key_length: u32,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { delete(map, bytes_key(key, key_length)) }
+}
+
+/// `slate_set` for an `int64_t` key. The key is stored as 10 bytes:
+/// `0x00 0x01` then the value little-endian (two's complement), so it meets
+/// no string or `uint64_t` key. Never allocates for the key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int {
+    // SAFETY: the caller's guarantee.
+    unsafe { set(map, Ok(Needle::int(TAG_I64, key as u64)), value) }
+}
+
+/// `slate_get` for an `int64_t` key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_get_i64(
+    map: *const slate_s,
+    key: i64,
+    value: *mut *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { get(map, Ok(Needle::int(TAG_I64, key as u64)), value) }
+}
+
+/// `slate_delete` for an `int64_t` key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int {
+    // SAFETY: the caller's guarantee.
+    unsafe { delete(map, Ok(Needle::int(TAG_I64, key as u64))) }
+}
+
+/// `slate_set` for a `uint64_t` key, stored as `0x00 0x02` then the value
+/// little-endian.
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_set_u64(map: *mut slate_s, key: u64, value: *mut c_void) -> c_int {
+    // SAFETY: the caller's guarantee.
+    unsafe { set(map, Ok(Needle::int(TAG_U64, key)), value) }
+}
+
+/// `slate_get` for a `uint64_t` key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_get_u64(
+    map: *const slate_s,
+    key: u64,
+    value: *mut *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { get(map, Ok(Needle::int(TAG_U64, key)), value) }
+}
+
+/// `slate_delete` for a `uint64_t` key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int {
+    // SAFETY: the caller's guarantee.
+    unsafe { delete(map, Ok(Needle::int(TAG_U64, key))) }
+}
+
+/// Calls `callback(key, key_length, value, data)` once for every entry, in
+/// an unspecified order (the same for a map and its clone). A non-zero
+/// return stops the walk and becomes `slate_each`'s result.
+///
+/// The callback may read this map (get, length, each, equal, clone from
+/// it) and modify other maps; a call that would modify this map returns
+/// `SLATE_ERROR_INVALID` and changes nothing (`slate_free` does nothing).
+///
+/// Returns `SLATE_OK` after a full walk, the callback's non-zero value, or
+/// `SLATE_ERROR_INVALID` for a NULL map or callback. Allocates nothing.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `callback` must not unwind (no C++
+/// exception may leave it).
+#[no_mangle]
+pub unsafe extern "C" fn slate_each(
+    map: *const slate_s,
+    callback: slate_each_f,
+    data: *mut c_void,
+) -> c_int {
+    let mut result = 0;
+    let status = guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { read(map)? };
+        let f = callback.ok_or(Error::Invalid)?;
+        result = m.each(|k, v| {
+            // SAFETY: the key bytes live for this call; the callback's
+            // contract is the caller's.
+            unsafe { f(k.as_ptr().cast(), k.len() as u32, v, data) }
+        });
+        Ok(())
+    });
+    if status != 0 {
+        status
+    } else {
+        result
+    }
+}
+
+/// Deletes every entry for which `predicate(key, key_length, value, data)`
+/// returns non-zero, in one walk. The predicate sees keys as `slate_each`
+/// does and must not modify the map (such calls return
+/// `SLATE_ERROR_INVALID`).
+///
+/// Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL map
+/// or predicate, or from inside the map's own walk.
+///
+/// # Safety
+/// As for `slate_each`.
+#[no_mangle]
+pub unsafe extern "C" fn slate_delete_if(
+    map: *mut slate_s,
+    predicate: slate_each_f,
+    data: *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee; only the check is kept.
+        unsafe { write(map)? };
+        let f = predicate.ok_or(Error::Invalid)?;
+        // SAFETY: `map` is a live map not being walked.
+        unsafe {
+            Map::delete_if(map.cast(), |k, v| {
+                f(k.as_ptr().cast(), k.len() as u32, v, data)
+            });
+        }
+        Ok(())
+    })
+}
+
+/// 1 when `a` and `b` hold the same keys, each with the same (pointer-
+/// equal) value; else 0. 0 when either is NULL. Allocates nothing.
+///
+/// # Safety
+/// `a` and `b` are NULL or initialized maps.
+#[no_mangle]
+pub unsafe extern "C" fn slate_equal(a: *const slate_s, b: *const slate_s) -> c_int {
+    let mut equal = 0;
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let (ma, mb) = unsafe { (read(a)?, read(b)?) };
+        equal = (ptr::eq(ma, mb)
+            || (ma.len() == mb.len()
+                && ma.each(|k, v| (mb.get(&Needle::bytes(k)) != Some(v)) as i32) == 0))
+            as c_int;
+        Ok(())
+    });
+    equal
+}
+
+/// The number of entries; 0 for NULL.
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_length(map: *const slate_s) -> u64 {
+    // SAFETY: the caller's guarantee.
+    unsafe { read(map) }.map_or(0, |m| m.len())
+}
+
+/// Removes every entry (freeing the map's key copies) and keeps the
+/// capacity, so refilling allocates less. Takes a fresh seed.
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map or from
+/// inside the map's own walk.
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_clear(map: *mut slate_s) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        unsafe { write(map)? }.clear();
+        Ok(())
+    })
+}
+
+/// Rebuilds the map at its current size, releasing capacity left by
+/// deletions and dropping tombstones. Every entry moves once.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
+/// `SLATE_ERROR_INVALID` for a NULL map or from inside the map's own walk.
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_compact(map: *mut slate_s) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(map)? }.compact())
+}
+
+/// Initializes `copy` as an independent copy of `map`: the same entries,
+/// seed and tables (no rehash, so it iterates in `map`'s order), with its
+/// own copies of the keys; values are copied as pointers. `copy` must be
+/// uninitialized or freed (its contents are not read) and must not be
+/// `map`; it uses `map`'s allocator.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty map and
+/// nothing leaked); `SLATE_ERROR_INVALID` for a NULL argument or
+/// `copy == map`.
+///
+/// # Safety
+/// `copy` is NULL or writable; `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_clone(copy: *mut slate_s, map: *const slate_s) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { read(map)? };
+        if copy.is_null() || ptr::eq(copy.cast_const(), map) {
+            return Err(Error::Invalid);
+        }
+        let (result, cloned) = match m.try_clone() {
+            Ok(c) => (Ok(()), c),
+            Err(e) => (Err(e), Map::new(m.alloc)),
+        };
+        // SAFETY: `copy` is writable; its old contents are not read.
+        unsafe { copy.cast::<Map>().write(cloned) };
+        result
+    })
+}
+
+/// Releases everything the map holds. The map stays usable as an empty map
+/// (freeing twice is harmless). Does nothing for NULL, or from inside the
+/// map's own walk.
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_free(map: *mut slate_s) {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        unsafe { write(map)? }.free();
+        Ok(())
+    });
+}
+
+/// Sets the allocator of maps initialized from now on (`slate()`; a clone
+/// uses its source's). Pass all three functions, or all NULL to go back to
+/// the C library's `malloc`, `calloc` and `free`. Maps keep the allocator
+/// they were initialized with. Thread-safe. The header's
+/// `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks call this before `main`.
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` when some but not all are
+/// NULL.
+#[no_mangle]
+pub extern "C" fn slate_use_allocator(
+    malloc_fn: slate_malloc_f,
+    calloc_fn: slate_calloc_f,
+    free_fn: slate_free_f,
+) -> c_int {
+    guard(|| {
+        Allocator::new(malloc_fn, calloc_fn, free_fn)?.install();
+        Ok(())
+    })
+}
+
+/// Fills `*info` with the map's shape (introspection for tests and tools).
+/// Walks every table; allocates nothing.
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `info` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_info(map: *const slate_s, info: *mut slate_info_s) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { read(map)? };
+        if info.is_null() {
+            return Err(Error::Invalid);
+        }
+        let mut out = slate_info_s {
+            length: m.len(),
+            seed: m.seed,
+            ..Default::default()
+        };
+        for tp in m.tables() {
+            // SAFETY: a live table of the map.
+            let t = unsafe { &*tp };
+            out.tables += 1;
+            out.capacity += t.capacity as u64;
+            out.tombstones += t.tombstones() as u64;
+            out.memory += Table::bytes(t.capacity as usize) as u64;
+            for (g, i) in t.full_slots() {
+                out.memory += t.slot(g, i).key.heap_bytes() as u64;
+            }
+        }
+        if m.mode == MODE_DIR {
+            out.global_depth = m.global_depth as u32;
+            out.directory = 1 << m.global_depth;
+            out.memory += Directory::bytes(m.global_depth as u32) as u64;
+        }
+        out.small = (m.mode == MODE_SMALL) as u32;
+        // SAFETY: `info` is writable.
+        unsafe { info.write(out) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `map` is NULL or an initialized map.
+unsafe fn nth_table<'a>(map: *const slate_s, table: u32) -> Result<(&'a Map, &'a Table), Error> {
+    // SAFETY: the caller's guarantee.
+    let m = unsafe { read(map)? };
+    let tp = m.tables().nth(table as usize).ok_or(Error::NotFound)?;
+    // SAFETY: a live table of the map.
+    Ok((m, unsafe { &*tp }))
+}
+
+/// Fills `*info` for table number `table` (0 .. tables-1, in directory
+/// order; a small map's group is table 0).
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` past the last table;
+/// `SLATE_ERROR_INVALID` for a NULL argument.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `info` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_table_info(
+    map: *const slate_s,
+    table: u32,
+    info: *mut slate_table_info_s,
+) -> c_int {
+    guard(|| {
+        if info.is_null() {
+            return Err(Error::Invalid);
+        }
+        // SAFETY: the caller's guarantee.
+        let (m, t) = unsafe { nth_table(map, table)? };
+        let directory_count = if m.mode == MODE_DIR {
+            m.dir().span(t.local_depth) as u32
+        } else {
+            0
+        };
+        let out = slate_table_info_s {
+            directory_first: t.index,
+            directory_count,
+            local_depth: t.local_depth,
+            capacity: t.capacity,
+            used: t.used,
+            tombstones: t.tombstones() as u32,
+            growth_left: t.growth_left,
+            groups: t.group_count() as u32,
+        };
+        // SAFETY: `info` is writable.
+        unsafe { info.write(out) };
+        Ok(())
+    })
+}
+
+/// Stores in `*ctrl` the raw control word of group `group` of table
+/// `table`: byte `i` (bits `8i .. 8i+7`) describes slot `i`: `0x80` empty,
+/// `0xFE` deleted, `0x00 .. 0x7F` the 7-bit fingerprint of a full slot.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a table or group out of
+/// range; `SLATE_ERROR_INVALID` for a NULL argument.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `ctrl` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_table_ctrl(
+    map: *const slate_s,
+    table: u32,
+    group: u32,
+    ctrl: *mut u64,
+) -> c_int {
+    guard(|| {
+        if ctrl.is_null() {
+            return Err(Error::Invalid);
+        }
+        // SAFETY: the caller's guarantee.
+        let (_, t) = unsafe { nth_table(map, table)? };
+        if group as usize >= t.group_count() {
+            return Err(Error::NotFound);
+        }
+        // SAFETY: `ctrl` is writable.
+        unsafe { ctrl.write(t.group(group as usize).ctrl.0) };
+        Ok(())
+    })
+}
+
+/// Runs the library's invariant checker over the whole map: recounts every
+/// table's counters from its control bytes, finds every entry again from
+/// its own hash, and checks the directory against the tables' depths.
+/// On failure writes a one-line description of the first broken invariant
+/// into `message` (NUL-terminated, cut to `message_capacity` bytes; may be
+/// NULL when `message_capacity` is 0). Allocates nothing.
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a broken invariant or a
+/// NULL map.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `message` is NULL or has
+/// `message_capacity` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slate_check(
+    map: *const slate_s,
+    message: *mut c_char,
+    message_capacity: u32,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { read(map)? };
+        let Err(report) = m.check() else {
+            return Ok(());
+        };
+        if !message.is_null() && message_capacity > 0 {
+            let text = report.as_str().as_bytes();
+            let n = text.len().min(message_capacity as usize - 1);
+            // SAFETY: `message` has `message_capacity` writable bytes.
+            unsafe {
+                ptr::copy_nonoverlapping(text.as_ptr(), message.cast::<u8>(), n);
+                *message.add(n) = 0;
+            }
+        }
+        Err(Error::Invalid)
+    })
+}

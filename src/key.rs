@@ -1,0 +1,265 @@
+//! Key storage: how a slot holds its key.
+//!
+//! Every key is a byte string. A slot keeps it in 16 bytes, read as two
+//! little-endian words so that a comparison is two integer compares:
+//!
+//! ```text
+//! bytes  0..4     4..8          8..16
+//! inline [len   ][key 0..4    ][key 4..12, zero padded]   len <= 12
+//! heap   [len   ][key 0..4    ][pointer to a copy of all len bytes]
+//! ```
+//!
+//! Keys of up to 12 bytes, which covers the 10-byte integer encoding, live
+//! in the slot and cost no allocation. Longer keys are copied once into
+//! memory from the map's allocator; the slot keeps the length and first four
+//! bytes beside the pointer, so most mismatches are rejected without
+//! touching the copy.
+//!
+//! Integer keys are the bytes `[0x00, tag, v0 .. v7]` (`tag` 0x01 for i64,
+//! 0x02 for u64, the value little-endian), so they never meet a string key
+//! by accident and `slate_each` can report them as bytes.
+
+use core::ptr;
+
+use crate::alloc::Allocator;
+use crate::Error;
+
+/// Longest key kept inside the slot.
+pub const INLINE: usize = 12;
+/// Length of an encoded integer key.
+pub const INT_LEN: usize = 10;
+/// The second byte of an encoded `i64` key.
+pub const TAG_I64: u8 = 0x01;
+/// The second byte of an encoded `u64` key.
+pub const TAG_U64: u8 = 0x02;
+
+/// A key as a slot stores it (see the module docs for the layout).
+#[repr(C, align(8))]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct KeyRepr {
+    raw: [u8; 16],
+}
+
+impl KeyRepr {
+    #[inline]
+    fn w0(&self) -> u64 {
+        u64::from_le_bytes(self.raw[0..8].try_into().unwrap())
+    }
+
+    #[inline]
+    fn w1(&self) -> u64 {
+        u64::from_le_bytes(self.raw[8..16].try_into().unwrap())
+    }
+
+    #[inline]
+    pub fn key_len(&self) -> u32 {
+        self.w0() as u32
+    }
+
+    #[inline]
+    pub fn is_inline(&self) -> bool {
+        self.key_len() as usize <= INLINE
+    }
+
+    fn heap_ptr(&self) -> *mut u8 {
+        self.w1() as usize as *mut u8
+    }
+
+    /// Address of the key's bytes: in the slot itself, or the heap copy.
+    #[inline]
+    pub fn bytes_ptr(&self) -> *const u8 {
+        if self.is_inline() {
+            self.raw[4..].as_ptr()
+        } else {
+            self.heap_ptr()
+        }
+    }
+
+    /// The key's bytes.
+    ///
+    /// # Safety
+    /// A heap key's copy must still be allocated (the repr was made by
+    /// [`Needle::to_owned`] or [`KeyRepr::duplicate`] and not released).
+    #[inline]
+    pub unsafe fn bytes(&self) -> &[u8] {
+        // SAFETY: inline bytes are part of `self`; a heap copy holds exactly
+        // `len` bytes and lives until released (the caller's guarantee).
+        unsafe { core::slice::from_raw_parts(self.bytes_ptr(), self.key_len() as usize) }
+    }
+
+    /// Bytes this key holds outside its slot.
+    pub fn heap_bytes(&self) -> usize {
+        if self.is_inline() {
+            0
+        } else {
+            self.key_len() as usize
+        }
+    }
+
+    /// An independent copy (a new heap copy for long keys).
+    ///
+    /// # Safety
+    /// As for [`KeyRepr::bytes`].
+    pub unsafe fn duplicate(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
+        if self.is_inline() {
+            return Ok(*self);
+        }
+        // SAFETY: the caller guarantees the heap copy is live.
+        let bytes = unsafe { self.bytes() };
+        heap_repr(bytes, alloc)
+    }
+
+    /// Frees a heap key's copy; inline keys own nothing.
+    ///
+    /// # Safety
+    /// The repr owns its copy, the copy came from `alloc`, and the repr is
+    /// not used again.
+    pub unsafe fn release(self, alloc: &Allocator) {
+        if !self.is_inline() {
+            // SAFETY: the caller guarantees ownership and origin.
+            unsafe { alloc.free(self.heap_ptr()) }
+        }
+    }
+}
+
+fn head(len: usize, bytes: &[u8]) -> [u8; 16] {
+    let mut raw = [0u8; 16];
+    raw[0..4].copy_from_slice(&(len as u32).to_le_bytes());
+    let n = bytes.len().min(INLINE);
+    raw[4..4 + n].copy_from_slice(&bytes[..n]);
+    raw
+}
+
+fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
+    let copy = alloc.alloc(bytes.len())?;
+    // SAFETY: `copy` is a fresh allocation of `bytes.len()` bytes.
+    unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), copy, bytes.len()) };
+    let mut raw = head(bytes.len(), &bytes[..4]);
+    raw[8..16].copy_from_slice(&(copy as usize as u64).to_le_bytes());
+    Ok(KeyRepr { raw })
+}
+
+/// A key being looked up: the slot image it must match, and its bytes.
+#[derive(Clone, Copy)]
+pub struct Needle<'a> {
+    /// For inline keys the exact slot image; for heap keys only the first
+    /// word (length and prefix) is meaningful.
+    image: KeyRepr,
+    /// A heap key's bytes (empty for inline keys: they live in `image`).
+    long: &'a [u8],
+}
+
+impl<'a> Needle<'a> {
+    /// A byte key. The length must fit in `u32` (the C API guarantees it).
+    #[inline]
+    pub fn bytes(key: &'a [u8]) -> Needle<'a> {
+        let image = KeyRepr {
+            raw: head(key.len(), key),
+        };
+        if key.len() <= INLINE {
+            Needle { image, long: &[] }
+        } else {
+            let mut image = image;
+            image.raw[8..16].fill(0);
+            Needle { image, long: key }
+        }
+    }
+
+    /// An integer key in the 10-byte encoding.
+    #[inline]
+    pub fn int(tag: u8, value: u64) -> Needle<'static> {
+        let v = value.to_le_bytes();
+        let mut raw = [0u8; 16];
+        raw[0] = INT_LEN as u8;
+        raw[5] = tag;
+        raw[6..14].copy_from_slice(&v);
+        Needle {
+            image: KeyRepr { raw },
+            long: &[],
+        }
+    }
+
+    #[inline]
+    pub fn key_len(&self) -> u32 {
+        self.image.key_len()
+    }
+
+    /// The key's bytes (for hashing).
+    #[inline]
+    pub fn key(&self) -> &[u8] {
+        if self.image.is_inline() {
+            &self.image.raw[4..4 + self.key_len() as usize]
+        } else {
+            self.long
+        }
+    }
+
+    /// Whether a stored key equals this one.
+    ///
+    /// # Safety
+    /// `slot` is a live stored key (see [`KeyRepr::bytes`]).
+    #[inline]
+    pub unsafe fn matches(&self, slot: &KeyRepr) -> bool {
+        if slot.w0() != self.image.w0() {
+            return false;
+        }
+        if self.image.is_inline() {
+            slot.w1() == self.image.w1()
+        } else {
+            // SAFETY: the caller guarantees the stored key is live.
+            unsafe { slot.bytes() == self.long }
+        }
+    }
+
+    /// The repr to store: inline keys as they are, long keys copied.
+    pub fn to_owned(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
+        if self.image.is_inline() {
+            Ok(self.image)
+        } else {
+            heap_repr(self.long, alloc)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_needle_is_the_byte_encoding() {
+        let v: i64 = -2;
+        let mut enc = vec![0x00, TAG_I64];
+        enc.extend_from_slice(&v.to_le_bytes());
+        let a = Needle::int(TAG_I64, v as u64);
+        let b = Needle::bytes(&enc);
+        assert_eq!(a.key(), &enc[..]);
+        assert_eq!(a.image, b.image);
+        // SAFETY: inline reprs own nothing.
+        unsafe { assert!(a.matches(&b.to_owned(&Allocator::default()).unwrap())) };
+    }
+
+    #[test]
+    fn inline_and_heap_round_trip() {
+        let alloc = Allocator::default();
+        for len in 0..40usize {
+            let key: Vec<u8> = (0..len as u8).map(|b| b.wrapping_mul(37)).collect();
+            let n = Needle::bytes(&key);
+            let stored = n.to_owned(&alloc).unwrap();
+            assert_eq!(stored.is_inline(), len <= INLINE);
+            // SAFETY: `stored` was just made and is released below.
+            unsafe {
+                assert_eq!(stored.bytes(), &key[..]);
+                assert!(n.matches(&stored));
+                let mut other = key.clone();
+                if let Some(last) = other.last_mut() {
+                    *last ^= 1;
+                    assert!(!Needle::bytes(&other).matches(&stored));
+                }
+                let dup = stored.duplicate(&alloc).unwrap();
+                assert_eq!(dup.bytes(), &key[..]);
+                dup.release(&alloc);
+                stored.release(&alloc);
+            }
+        }
+    }
+}
