@@ -174,12 +174,6 @@ typedef struct slate_table_info_s {
 extern "C" {
 #endif // __cplusplus
 
-extern void *malloc(size_t size);
-
-extern void *calloc(size_t count, size_t size);
-
-extern void free(void *pointer);
-
 /**
  * Initializes `map` as an empty map. Allocates nothing (the first insert
  * does). The map takes the allocator in force now (see
@@ -402,7 +396,7 @@ int slate_compact(struct slate_s *map);
  * seed and tables (no rehash, so it iterates in `map`'s order), with its
  * own copies of the keys; values are copied as pointers. `copy` must be
  * uninitialized or freed (its contents are not read) and must not be
- * `map`; it uses `map`'s allocator.
+ * `map`. Like a map from `slate()`, it takes the allocator in force now.
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty map and
  * nothing leaked); `SLATE_ERROR_INVALID` for a NULL argument or
@@ -424,8 +418,8 @@ int slate_clone(struct slate_s *copy, const struct slate_s *map);
 void slate_free(struct slate_s *map);
 
 /**
- * Sets the allocator of maps initialized from now on (`slate()`; a clone
- * uses its source's). Pass all three functions, or all NULL to go back to
+ * Sets the allocator of maps initialized from now on (by `slate()` or
+ * `slate_clone()`). Pass all three functions, or all NULL to go back to
  * the C library's `malloc`, `calloc` and `free`. Maps keep the allocator
  * they were initialized with. Thread-safe. The header's
  * `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks call this before `main`.

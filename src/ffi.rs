@@ -571,7 +571,7 @@ pub unsafe extern "C" fn slate_compact(map: *mut slate_s) -> c_int {
 /// seed and tables (no rehash, so it iterates in `map`'s order), with its
 /// own copies of the keys; values are copied as pointers. `copy` must be
 /// uninitialized or freed (its contents are not read) and must not be
-/// `map`; it uses `map`'s allocator.
+/// `map`. Like a map from `slate()`, it takes the allocator in force now.
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty map and
 /// nothing leaked); `SLATE_ERROR_INVALID` for a NULL argument or
@@ -587,9 +587,10 @@ pub unsafe extern "C" fn slate_clone(copy: *mut slate_s, map: *const slate_s) ->
         if copy.is_null() || ptr::eq(copy.cast_const(), map) {
             return Err(Error::Invalid);
         }
-        let (result, cloned) = match m.try_clone() {
+        let alloc = Allocator::current();
+        let (result, cloned) = match m.try_clone(alloc) {
             Ok(c) => (Ok(()), c),
-            Err(e) => (Err(e), Map::new(m.alloc)),
+            Err(e) => (Err(e), Map::new(alloc)),
         };
         // SAFETY: `copy` is writable; its old contents are not read.
         unsafe { copy.cast::<Map>().write(cloned) };
@@ -612,8 +613,8 @@ pub unsafe extern "C" fn slate_free(map: *mut slate_s) {
     });
 }
 
-/// Sets the allocator of maps initialized from now on (`slate()`; a clone
-/// uses its source's). Pass all three functions, or all NULL to go back to
+/// Sets the allocator of maps initialized from now on (by `slate()` or
+/// `slate_clone()`). Pass all three functions, or all NULL to go back to
 /// the C library's `malloc`, `calloc` and `free`. Maps keep the allocator
 /// they were initialized with. Thread-safe. The header's
 /// `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks call this before `main`.

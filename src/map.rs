@@ -568,10 +568,10 @@ impl Map {
         self.seed = fresh_seed();
     }
 
-    /// An independent copy: same seed and tables, copied byte for byte (so
-    /// the same iteration order), long keys duplicated. On failure nothing
-    /// is left allocated.
-    pub fn try_clone(&self) -> Result<Map, Error> {
+    /// An independent copy allocating through `alloc`: same seed and
+    /// tables, copied byte for byte (so the same iteration order), long keys
+    /// duplicated. On failure nothing is left allocated.
+    pub fn try_clone(&self, alloc: Allocator) -> Result<Map, Error> {
         let mut copy = Map {
             len: self.len,
             seed: self.seed,
@@ -580,19 +580,19 @@ impl Map {
             mode: self.mode,
             _pad: 0,
             walkers: Cell::new(0),
-            alloc: self.alloc,
+            alloc,
         };
         match self.mode {
             MODE_SMALL => {
                 // SAFETY: the small table is live with live keys.
-                copy.root = unsafe { (*self.root.cast::<Table>()).duplicate(&self.alloc)? }.cast();
+                copy.root = unsafe { (*self.root.cast::<Table>()).duplicate(&alloc)? }.cast();
             }
             MODE_DIR => {
                 let src = self.dir();
-                let mut dir = Directory::new(&self.alloc, src.depth)?;
+                let mut dir = Directory::new(&alloc, src.depth)?;
                 for tp in src.tables() {
                     // SAFETY: live tables with live keys.
-                    match unsafe { (*tp).duplicate(&self.alloc) } {
+                    match unsafe { (*tp).duplicate(&alloc) } {
                         Ok(t) => {
                             // SAFETY: `t` is a copy of a live table.
                             let (first, depth) = unsafe { ((*t).index as usize, (*t).local_depth) };
@@ -606,12 +606,12 @@ impl Map {
                                 // SAFETY: copies made above, owning their keys.
                                 unsafe {
                                     j += dir.span((*t).local_depth);
-                                    (*t).release_keys(&self.alloc);
-                                    Table::free(t, &self.alloc);
+                                    (*t).release_keys(&alloc);
+                                    Table::free(t, &alloc);
                                 }
                             }
                             // SAFETY: the directory is unused.
-                            unsafe { dir.free(&self.alloc) };
+                            unsafe { dir.free(&alloc) };
                             return Err(e);
                         }
                     }

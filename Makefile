@@ -1,0 +1,159 @@
+# slate-rs: the C side. `make` builds the library, `make demo` runs the
+# quick start against it, `make test` runs every test.
+
+CARGO    ?= cargo
+CC       ?= gcc
+CXX      ?= g++
+CLANG    ?= $(shell command -v clang 2>/dev/null)
+CLANGXX  ?= $(shell command -v clang++ 2>/dev/null)
+VALGRIND ?= valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1
+
+LIBDIR   := target/release
+STATIC   := $(LIBDIR)/libslate.a
+SHARED   := $(LIBDIR)/libslate.so
+# What a C program needs besides the library (the Rust standard library's
+# own dependencies on glibc).
+SYSLIBS  := -lpthread -ldl -lm
+WARN     := -Wall -Wextra -Werror
+CFLAGS   ?= -O1 -g
+CSTD     := -std=c11 $(WARN) -Iinclude
+CXXSTD   := -std=c++17 $(WARN) -Iinclude
+B        := build
+
+# C suites: each source runs as C11 and as C++17, static and shared.
+SUITES   := test_api test_hooks test_static_inline test_generic
+SOURCES  := $(wildcard src/*.rs) Cargo.toml Cargo.lock
+
+.PHONY: setup all lib demo test header check-header rust-test rust-lint c-test \
+        clang-test header-strict valgrind sanitize compile-fail symbols wasm bench-growth clean
+
+all: lib
+
+lib: $(STATIC)
+
+setup:
+	@scripts/setup.sh
+
+$(STATIC) $(SHARED): $(SOURCES)
+	$(CARGO) build --release
+	@touch $(STATIC) $(SHARED)
+
+# --- header --------------------------------------------------------------
+
+header:
+	cbindgen --config cbindgen.toml --crate slate --output include/slate.h -q
+
+check-header:
+	@mkdir -p $(B)
+	cbindgen --config cbindgen.toml --crate slate --output $(B)/slate.h -q
+	@cmp -s $(B)/slate.h include/slate.h || \
+	  { echo "include/slate.h is stale: run 'make header' and commit it"; diff -u include/slate.h $(B)/slate.h | head -40; exit 1; }
+	@echo "include/slate.h is current"
+
+# --- demo ----------------------------------------------------------------
+
+demo: setup $(STATIC)
+	@mkdir -p $(B)
+	$(CC) $(CSTD) $(CFLAGS) examples/demo.c $(STATIC) $(SYSLIBS) -o $(B)/demo
+	./$(B)/demo
+
+# --- tests ---------------------------------------------------------------
+
+test: setup
+	@rm -f $(B)/results.txt
+	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test lib c-test clang-test compile-fail symbols valgrind sanitize wasm
+	@scripts/summary.sh
+
+rust-lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# Release for the heavy model tests; debug once more for overflow checks and
+# debug assertions (fewer proptest cases there: debug code is slow).
+rust-test:
+	scripts/run-suite.sh cargo-release scripts/cargo-test.sh --release
+	PROPTEST_CASES=8 scripts/run-suite.sh cargo-debug scripts/cargo-test.sh
+
+$(B)/%-c-static: c-tests/%.c c-tests/test.h $(STATIC) include/slate.h
+	@mkdir -p $(B)
+	$(CC) $(CSTD) $(CFLAGS) $< $(STATIC) $(SYSLIBS) -o $@
+
+$(B)/%-c-shared: c-tests/%.c c-tests/test.h $(SHARED) include/slate.h
+	@mkdir -p $(B)
+	$(CC) $(CSTD) $(CFLAGS) $< -L$(LIBDIR) -lslate -Wl,-rpath,'$$ORIGIN/../$(LIBDIR)' -o $@
+
+$(B)/%-cpp-static: c-tests/%.c c-tests/test.h $(STATIC) include/slate.h
+	@mkdir -p $(B)
+	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $< -x none $(STATIC) $(SYSLIBS) -o $@
+
+$(B)/%-cpp-shared: c-tests/%.c c-tests/test.h $(SHARED) include/slate.h
+	@mkdir -p $(B)
+	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $< -x none -L$(LIBDIR) -lslate -Wl,-rpath,'$$ORIGIN/../$(LIBDIR)' -o $@
+
+VARIANTS := c-static c-shared cpp-static cpp-shared
+C_BINS   := $(foreach s,$(SUITES),$(foreach v,$(VARIANTS),$(B)/$(s)-$(v)))
+
+c-test: $(C_BINS)
+	@for t in $(C_BINS); do scripts/run-suite.sh $${t#$(B)/} ./$$t || exit 1; done
+
+# clang as well as gcc, when it is installed (CI installs it).
+clang-test: $(STATIC)
+ifneq ($(CLANG),)
+	@mkdir -p $(B)
+	@for s in $(SUITES); do \
+	  $(CLANG) $(CSTD) $(CFLAGS) c-tests/$$s.c $(STATIC) $(SYSLIBS) -o $(B)/$$s-clang && \
+	  $(CLANGXX) $(CXXSTD) $(CFLAGS) -x c++ c-tests/$$s.c -x none $(STATIC) $(SYSLIBS) -o $(B)/$$s-clangxx && \
+	  scripts/run-suite.sh $$s-clang ./$(B)/$$s-clang && \
+	  scripts/run-suite.sh $$s-clangxx ./$(B)/$$s-clangxx || exit 1; \
+	done
+else
+	@echo "clang not installed: clang builds skipped"
+endif
+
+# The header alone under strict warnings, C11 and C++17, gcc and clang.
+STRICT    := -fsyntax-only -pedantic $(WARN) -Wredundant-decls -Wconversion -Wsign-conversion -Wshadow -Wcast-qual
+STRICT_C  := $(STRICT) -Wstrict-prototypes -Wmissing-prototypes
+STRICT_CX := $(STRICT) -Wold-style-cast -Wzero-as-null-pointer-constant
+header-strict:
+	$(CC) -std=c11 -Iinclude $(STRICT_C) c-tests/header_strict.c
+	$(CXX) -std=c++17 -x c++ -Iinclude $(STRICT_CX) c-tests/header_strict.c
+ifneq ($(CLANG),)
+	$(CLANG) -std=c11 -Iinclude $(STRICT_C) c-tests/header_strict.c
+	$(CLANGXX) -std=c++17 -x c++ -Iinclude $(STRICT_CX) c-tests/header_strict.c
+endif
+
+compile-fail: $(STATIC)
+	scripts/run-suite.sh compile-fail env CC="$(CC)" CXX="$(CXX)" bash c-tests/compile-fail/run.sh
+
+symbols: $(STATIC) $(SHARED)
+	scripts/run-suite.sh symbols scripts/check-symbols.sh $(STATIC) $(SHARED)
+
+# Every suite once (C11, static); the quick ones also as C++17 against the
+# shared library.
+valgrind: $(foreach s,$(SUITES),$(B)/$(s)-c-static) $(B)/test_generic-cpp-shared $(B)/test_static_inline-cpp-shared
+	@for t in $^; do scripts/run-suite.sh valgrind-$${t#$(B)/} $(VALGRIND) ./$$t || exit 1; done
+
+# AddressSanitizer and UBSan over the C side (the library is Rust, checked
+# by its own tests; the sanitizers watch every byte the C code touches).
+sanitize: $(STATIC)
+	@mkdir -p $(B)
+	@for s in $(SUITES); do \
+	  $(CC) $(CSTD) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+	    c-tests/$$s.c $(STATIC) $(SYSLIBS) -o $(B)/$$s-asan && \
+	  ASAN_OPTIONS=detect_leaks=1 scripts/run-suite.sh $$s-asan ./$(B)/$$s-asan || exit 1; \
+	done
+
+# The core builds for WASI (32-bit usize, no host time or file APIs).
+wasm:
+	$(CARGO) build --release --target wasm32-wasip1
+
+# --- benchmarks ----------------------------------------------------------
+
+bench-growth: $(STATIC)
+	@mkdir -p $(B)
+	$(CC) -std=c11 $(WARN) -O2 -Iinclude bench/growth.c $(STATIC) $(SYSLIBS) -o $(B)/growth
+	./$(B)/growth
+
+clean:
+	$(CARGO) clean
+	rm -rf $(B)

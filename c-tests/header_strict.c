@@ -1,0 +1,7 @@
+/* The header alone, under every warning a careful project might turn on.
+   Compiled (not run) by `make test` as C11 and C++17 with gcc and clang. */
+#include "slate.h"
+#include "slate-generic.h"
+
+int slate_header_strict_probe(void);
+int slate_header_strict_probe(void) { return sizeof(slate_s) == 64; }

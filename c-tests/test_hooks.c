@@ -1,0 +1,789 @@
+/*
+ * test_hooks.c -- SLATE_MALLOC / SLATE_CALLOC / SLATE_FREE and allocation
+ * failure injection.
+ *
+ * The three hooks are counting wrappers around the C library's allocator that
+ * put a 32-byte header in front of every block (a magic number, the size and
+ * the owning counter set), so that a block freed through the wrong allocator
+ * or twice is noticed.  A switch makes allocation attempt number K return
+ * NULL.
+ *
+ * The failure-injection part counts the allocations of a scripted workload
+ * (u64 and long string inserts through table doubling, splits and directory
+ * doublings; replacements; deletes; clone; compact; reserve; delete_if;
+ * clear), then reruns it once for every N, failing allocation N.  In each
+ * run: the call that met the failure returns SLATE_ERROR_ALLOC (no other call
+ * does, and no failure is swallowed); the map is unchanged (shape, memory,
+ * every entry with its value, slate_check OK); the same call then succeeds;
+ * the rest of the workload succeeds; at the end allocations == frees.  After
+ * a failed clone the copy is an empty map that slate_free accepts (twice).
+ *
+ *   gcc -std=c11 -Wall -Wextra -Werror -Iinclude c-tests/test_hooks.c \
+ *       target/release/libslate.a -lpthread -ldl -lm -o /tmp/th && /tmp/th
+ *   g++ -std=c++17 -x c++ -Wall -Wextra -Werror -Iinclude c-tests/test_hooks.c \
+ *       -x none target/release/libslate.a -lpthread -ldl -lm -o /tmp/thpp && /tmp/thpp
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+void* hk_malloc(size_t size);
+void* hk_calloc(size_t count, size_t size);
+void hk_free(void* pointer);
+
+#define SLATE_MALLOC(size) hk_malloc(size)
+#define SLATE_CALLOC(count, size) hk_calloc((count), (size))
+#define SLATE_FREE(pointer) hk_free(pointer)
+#define SLATE_IMPLEMENTATION
+#include "slate.h"
+#include "test.h"
+#include "support.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define V(n) ((void*)(uintptr_t)(n))
+
+/* ------------------------------------------------------------------------ */
+/* counting allocators                                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct hook_state_s {
+  unsigned long long attempts;    /* malloc + calloc calls */
+  unsigned long long mallocs;     /* malloc calls */
+  unsigned long long callocs;     /* calloc calls */
+  unsigned long long allocations; /* successful */
+  unsigned long long frees;       /* blocks returned */
+  unsigned long long failures;    /* NULLs handed out on purpose */
+  unsigned long long fail_at;     /* 0: never; else the attempt that fails */
+  unsigned long long live_bytes;  /* bytes handed out and not yet returned */
+  unsigned long long total_bytes; /* bytes handed out, ever */
+  unsigned long long bad_frees;   /* unknown block, double free, wrong allocator */
+} hook_state_s;
+
+static hook_state_s hk;  /* the SLATE_* hooks */
+static hook_state_s hk2; /* a second allocator, for slate_use_allocator */
+
+#define HOOK_MAGIC 0x51a7e0a110c8ed01ull
+#define HOOK_DEAD 0xdeadbeefdeadbeefull
+typedef struct hook_header_s {
+  uint64_t magic;
+  uint64_t size;
+  uint64_t owner;
+  uint64_t pad; /* 32 bytes keep malloc's 16-byte alignment */
+} hook_header_s;
+
+static void* counted_alloc(hook_state_s* s, size_t count, size_t size, int zero) {
+  s->attempts++;
+  if (zero)
+    s->callocs++;
+  else
+    s->mallocs++;
+  if (s->fail_at != 0 && s->attempts == s->fail_at) {
+    s->failures++;
+    return NULL;
+  }
+  if (size != 0 && count > (SIZE_MAX - sizeof(hook_header_s)) / size) return NULL;
+  size_t n = count * size;
+  hook_header_s* h =
+      (hook_header_s*)(zero ? calloc(1, n + sizeof(hook_header_s)) : malloc(n + sizeof(hook_header_s)));
+  if (h == NULL) return NULL;
+  h->magic = HOOK_MAGIC;
+  h->size = n;
+  h->owner = (uint64_t)(uintptr_t)s;
+  h->pad = 0;
+  s->allocations++;
+  s->live_bytes += n;
+  s->total_bytes += n;
+  return h + 1;
+}
+
+static void counted_free(hook_state_s* s, void* pointer) {
+  if (pointer == NULL) return;
+  hook_header_s* h = (hook_header_s*)pointer - 1;
+  if (h->magic != HOOK_MAGIC) {
+    s->bad_frees++; /* not ours, or freed twice: leak it rather than crash */
+    return;
+  }
+  hook_state_s* owner = (hook_state_s*)(uintptr_t)h->owner;
+  if (owner != s) s->bad_frees++;
+  owner->frees++;
+  owner->live_bytes -= h->size;
+  h->magic = HOOK_DEAD;
+  free(h);
+}
+
+void* hk_malloc(size_t size) { return counted_alloc(&hk, 1, size, 0); }
+void* hk_calloc(size_t count, size_t size) { return counted_alloc(&hk, count, size, 1); }
+void hk_free(void* pointer) { counted_free(&hk, pointer); }
+void* hk2_malloc(size_t size);
+void* hk2_calloc(size_t count, size_t size);
+void hk2_free(void* pointer);
+void* hk2_malloc(size_t size) { return counted_alloc(&hk2, 1, size, 0); }
+void* hk2_calloc(size_t count, size_t size) { return counted_alloc(&hk2, count, size, 1); }
+void hk2_free(void* pointer) { counted_free(&hk2, pointer); }
+
+static void hooks_reset(hook_state_s* s) {
+  /* live_bytes and the balance carry over: only the per-run counters reset */
+  s->attempts = 0;
+  s->mallocs = 0;
+  s->callocs = 0;
+  s->failures = 0;
+  s->fail_at = 0;
+}
+
+
+static const char* long_key(char* buffer, size_t capacity, unsigned i) {
+  snprintf(buffer, capacity, "hooks-test-long-string-key-%05u-padded-past-inline", i);
+  return buffer;
+}
+
+static int noop_cb(const char* key, uint32_t length, void* value, void* data) {
+  (void)key;
+  (void)length;
+  (void)value;
+  (*(uint64_t*)data)++;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the hooks are used                                                        */
+/* ------------------------------------------------------------------------ */
+
+static void test_hooks_used(void) {
+  TEST_SECTION("allocations go through SLATE_MALLOC/SLATE_CALLOC/SLATE_FREE");
+  slate_s m, c;
+  char buffer[96];
+  void* v = NULL;
+  unsigned long long live0 = hk.live_bytes, allocs0 = hk.allocations, frees0 = hk.frees;
+  hooks_reset(&hk);
+  CHECK_EQ_INT(slate(&m), SLATE_OK);
+  CHECK_EQ_U64(hk.attempts, 0); /* slate() allocates nothing */
+  CHECK_EQ_INT(slate_set(&m, "first", V(1)), SLATE_OK);
+  CHECK(hk.attempts > 0);
+  CHECK_EQ_U64(info_of(&m).memory, hk.live_bytes - live0);
+  for (uint64_t k = 0; k < 5000; k++) CHECK_EQ_INT(slate_set_u64(&m, k, V(k + 1)), SLATE_OK);
+  for (unsigned i = 0; i < 100; i++)
+    CHECK_EQ_INT(slate_set(&m, long_key(buffer, sizeof buffer, i), V(i)), SLATE_OK);
+  slate_info_s in = info_of(&m);
+  CHECK(in.tables > 1);
+  CHECK_EQ_U64(in.memory, hk.live_bytes - live0);
+  fprintf(stderr, "   %llu mallocs, %llu callocs for 5101 entries; %llu bytes live\n", hk.mallocs,
+          hk.callocs, hk.live_bytes - live0);
+
+  /* read-only calls allocate nothing */
+  unsigned long long before = hk.attempts;
+  uint64_t n = 0;
+  slate_table_info_s ti;
+  uint64_t word;
+  CHECK_EQ_INT(slate_get(&m, "first", &v), SLATE_OK);
+  CHECK_EQ_INT(slate_get(&m, "absent", &v), SLATE_ERROR_NOT_FOUND);
+  CHECK_EQ_INT(slate_get_bytes(&m, "first", 5, &v), SLATE_OK);
+  CHECK_EQ_INT(slate_get_i64(&m, 1, &v), SLATE_ERROR_NOT_FOUND);
+  CHECK_EQ_INT(slate_get_u64(&m, 1, &v), SLATE_OK);
+  CHECK_EQ_INT(slate_get(&m, long_key(buffer, sizeof buffer, 5), NULL), SLATE_OK);
+  CHECK_EQ_INT(slate_each(&m, noop_cb, &n), SLATE_OK);
+  CHECK_EQ_U64(n, 5101);
+  CHECK_EQ_INT(slate_equal(&m, &m), 1);
+  CHECK_EQ_U64(slate_length(&m), 5101);
+  CHECK_EQ_INT(slate_table_info(&m, 0, &ti), SLATE_OK);
+  CHECK_EQ_INT(slate_table_ctrl(&m, 0, 0, &word), SLATE_OK);
+  CHECK_EQ_INT(run_check(&m), SLATE_OK);
+  CHECK_EQ_U64(hk.attempts, before);
+
+  /* clone, delete, compact, free: all through the hooks, balanced */
+  CHECK_EQ_INT(slate_clone(&c, &m), SLATE_OK);
+  CHECK(hk.attempts > before);
+  CHECK_EQ_INT(slate_equal(&c, &m), 1);
+  CHECK_EQ_U64(info_of(&c).memory + info_of(&m).memory, hk.live_bytes - live0);
+  before = hk.attempts;
+  CHECK_EQ_INT(slate_equal(&c, &m), 1);
+  CHECK_EQ_U64(hk.attempts, before);
+  slate_free(&c);
+  CHECK_EQ_U64(info_of(&m).memory, hk.live_bytes - live0);
+  for (uint64_t k = 0; k < 5000; k++) CHECK_EQ_INT(slate_delete_u64(&m, k), SLATE_OK);
+  unsigned long long live_before_compact = hk.live_bytes;
+  CHECK_EQ_INT(slate_compact(&m), SLATE_OK);
+  CHECK(hk.live_bytes < live_before_compact); /* compact lowers the memory held */
+  CHECK_EQ_U64(info_of(&m).memory, hk.live_bytes - live0);
+  slate_free(&m);
+  CHECK_EQ_U64(hk.live_bytes, live0);
+  CHECK_EQ_U64(hk.allocations - allocs0, hk.frees - frees0);
+  CHECK_EQ_U64(hk.bad_frees, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* capacity is real                                                          */
+/* ------------------------------------------------------------------------ */
+
+static void test_capacity_is_real(void) {
+  TEST_SECTION("clear and reserve keep real capacity");
+  slate_s a, b;
+  const uint64_t n = 20000;
+  unsigned long long t0, first_fill, refill, plain_fill, reserved_fill;
+
+  CHECK_EQ_INT(slate(&a), SLATE_OK);
+  t0 = hk.total_bytes;
+  for (uint64_t k = 0; k < n; k++) CHECK_EQ_INT(slate_set_u64(&a, k, V(k)), SLATE_OK);
+  first_fill = hk.total_bytes - t0;
+  CHECK_EQ_INT(slate_clear(&a), SLATE_OK);
+  t0 = hk.total_bytes;
+  for (uint64_t k = 0; k < n; k++) CHECK_EQ_INT(slate_set_u64(&a, k, V(k)), SLATE_OK);
+  refill = hk.total_bytes - t0;
+  CHECK(refill < first_fill);
+  plain_fill = first_fill;
+
+  CHECK_EQ_INT(slate(&b), SLATE_OK);
+  CHECK_EQ_INT(slate_reserve(&b, n), SLATE_OK);
+  t0 = hk.total_bytes;
+  for (uint64_t k = 0; k < n; k++) CHECK_EQ_INT(slate_set_u64(&b, k, V(k)), SLATE_OK);
+  reserved_fill = hk.total_bytes - t0;
+  CHECK(reserved_fill < plain_fill);
+  fprintf(stderr, "   bytes allocated: first fill %llu, refill after clear %llu, fill after reserve %llu\n",
+          first_fill, refill, reserved_fill);
+  CHECK_EQ_INT(slate_equal(&a, &b), 1);
+
+  /* compact lowers the memory held */
+  for (uint64_t k = 0; k < n; k++)
+    if (k % 100) CHECK_EQ_INT(slate_delete_u64(&b, k), SLATE_OK);
+  unsigned long long live = hk.live_bytes;
+  uint64_t memory = info_of(&b).memory;
+  CHECK_EQ_INT(slate_compact(&b), SLATE_OK);
+  CHECK(hk.live_bytes < live);
+  CHECK(info_of(&b).memory < memory);
+  CHECK_EQ_U64(memory - info_of(&b).memory, live - hk.live_bytes);
+  slate_free(&a);
+  slate_free(&b);
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  CHECK_EQ_U64(hk.allocations, hk.frees);
+}
+
+/* ------------------------------------------------------------------------ */
+/* failure injection                                                         */
+/* ------------------------------------------------------------------------ */
+
+#define NU 5200 /* u64 keys 0 .. NU-1 */
+#define NS 48   /* long string keys */
+#define NI 32   /* i64 keys -1 .. -NI */
+#define MAX_TABLES 256
+
+typedef struct model_s {
+  unsigned char u[NU];
+  uintptr_t uv[NU];
+  unsigned char s[NS];
+  uintptr_t sv[NS];
+  unsigned char i[NI];
+  uintptr_t iv[NI];
+  uint64_t length;
+} model_s;
+
+typedef struct shape_s {
+  slate_info_s info;
+  uint32_t n;
+  slate_table_info_s t[MAX_TABLES];
+} shape_s;
+
+enum {
+  OP_SET_U64,
+  OP_DEL_U64,
+  OP_SET_STR,
+  OP_DEL_STR,
+  OP_SET_I64,
+  OP_DEL_I64,
+  OP_CLONE,
+  OP_COMPACT,
+  OP_RESERVE,
+  OP_CLEAR,
+  OP_DELETE_IF
+};
+static const char* const op_names[] = {"set_u64", "delete_u64", "set",     "delete",
+                                       "set_i64", "delete_i64", "clone",   "compact",
+                                       "reserve", "clear",      "delete_if"};
+
+typedef struct run_s {
+  slate_s m, c;       /* the map and its clone */
+  model_s mm, mc;     /* what they should hold */
+  int c_live;         /* c has been cloned */
+  unsigned ops;
+  unsigned alloc_errors;   /* calls that returned SLATE_ERROR_ALLOC */
+  unsigned unexplained;    /* ... without an injected failure */
+  unsigned swallowed;      /* injected failures that did not surface */
+  unsigned wrong_rc;       /* unexpected return codes (after any retry) */
+  unsigned changed;        /* failed calls that changed the map */
+  unsigned bad_clone_copy; /* failed clones whose copy was not an empty map */
+  unsigned retry_failed;   /* the call did not succeed on the retry */
+  unsigned messages;
+  int failed_op;           /* kind of the call that failed, -1 none */
+  uint32_t depth_reached;  /* global depth after the first 2500 inserts */
+} run_s;
+
+static run_s run_;
+static shape_s shape_before_, shape_after_;
+
+static void take_shape(const slate_s* m, shape_s* s) {
+  memset(s, 0, sizeof *s);
+  slate_info(m, &s->info);
+  s->n = s->info.tables < MAX_TABLES ? s->info.tables : MAX_TABLES;
+  for (uint32_t i = 0; i < s->n; i++) slate_table_info(m, i, &s->t[i]);
+}
+
+static int same_shape(const shape_s* a, const shape_s* b) {
+  const slate_info_s* x = &a->info;
+  const slate_info_s* y = &b->info;
+  if (x->length != y->length || x->capacity != y->capacity || x->tombstones != y->tombstones ||
+      x->memory != y->memory || x->global_depth != y->global_depth || x->tables != y->tables ||
+      x->directory != y->directory || x->small != y->small)
+    return 0;
+  if (x->length != 0 && x->seed != y->seed) return 0;
+  if (a->n != b->n) return 0;
+  return memcmp(a->t, b->t, a->n * sizeof a->t[0]) == 0;
+}
+
+static uintptr_t pred_calls_;
+static int pred_mod3(const char* key, uint32_t length, void* value, void* data) {
+  const unsigned char* k = (const unsigned char*)key;
+  (void)value;
+  (void)data;
+  pred_calls_++;
+  if (length != 10 || k[0] != 0 || k[1] != 2) return 0;
+  uint64_t x = 0;
+  for (int i = 0; i < 8; i++) x |= (uint64_t)k[2 + i] << (8 * i);
+  return x % 3 == 0;
+}
+
+/* Every key of the universe is as the model says; returns the mismatches. */
+static unsigned verify_model(const slate_s* m, const model_s* md) {
+  unsigned bad = 0;
+  char buffer[96];
+  if (slate_length(m) != md->length) bad++;
+  for (uint64_t k = 0; k < NU; k++) {
+    void* v = V(0xF00D);
+    int rc = slate_get_u64(m, k, &v);
+    if (md->u[k] ? (rc != SLATE_OK || v != V(md->uv[k])) : (rc != SLATE_ERROR_NOT_FOUND || v != V(0xF00D)))
+      bad++;
+  }
+  for (unsigned i = 0; i < NS; i++) {
+    void* v = NULL;
+    int rc = slate_get(m, long_key(buffer, sizeof buffer, i), &v);
+    if (md->s[i] ? (rc != SLATE_OK || v != V(md->sv[i])) : rc != SLATE_ERROR_NOT_FOUND) bad++;
+  }
+  for (unsigned i = 0; i < NI; i++) {
+    void* v = NULL;
+    int rc = slate_get_i64(m, -(int64_t)i - 1, &v);
+    if (md->i[i] ? (rc != SLATE_OK || v != V(md->iv[i])) : rc != SLATE_ERROR_NOT_FOUND) bad++;
+  }
+  uint64_t n = 0;
+  if (slate_each(m, noop_cb, &n) != SLATE_OK || n != md->length) bad++;
+  if (run_check(m) != SLATE_OK) bad++;
+  return bad;
+}
+
+static int model_has(const model_s* md, int kind, uint64_t key) {
+  switch (kind) {
+    case OP_SET_U64:
+    case OP_DEL_U64:
+      return md->u[key];
+    case OP_SET_STR:
+    case OP_DEL_STR:
+      return md->s[key];
+    default:
+      return md->i[key];
+  }
+}
+
+static void model_put(model_s* md, int kind, uint64_t key, uintptr_t value) {
+  unsigned char* present = kind == OP_SET_U64 ? &md->u[key] : kind == OP_SET_STR ? &md->s[key] : &md->i[key];
+  uintptr_t* slot = kind == OP_SET_U64 ? &md->uv[key] : kind == OP_SET_STR ? &md->sv[key] : &md->iv[key];
+  if (!*present) md->length++;
+  *present = 1;
+  *slot = value;
+}
+
+static void model_remove(model_s* md, int kind, uint64_t key) {
+  unsigned char* present = kind == OP_DEL_U64 ? &md->u[key] : kind == OP_DEL_STR ? &md->s[key] : &md->i[key];
+  if (*present) md->length--;
+  *present = 0;
+}
+
+static int exec_op(run_s* r, int kind, slate_s* m, uint64_t key, uintptr_t value) {
+  char buffer[96];
+  switch (kind) {
+    case OP_SET_U64:
+      return slate_set_u64(m, key, V(value));
+    case OP_DEL_U64:
+      return slate_delete_u64(m, key);
+    case OP_SET_STR:
+      return slate_set(m, long_key(buffer, sizeof buffer, (unsigned)key), V(value));
+    case OP_DEL_STR:
+      return slate_delete(m, long_key(buffer, sizeof buffer, (unsigned)key));
+    case OP_SET_I64:
+      return slate_set_i64(m, -(int64_t)key - 1, V(value));
+    case OP_DEL_I64:
+      return slate_delete_i64(m, -(int64_t)key - 1);
+    case OP_CLONE:
+      memset(&r->c, 0xA7, sizeof r->c); /* a fresh, uninitialized destination */
+      return slate_clone(&r->c, &r->m);
+    case OP_COMPACT:
+      return slate_compact(m);
+    case OP_RESERVE:
+      return slate_reserve(m, key);
+    case OP_CLEAR:
+      return slate_clear(m);
+    case OP_DELETE_IF:
+      return slate_delete_if(m, pred_mod3, NULL);
+  }
+  return -100;
+}
+
+static void note(run_s* r, const char* what, int kind, uint64_t key, int rc) {
+  if (r->messages++ < 6)
+    fprintf(stderr, "   fail_at=%llu op #%u %s(%llu): %s (rc %d)\n", hk.fail_at, r->ops,
+            op_names[kind], (unsigned long long)key, what, rc);
+}
+
+/* One call of the workload, on m (target 0) or c (target 1). */
+static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) {
+  slate_s* m = target ? &r->c : &r->m;
+  model_s* md = target ? &r->mc : &r->mm;
+  int expected = SLATE_OK;
+  if (kind == OP_DEL_U64 || kind == OP_DEL_STR || kind == OP_DEL_I64)
+    expected = model_has(md, kind, key) ? SLATE_OK : SLATE_ERROR_NOT_FOUND;
+  r->ops++;
+  take_shape(kind == OP_CLONE ? &r->m : m, &shape_before_);
+  unsigned long long failures = hk.failures;
+  int rc = exec_op(r, kind, m, key, value);
+  if (rc == SLATE_ERROR_ALLOC) {
+    r->alloc_errors++;
+    r->failed_op = kind;
+    if (hk.failures == failures) {
+      r->unexplained++;
+      note(r, "SLATE_ERROR_ALLOC without an allocation failure", kind, key, rc);
+    }
+    /* nothing changed */
+    const slate_s* src = kind == OP_CLONE ? &r->m : m;
+    take_shape(src, &shape_after_);
+    unsigned mismatches = verify_model(src, md);
+    if (!same_shape(&shape_before_, &shape_after_) || mismatches != 0) {
+      r->changed++;
+      note(r, "the failed call changed the map", kind, key, mismatches);
+    }
+    if (kind == OP_CLONE) {
+      /* the copy is an empty map */
+      slate_info_s ci;
+      memset(&ci, 0xFF, sizeof ci);
+      int ok = slate_info(&r->c, &ci) == SLATE_OK && ci.length == 0 && ci.memory == 0 &&
+               ci.capacity == 0 && slate_length(&r->c) == 0 &&
+               slate_get_u64(&r->c, 1, NULL) == SLATE_ERROR_NOT_FOUND && run_check(&r->c) == SLATE_OK;
+      slate_free(&r->c);
+      slate_free(&r->c);
+      if (!ok) {
+        r->bad_clone_copy++;
+        note(r, "the copy of a failed clone is not an empty map", kind, key, 0);
+      }
+    }
+    /* later calls succeed: the same call again */
+    rc = exec_op(r, kind, m, key, value);
+    if (rc != expected) {
+      r->retry_failed++;
+      note(r, "the retried call failed", kind, key, rc);
+    }
+  } else if (hk.failures != failures) {
+    r->swallowed++;
+    note(r, "an allocation failed but the call did not report SLATE_ERROR_ALLOC", kind, key, rc);
+  }
+  if (rc != expected) {
+    r->wrong_rc++;
+    note(r, "unexpected return code", kind, key, rc);
+    return;
+  }
+  switch (kind) {
+    case OP_SET_U64:
+    case OP_SET_STR:
+    case OP_SET_I64:
+      model_put(md, kind, key, value);
+      break;
+    case OP_DEL_U64:
+    case OP_DEL_STR:
+    case OP_DEL_I64:
+      model_remove(md, kind, key);
+      break;
+    case OP_CLONE:
+      memcpy(&r->mc, &r->mm, sizeof r->mc);
+      r->c_live = 1;
+      break;
+    case OP_CLEAR:
+      memset(md, 0, sizeof *md);
+      break;
+    case OP_DELETE_IF:
+      for (uint64_t k = 0; k < NU; k += 3) model_remove(md, OP_DEL_U64, k);
+      break;
+    default:
+      break;
+  }
+}
+
+/* The scripted workload.  Returns the number of final mismatches. */
+static unsigned workload(run_s* r) {
+  unsigned bad = 0;
+  memset(r, 0, sizeof *r);
+  r->failed_op = -1;
+  unsigned long long attempts = hk.attempts;
+  if (slate(&r->m) != SLATE_OK) bad++;
+  if (hk.attempts != attempts) bad++; /* slate() allocates nothing */
+  /* growth: small map, tables, doubling, splits, directory doublings */
+  for (uint64_t k = 0; k < 2500; k++) step(r, OP_SET_U64, 0, k, k * 2 + 1);
+  {
+    slate_info_s in;
+    memset(&in, 0, sizeof in);
+    slate_info(&r->m, &in);
+    r->depth_reached = in.global_depth;
+  }
+  for (uint64_t i = 0; i < NS; i++) step(r, OP_SET_STR, 0, i, 50000 + i);
+  for (uint64_t i = 0; i < NI; i++) step(r, OP_SET_I64, 0, i, 60000 + i);
+  for (uint64_t k = 0; k < 100; k++) step(r, OP_SET_U64, 0, k, k * 2 + 2); /* replace */
+  for (uint64_t i = 0; i < NS; i += 4) step(r, OP_SET_STR, 0, i, 51000 + i); /* replace */
+  for (uint64_t k = 0; k < 1200; k += 2) step(r, OP_DEL_U64, 0, k, 0);
+  for (uint64_t i = 0; i < NS; i += 3) step(r, OP_DEL_STR, 0, i, 0);
+  for (uint64_t i = 0; i < NI; i += 5) step(r, OP_DEL_I64, 0, i, 0);
+  /* clone, then work on the copy */
+  step(r, OP_CLONE, 0, 0, 0);
+  for (uint64_t k = 5000; k < 5100; k++) step(r, OP_SET_U64, 1, k, k);
+  for (uint64_t i = 0; i < NS; i += 2) step(r, OP_DEL_STR, 1, i, 0);
+  for (uint64_t i = 0; i < 16; i++) step(r, OP_SET_STR, 1, i, 70000 + i);
+  /* compact, reserve, more growth */
+  step(r, OP_COMPACT, 0, 0, 0);
+  step(r, OP_RESERVE, 0, slate_length(&r->m) + 2000, 0);
+  for (uint64_t k = 2500; k < 4500; k++) step(r, OP_SET_U64, 0, k, k * 2 + 1);
+  step(r, OP_DELETE_IF, 0, 0, 0);
+  step(r, OP_COMPACT, 1, 0, 0);
+  step(r, OP_CLEAR, 1, 0, 0);
+  for (uint64_t k = 0; k < 100; k++) step(r, OP_SET_U64, 1, k, k + 7);
+  for (uint64_t i = 0; i < NS; i++) step(r, OP_SET_STR, 0, i, 90000 + i);
+  step(r, OP_RESERVE, 1, 3000, 0);
+  for (uint64_t k = 100; k < 3000; k++) step(r, OP_SET_U64, 1, k, k + 7);
+  /* a size that cannot exist: FULL (or ALLOC), and nothing changes */
+  {
+    take_shape(&r->m, &shape_before_);
+    int rc = slate_reserve(&r->m, UINT64_MAX);
+    take_shape(&r->m, &shape_after_);
+    if (rc != SLATE_ERROR_FULL && rc != SLATE_ERROR_ALLOC) bad++;
+    if (!same_shape(&shape_before_, &shape_after_)) bad++;
+  }
+  bad += verify_model(&r->m, &r->mm);
+  bad += verify_model(&r->c, &r->mc);
+  slate_free(&r->m);
+  slate_free(&r->c);
+  slate_free(&r->m);
+  return bad;
+}
+
+static void test_failure_injection(void) {
+  TEST_SECTION("allocation failure injection");
+  run_s* r = &run_;
+  unsigned long long allocs0 = hk.allocations, frees0 = hk.frees;
+
+  /* the baseline: count the allocations */
+  hooks_reset(&hk);
+  CHECK_EQ_U64(workload(r), 0);
+  unsigned long long total = hk.attempts;
+  CHECK(total > 50);
+  CHECK(r->depth_reached >= 2); /* splits and directory doublings happened */
+  CHECK_EQ_INT(r->alloc_errors, 0);
+  CHECK_EQ_INT(r->wrong_rc, 0);
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  CHECK_EQ_U64(hk.allocations - allocs0, hk.frees - frees0);
+  fprintf(stderr, "   baseline: %llu allocations in %u calls\n", total, r->ops);
+
+  /* fail allocation N, for every N */
+  unsigned long long runs = 0, not_one_alloc_error = 0, mismatched_end = 0, leaks = 0,
+                     unexplained = 0, swallowed = 0, wrong_rc = 0, changed = 0, bad_copy = 0,
+                     retry_failed = 0, bad_frees = 0;
+  unsigned long long by_op[OP_DELETE_IF + 1];
+  memset(by_op, 0, sizeof by_op);
+  int messages = 0;
+  unsigned long long limit = total * 2 + 200;
+  unsigned long long n;
+  for (n = 1; n <= limit; n++) {
+    allocs0 = hk.allocations;
+    frees0 = hk.frees;
+    unsigned long long bad_frees0 = hk.bad_frees;
+    hooks_reset(&hk);
+    hk.fail_at = n;
+    unsigned end = workload(r);
+    int triggered = hk.failures != 0;
+    hk.fail_at = 0;
+    if (!triggered) break; /* the workload made fewer than n allocations */
+    runs++;
+    if (r->failed_op >= 0) by_op[r->failed_op]++;
+    int bad_run = 0;
+    if (r->alloc_errors != 1) not_one_alloc_error++, bad_run = 1;
+    if (end != 0) mismatched_end++, bad_run = 1;
+    if (hk.live_bytes != 0 || hk.allocations - allocs0 != hk.frees - frees0) leaks++, bad_run = 1;
+    if (hk.bad_frees != bad_frees0) bad_frees++, bad_run = 1;
+    unexplained += r->unexplained;
+    swallowed += r->swallowed;
+    wrong_rc += r->wrong_rc;
+    changed += r->changed;
+    bad_copy += r->bad_clone_copy;
+    retry_failed += r->retry_failed;
+    if (bad_run && messages++ < 6)
+      fprintf(stderr,
+              "   fail_at=%llu: %u ALLOC errors, %u end mismatches, live bytes %llu, "
+              "allocations-frees %lld\n",
+              n, r->alloc_errors, end, hk.live_bytes,
+              (long long)(hk.allocations - allocs0) - (long long)(hk.frees - frees0));
+    if (hk.live_bytes != 0) {
+      /* do not let one leak poison the next runs */
+      hk.live_bytes = 0;
+    }
+  }
+  fprintf(stderr, "   %llu failure runs; failing call: ", runs);
+  for (int k = 0; k <= OP_DELETE_IF; k++)
+    if (by_op[k]) fprintf(stderr, "%s %llu  ", op_names[k], by_op[k]);
+  fprintf(stderr, "\n");
+  CHECK(n <= limit); /* ended with a run that made fewer than n allocations */
+  CHECK(runs + 50 >= total);
+  CHECK(by_op[OP_CLONE] > 0);
+  CHECK(by_op[OP_COMPACT] > 0);
+  CHECK(by_op[OP_RESERVE] > 0);
+  CHECK(by_op[OP_SET_U64] > 0);
+  CHECK(by_op[OP_SET_STR] > 0);
+  CHECK_EQ_U64(not_one_alloc_error, 0);
+  CHECK_EQ_U64(mismatched_end, 0);
+  CHECK_EQ_U64(leaks, 0);
+  CHECK_EQ_U64(bad_frees, 0);
+  CHECK_EQ_U64(unexplained, 0);
+  CHECK_EQ_U64(swallowed, 0);
+  CHECK_EQ_U64(wrong_rc, 0);
+  CHECK_EQ_U64(changed, 0);
+  CHECK_EQ_U64(bad_copy, 0);
+  CHECK_EQ_U64(retry_failed, 0);
+}
+
+/* A clone failing at each of its allocations, explicitly. */
+static void test_failed_clone(void) {
+  TEST_SECTION("failed clone leaves an empty copy");
+  slate_s m, c;
+  char buffer[96];
+  CHECK_EQ_INT(slate(&m), SLATE_OK);
+  for (uint64_t k = 0; k < 3000; k++) CHECK_EQ_INT(slate_set_u64(&m, k, V(k + 1)), SLATE_OK);
+  for (unsigned i = 0; i < 20; i++)
+    CHECK_EQ_INT(slate_set(&m, long_key(buffer, sizeof buffer, i), V(i + 1)), SLATE_OK);
+  unsigned long long live = hk.live_bytes;
+  hooks_reset(&hk);
+  CHECK_EQ_INT(slate_clone(&c, &m), SLATE_OK);
+  unsigned long long clone_allocs = hk.attempts;
+  CHECK(clone_allocs > 20);
+  slate_free(&c);
+  CHECK_EQ_U64(hk.live_bytes, live);
+  unsigned long long bad = 0;
+  for (unsigned long long n = 1; n <= clone_allocs; n++) {
+    hooks_reset(&hk);
+    hk.fail_at = n;
+    memset(&c, 0x5C, sizeof c);
+    int rc = slate_clone(&c, &m);
+    hk.fail_at = 0;
+    if (rc != SLATE_ERROR_ALLOC) bad++;
+    if (slate_length(&c) != 0) bad++;
+    if (slate_get_u64(&c, 1, NULL) != SLATE_ERROR_NOT_FOUND) bad++;
+    if (info_of(&c).memory != 0) bad++;
+    slate_free(&c);
+    slate_free(&c);
+    if (hk.live_bytes != live) bad++;
+    /* the empty copy is a usable map */
+    if (slate_set(&c, "x", V(1)) != SLATE_OK || slate_length(&c) != 1) bad++;
+    slate_free(&c);
+    if (slate_length(&m) != 3020) bad++;
+  }
+  CHECK_EQ_U64(bad, 0);
+  CHECK_EQ_INT(run_check(&m), SLATE_OK);
+  CHECK_EQ_INT(slate_clone(&c, &m), SLATE_OK);
+  CHECK_EQ_INT(slate_equal(&c, &m), 1);
+  slate_free(&c);
+  slate_free(&m);
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  CHECK_EQ_U64(hk.allocations, hk.frees);
+}
+
+/* ------------------------------------------------------------------------ */
+/* slate_use_allocator at run time                                           */
+/* ------------------------------------------------------------------------ */
+
+static void test_runtime_allocator(void) {
+  TEST_SECTION("slate_use_allocator");
+  slate_s old_map, new_map, copy, plain;
+  hooks_reset(&hk);
+  hooks_reset(&hk2);
+  CHECK_EQ_INT(slate(&old_map), SLATE_OK); /* takes the SLATE_* hooks */
+  for (uint64_t k = 0; k < 100; k++) CHECK_EQ_INT(slate_set_u64(&old_map, k, V(k + 1)), SLATE_OK);
+  CHECK(hk.attempts > 0);
+
+  CHECK_EQ_INT(slate_use_allocator(hk2_malloc, hk2_calloc, hk2_free), SLATE_OK);
+  unsigned long long a1 = hk.attempts;
+  CHECK_EQ_INT(slate(&new_map), SLATE_OK);
+  for (uint64_t k = 0; k < 3000; k++) CHECK_EQ_INT(slate_set_u64(&new_map, k, V(k + 1)), SLATE_OK);
+  CHECK(hk2.attempts > 0);
+  CHECK_EQ_U64(hk.attempts, a1);
+  CHECK_EQ_U64(info_of(&new_map).memory, hk2.live_bytes);
+
+  /* the existing map keeps its allocator */
+  unsigned long long b1 = hk2.attempts;
+  for (uint64_t k = 100; k < 3000; k++) CHECK_EQ_INT(slate_set_u64(&old_map, k, V(k + 1)), SLATE_OK);
+  CHECK(hk.attempts > a1);
+  CHECK_EQ_U64(hk2.attempts, b1);
+  CHECK_EQ_U64(info_of(&old_map).memory, hk.live_bytes);
+
+  /* a clone initialized now allocates through the current allocator
+   * (SPEC 1: "for maps created afterwards"; slate_use_allocator's contract:
+   * "Maps initialized (slate(), slate_clone) afterwards allocate through
+   * them") */
+  a1 = hk.attempts;
+  CHECK_EQ_INT(slate_clone(&copy, &old_map), SLATE_OK);
+  CHECK_MSG(hk2.attempts > b1, "a clone made after slate_use_allocator uses the new allocator");
+  CHECK_MSG(hk.attempts == a1, "a clone made after slate_use_allocator does not use its source's");
+  CHECK_EQ_INT(slate_equal(&copy, &old_map), 1);
+
+  /* a partial set is refused and changes nothing */
+  CHECK_EQ_INT(slate_use_allocator(hk_malloc, NULL, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_use_allocator(NULL, NULL, hk_free), SLATE_ERROR_INVALID);
+  slate_s again;
+  b1 = hk2.attempts;
+  CHECK_EQ_INT(slate(&again), SLATE_OK);
+  CHECK_EQ_INT(slate_set(&again, "k", V(1)), SLATE_OK);
+  CHECK(hk2.attempts > b1);
+  slate_free(&again);
+
+  /* back to the C library */
+  CHECK_EQ_INT(slate_use_allocator(NULL, NULL, NULL), SLATE_OK);
+  a1 = hk.attempts;
+  b1 = hk2.attempts;
+  CHECK_EQ_INT(slate(&plain), SLATE_OK);
+  for (uint64_t k = 0; k < 3000; k++) CHECK_EQ_INT(slate_set_u64(&plain, k, V(k + 1)), SLATE_OK);
+  CHECK_EQ_INT(slate_equal(&plain, &new_map), 1);
+  CHECK_EQ_U64(hk.attempts, a1);
+  CHECK_EQ_U64(hk2.attempts, b1);
+  slate_free(&plain);
+
+  /* every map returns its memory to the allocator it took it from */
+  slate_free(&old_map);
+  slate_free(&new_map);
+  slate_free(&copy);
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  CHECK_EQ_U64(hk2.live_bytes, 0);
+  CHECK_EQ_U64(hk.allocations, hk.frees);
+  CHECK_EQ_U64(hk2.allocations, hk2.frees);
+  CHECK_EQ_U64(hk.bad_frees, 0);
+  CHECK_EQ_U64(hk2.bad_frees, 0);
+}
+
+int main(void) {
+  /* the constructor installed the hooks; nothing was allocated yet */
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  test_hooks_used();
+  test_capacity_is_real();
+  test_failure_injection();
+  test_failed_clone();
+  test_runtime_allocator(); /* last: it switches the allocator */
+  CHECK_EQ_U64(hk.allocations, hk.frees);
+  CHECK_EQ_U64(hk.bad_frees, 0);
+  return TEST_SUMMARY();
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# cargo test, followed by one `cargo: N passed, M failed` line summing its
+# "test result" lines (so run-suite.sh can record it).
+set -u
+out=$(mktemp)
+cargo test "$@" 2>&1 | tee "$out"
+status=${PIPESTATUS[0]}
+grep -E '^test result:' "$out" |
+  sed -E 's/.* ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/' |
+  awk '{ p += $1; f += $2 } END { printf "cargo: %d passed, %d failed\n", p, f }'
+rm -f "$out"
+exit "$status"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need, when it is missing: cbindgen,
+# valgrind and clang from Debian's packages, the wasm32-wasip1 Rust target,
+# rustfmt and clippy. Quick and silent when everything is there.
+set -eu
+need=()
+command -v cbindgen >/dev/null || need+=(cbindgen)
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v clang    >/dev/null || need+=(clang)
+command -v g++      >/dev/null || need+=(g++)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! rustup target list --installed | grep -qx wasm32-wasip1; then
+  echo "setup: adding the wasm32-wasip1 target"
+  rustup target add wasm32-wasip1
+fi
+for c in rustfmt clippy; do
+  rustup component list --installed | grep -q "^$c" || rustup component add "$c"
+done
