@@ -170,6 +170,31 @@ typedef struct slate_table_info_s {
   uint32_t groups;
 } slate_table_info_s;
 
+/**
+ * A slotmap: a generational arena with dense rows (see the README). A
+ * complete type, caller-allocated like `slate_s`: initialize it with
+ * `slotmap()` or `slotmap_columns()`, release it with `slotmap_free()`. It
+ * may be moved with `memcpy` while no call on it is in progress. Its fields
+ * are private.
+ */
+typedef struct slotmap_s {
+  uint64_t _private[24];
+} slotmap_s;
+
+/**
+ * A slotmap key: the low 32 bits name a slot, the high 32 bits its
+ * generation. 0 is never a valid key. A key stays valid until its row is
+ * erased (or the slotmap cleared or freed); after that it never validates
+ * again.
+ */
+typedef uint64_t slotmap_key;
+
+/**
+ * Called by `slotmap_each` and `slotmap_erase_if` once per row: the row's
+ * key, its column-0 element, and the caller's `data`. Return 0 to go on.
+ */
+typedef int (*slotmap_each_f)(slotmap_key key, void *row, void *data);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -481,6 +506,228 @@ int slate_table_ctrl(const struct slate_s *map, uint32_t table, uint32_t group, 
  * `message_capacity` writable bytes.
  */
 int slate_check(const struct slate_s *map, char *message, uint32_t message_capacity);
+
+/**
+ * Initializes `sm` as an empty slotmap of one column of `element_size`-byte
+ * elements. Allocates nothing. Takes the allocator in force (see
+ * `slate_use_allocator`; the `SLATE_MALLOC` hooks serve slotmaps too).
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or a zero
+ * size.
+ *
+ * # Safety
+ * `sm` is NULL or points to writable memory for a `slotmap_s`.
+ */
+int slotmap(struct slotmap_s *sm, uint32_t element_size);
+
+/**
+ * Initializes `sm` with `count` columns (structure of arrays): column `c`
+ * holds `sizes[c]`-byte elements, each column 16-byte aligned, row `r` of
+ * every column belonging to the same record. A packed row (for
+ * `slotmap_insert`) is the columns' fields back to back, no padding.
+ * Allocates nothing.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_INVALID` for a NULL `sm` or `sizes`,
+ * `count == 0` or a zero size; `SLATE_ERROR_FULL` for more than 16
+ * columns or rows of 4 GiB.
+ *
+ * # Safety
+ * `sm` is NULL or writable; `sizes` is NULL or holds `count` sizes.
+ */
+int slotmap_columns(struct slotmap_s *sm, const uint32_t *sizes, uint32_t count);
+
+/**
+ * Makes room for `n` rows in all, so that inserts up to `n` rows allocate
+ * nothing.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond the limit
+ * (`slotmap_limit`); `SLATE_ERROR_ALLOC` (nothing changed);
+ * `SLATE_ERROR_INVALID` for a NULL `sm` or from inside its own walk.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+int slotmap_reserve(struct slotmap_s *sm, uint32_t n);
+
+/**
+ * Gives the slotmap a fixed capacity: an insert beyond `max_rows` rows
+ * fails with `SLATE_ERROR_FULL` and changes nothing. Allocates nothing.
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a limit
+ * below the current length, or from inside its own walk.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+int slotmap_limit(struct slotmap_s *sm, uint32_t max_rows);
+
+/**
+ * Copies one packed row in (the columns' fields back to back; NULL inserts
+ * a zeroed row) and stores its new key in `*key`.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_FULL` at the limit; `SLATE_ERROR_ALLOC`
+ * (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm` or `key`, or
+ * from inside its own walk.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; `row` is NULL or holds a packed
+ * row; `key` is NULL or writable.
+ */
+int slotmap_insert(struct slotmap_s *sm, const void *row, slotmap_key *key);
+
+/**
+ * Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in
+ * `*element` unless `element` is NULL (a presence test). The pointer is
+ * valid until the next call that inserts, erases, sorts, clears or frees.
+ * On `SLATE_ERROR_NOT_FOUND` (a stale, forged or foreign key, or 0)
+ * leaves `*element` as it was. Allocates nothing.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; `element` is NULL or writable.
+ */
+int slotmap_get(const struct slotmap_s *sm, slotmap_key key, void **element);
+
+/**
+ * Stores `key`'s dense row index in `*row` (valid until the next insert,
+ * erase, sort, clear or free).
+ *
+ * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for
+ * a NULL `sm` or `row`.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; `row` is NULL or writable.
+ */
+int slotmap_row(const struct slotmap_s *sm, slotmap_key key, uint32_t *row);
+
+/**
+ * The base of dense column `column`: rows `0 .. slotmap_length-1`, each
+ * `sizes[column]` bytes, 16-byte aligned. Valid until the next insert,
+ * erase, sort, clear or free. NULL for a NULL `sm`, a column out of range,
+ * or while the slotmap has never held a row (nothing is allocated).
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+void *slotmap_column(const struct slotmap_s *sm, uint32_t column);
+
+/**
+ * The key that owns dense row `row`; 0 for a row at or past the length
+ * or a NULL `sm`.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+slotmap_key slotmap_key_at(const struct slotmap_s *sm, uint32_t row);
+
+/**
+ * 1 when `key` is valid in `sm`, else 0 (also for NULL).
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+int slotmap_contains(const struct slotmap_s *sm, slotmap_key key);
+
+/**
+ * Erases `key`'s row: the last row moves into its place (swap-and-pop), so
+ * rows stay packed and every other key stays valid. `key` becomes stale
+ * for good.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a stale, forged or
+ * foreign key; `SLATE_ERROR_INVALID` for a NULL `sm` or from inside its
+ * own walk.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+int slotmap_erase(struct slotmap_s *sm, slotmap_key key);
+
+/**
+ * Erases every row for which `predicate(key, row, data)` returns non-zero,
+ * in one pass that compacts the columns (row order of the survivors is
+ * kept). The predicate must not modify the slotmap (such calls return
+ * `SLATE_ERROR_INVALID`).
+ *
+ * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL
+ * `sm` or predicate, or from inside its own walk.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; the predicate must not unwind.
+ */
+int slotmap_erase_if(struct slotmap_s *sm, slotmap_each_f predicate, void *data);
+
+/**
+ * Reorders the rows by column 0 so that rows for which `less(a, b, data)`
+ * is non-zero come first (`a`, `b`: column-0 elements); every key stays
+ * valid. Not stable. Needs memory for a second copy of the rows.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
+ * `SLATE_ERROR_INVALID` for a NULL `sm` or `less`, or from inside its own
+ * walk.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; `less` must not unwind or modify
+ * the slotmap.
+ */
+int slotmap_sort(struct slotmap_s *sm,
+                 int (*less)(const void *a, const void *b, void *data),
+                 void *data);
+
+/**
+ * Calls `callback(key, row, data)` for every row in dense order (`row` is
+ * the column-0 element). A non-zero return stops the walk and becomes the
+ * result. The callback may read the slotmap; calls that would modify it
+ * return `SLATE_ERROR_INVALID`.
+ *
+ * Returns `SLATE_OK`, the callback's non-zero value, or
+ * `SLATE_ERROR_INVALID` for a NULL `sm` or callback. Allocates nothing.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; the callback must not unwind.
+ */
+int slotmap_each(const struct slotmap_s *sm, slotmap_each_f callback, void *data);
+
+/**
+ * The number of rows; 0 for NULL.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+uint32_t slotmap_length(const struct slotmap_s *sm);
+
+/**
+ * Removes every row; every old key becomes stale. Keeps the capacity.
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or from
+ * inside its own walk.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+int slotmap_clear(struct slotmap_s *sm);
+
+/**
+ * Initializes `copy` as an independent copy of `sm`: same columns, rows,
+ * keys and limit. `copy` must be uninitialized or freed (its contents are
+ * not read) and not `sm`; it takes the allocator in force.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty slotmap
+ * of the same columns); `SLATE_ERROR_INVALID` for a NULL argument or
+ * `copy == sm`.
+ *
+ * # Safety
+ * `copy` is NULL or writable; `sm` is NULL or an initialized slotmap.
+ */
+int slotmap_clone(struct slotmap_s *copy, const struct slotmap_s *sm);
+
+/**
+ * Releases everything. The slotmap stays usable (same columns, length 0),
+ * every old key stays stale, freeing twice is harmless. Does nothing for
+ * NULL or from inside its own walk.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+void slotmap_free(struct slotmap_s *sm);
 
 #ifdef __cplusplus
 } // extern "C"

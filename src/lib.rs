@@ -70,6 +70,7 @@ pub mod group;
 pub mod hash;
 pub mod key;
 pub mod map;
+pub mod slotmap;
 pub mod table;
 
 pub use check::Message;

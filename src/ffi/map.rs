@@ -1,17 +1,8 @@
-//! The C ABI: thin `extern "C"` shims over [`Map`].
-//!
-//! Every shim checks its pointers, converts keys into [`Needle`]s and runs
-//! the call under `catch_unwind`, so no Rust panic ever unwinds into C (a
-//! panic would be a bug in this crate; the call then reports
-//! `SLATE_ERROR_INVALID`). The doc comments here are the header's: cbindgen
-//! copies them into `include/slate.h`.
-
-#![allow(non_camel_case_types)]
+//! The map's C API: `slate_*`.
 
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::mem::{align_of, size_of};
 use core::ptr;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::alloc::Allocator;
 use crate::directory::Directory;
@@ -20,22 +11,7 @@ use crate::map::{Map, MODE_DIR, MODE_SMALL};
 use crate::table::Table;
 use crate::Error;
 
-/// Result codes. Every function that can fail returns one of these as an
-/// `int`; a call that fails leaves its map exactly as it was.
-#[repr(C)]
-pub enum slate_error_e {
-    /// Success.
-    SLATE_OK = 0,
-    /// The key is not in the map (not an error in the usual sense).
-    SLATE_ERROR_NOT_FOUND = 1,
-    /// A NULL map, key or out-pointer, an argument out of range, or a call
-    /// that would modify a map from inside its own walk.
-    SLATE_ERROR_INVALID = -1,
-    /// The allocator returned NULL.
-    SLATE_ERROR_ALLOC = -2,
-    /// A size limit would be passed.
-    SLATE_ERROR_FULL = -3,
-}
+use super::guard;
 
 /// A map. A complete type: put it on the stack, in a struct or in an array,
 /// initialize it with `slate()`, release it with `slate_free()`. It holds no
@@ -116,22 +92,6 @@ pub struct slate_table_info_s {
     pub growth_left: u32,
     /// Groups of 8 slots (`capacity / 8`).
     pub groups: u32,
-}
-
-fn code(r: Result<(), Error>) -> c_int {
-    match r {
-        Ok(()) => slate_error_e::SLATE_OK as c_int,
-        Err(e) => e as c_int,
-    }
-}
-
-/// Runs `f`, turning a panic into `SLATE_ERROR_INVALID`.
-#[inline]
-fn guard(f: impl FnOnce() -> Result<(), Error>) -> c_int {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => code(r),
-        Err(_) => Error::Invalid as c_int,
-    }
 }
 
 /// A map to read.

@@ -1,0 +1,51 @@
+//! The C ABI: thin `extern "C"` shims over [`crate::Map`] (`map.rs`) and
+//! [`crate::slotmap::SlotMap`] (`slotmap.rs`).
+//!
+//! Every shim checks its pointers, converts its arguments and runs the call
+//! under `catch_unwind`, so no Rust panic ever unwinds into C (a panic would
+//! be a bug in this crate; the call then reports `SLATE_ERROR_INVALID`). The
+//! doc comments here are the header's: cbindgen copies them into
+//! `include/slate.h`.
+
+#![allow(non_camel_case_types)]
+
+use core::ffi::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::Error;
+
+pub mod map;
+pub mod slotmap;
+
+/// Result codes. Every function that can fail returns one of these as an
+/// `int`; a call that fails leaves its map exactly as it was.
+#[repr(C)]
+pub enum slate_error_e {
+    /// Success.
+    SLATE_OK = 0,
+    /// The key is not in the map (not an error in the usual sense).
+    SLATE_ERROR_NOT_FOUND = 1,
+    /// A NULL map, key or out-pointer, an argument out of range, or a call
+    /// that would modify a map from inside its own walk.
+    SLATE_ERROR_INVALID = -1,
+    /// The allocator returned NULL.
+    SLATE_ERROR_ALLOC = -2,
+    /// A size limit would be passed.
+    SLATE_ERROR_FULL = -3,
+}
+
+pub(crate) fn code(r: Result<(), Error>) -> c_int {
+    match r {
+        Ok(()) => slate_error_e::SLATE_OK as c_int,
+        Err(e) => e as c_int,
+    }
+}
+
+/// Runs `f`, turning a panic into `SLATE_ERROR_INVALID`.
+#[inline]
+pub(crate) fn guard(f: impl FnOnce() -> Result<(), Error>) -> c_int {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => code(r),
+        Err(_) => Error::Invalid as c_int,
+    }
+}

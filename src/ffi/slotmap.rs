@@ -1,0 +1,434 @@
+//! The slotmap's C API: `slotmap_*`.
+
+use core::ffi::{c_int, c_void};
+use core::mem::{align_of, size_of};
+use core::ptr;
+
+use crate::alloc::Allocator;
+use crate::slotmap::SlotMap;
+use crate::Error;
+
+use super::guard;
+
+/// A slotmap key: the low 32 bits name a slot, the high 32 bits its
+/// generation. 0 is never a valid key. A key stays valid until its row is
+/// erased (or the slotmap cleared or freed); after that it never validates
+/// again.
+pub type slotmap_key = u64;
+
+/// A slotmap: a generational arena with dense rows (see the README). A
+/// complete type, caller-allocated like `slate_s`: initialize it with
+/// `slotmap()` or `slotmap_columns()`, release it with `slotmap_free()`. It
+/// may be moved with `memcpy` while no call on it is in progress. Its fields
+/// are private.
+#[repr(C)]
+pub struct slotmap_s {
+    pub _private: [u64; 24],
+}
+
+const _: () = assert!(size_of::<SlotMap>() <= size_of::<slotmap_s>());
+const _: () = assert!(align_of::<SlotMap>() <= align_of::<slotmap_s>());
+
+/// Called by `slotmap_each` and `slotmap_erase_if` once per row: the row's
+/// key, its column-0 element, and the caller's `data`. Return 0 to go on.
+pub type slotmap_each_f =
+    Option<unsafe extern "C" fn(key: slotmap_key, row: *mut c_void, data: *mut c_void) -> c_int>;
+
+/// # Safety
+/// `sm` is NULL or points to an initialized `slotmap_s`.
+#[inline]
+unsafe fn read<'a>(sm: *const slotmap_s) -> Result<&'a SlotMap, Error> {
+    // SAFETY: the caller's guarantee; `slotmap_s` is large and aligned enough.
+    unsafe { sm.cast::<SlotMap>().as_ref() }.ok_or(Error::Invalid)
+}
+
+/// A slotmap to modify: refused while one of its walks is in progress.
+///
+/// # Safety
+/// `sm` is NULL or points to an initialized `slotmap_s`.
+#[inline]
+unsafe fn write<'a>(sm: *mut slotmap_s) -> Result<&'a mut SlotMap, Error> {
+    // SAFETY: the caller's guarantee; the shared look ends before the
+    // unique reference is made, which only happens outside any walk.
+    unsafe {
+        if read(sm)?.walking() {
+            return Err(Error::Invalid);
+        }
+        Ok(&mut *sm.cast::<SlotMap>())
+    }
+}
+
+/// # Safety
+/// `sm` is NULL or writable; `sizes` holds `count` column sizes.
+unsafe fn init(sm: *mut slotmap_s, sizes: &[u32]) -> c_int {
+    guard(|| {
+        if sm.is_null() {
+            return Err(Error::Invalid);
+        }
+        let body = SlotMap::new(sizes, Allocator::current())?;
+        // SAFETY: `sm` is writable (its old contents are not read).
+        unsafe { sm.cast::<SlotMap>().write(body) };
+        Ok(())
+    })
+}
+
+/// Initializes `sm` as an empty slotmap of one column of `element_size`-byte
+/// elements. Allocates nothing. Takes the allocator in force (see
+/// `slate_use_allocator`; the `SLATE_MALLOC` hooks serve slotmaps too).
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or a zero
+/// size.
+///
+/// # Safety
+/// `sm` is NULL or points to writable memory for a `slotmap_s`.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap(sm: *mut slotmap_s, element_size: u32) -> c_int {
+    // SAFETY: the caller's guarantee.
+    unsafe { init(sm, &[element_size]) }
+}
+
+/// Initializes `sm` with `count` columns (structure of arrays): column `c`
+/// holds `sizes[c]`-byte elements, each column 16-byte aligned, row `r` of
+/// every column belonging to the same record. A packed row (for
+/// `slotmap_insert`) is the columns' fields back to back, no padding.
+/// Allocates nothing.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_INVALID` for a NULL `sm` or `sizes`,
+/// `count == 0` or a zero size; `SLATE_ERROR_FULL` for more than 16
+/// columns or rows of 4 GiB.
+///
+/// # Safety
+/// `sm` is NULL or writable; `sizes` is NULL or holds `count` sizes.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_columns(
+    sm: *mut slotmap_s,
+    sizes: *const u32,
+    count: u32,
+) -> c_int {
+    if sizes.is_null() || count == 0 {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: the caller's guarantee.
+    unsafe { init(sm, core::slice::from_raw_parts(sizes, count as usize)) }
+}
+
+/// Makes room for `n` rows in all, so that inserts up to `n` rows allocate
+/// nothing.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond the limit
+/// (`slotmap_limit`); `SLATE_ERROR_ALLOC` (nothing changed);
+/// `SLATE_ERROR_INVALID` for a NULL `sm` or from inside its own walk.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_reserve(sm: *mut slotmap_s, n: u32) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(sm)? }.reserve(n))
+}
+
+/// Gives the slotmap a fixed capacity: an insert beyond `max_rows` rows
+/// fails with `SLATE_ERROR_FULL` and changes nothing. Allocates nothing.
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a limit
+/// below the current length, or from inside its own walk.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_limit(sm: *mut slotmap_s, max_rows: u32) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(sm)? }.set_limit(max_rows))
+}
+
+/// Copies one packed row in (the columns' fields back to back; NULL inserts
+/// a zeroed row) and stores its new key in `*key`.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_FULL` at the limit; `SLATE_ERROR_ALLOC`
+/// (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm` or `key`, or
+/// from inside its own walk.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; `row` is NULL or holds a packed
+/// row; `key` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_insert(
+    sm: *mut slotmap_s,
+    row: *const c_void,
+    key: *mut slotmap_key,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let m = unsafe { write(sm)? };
+        if key.is_null() {
+            return Err(Error::Invalid);
+        }
+        // SAFETY: `row` is NULL or a packed row; `key` is writable.
+        unsafe { key.write(m.insert(row.cast())?) };
+        Ok(())
+    })
+}
+
+/// Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in
+/// `*element` unless `element` is NULL (a presence test). The pointer is
+/// valid until the next call that inserts, erases, sorts, clears or frees.
+/// On `SLATE_ERROR_NOT_FOUND` (a stale, forged or foreign key, or 0)
+/// leaves `*element` as it was. Allocates nothing.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; `element` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_get(
+    sm: *const slotmap_s,
+    key: slotmap_key,
+    element: *mut *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let p = unsafe { read(sm)? }.get(key).ok_or(Error::NotFound)?;
+        if !element.is_null() {
+            // SAFETY: a non-NULL `element` is writable.
+            unsafe { element.write(p.cast()) };
+        }
+        Ok(())
+    })
+}
+
+/// Stores `key`'s dense row index in `*row` (valid until the next insert,
+/// erase, sort, clear or free).
+///
+/// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for
+/// a NULL `sm` or `row`.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; `row` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_row(
+    sm: *const slotmap_s,
+    key: slotmap_key,
+    row: *mut u32,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { read(sm)? };
+        if row.is_null() {
+            return Err(Error::Invalid);
+        }
+        let r = m.row_of(key).ok_or(Error::NotFound)?;
+        // SAFETY: `row` is writable.
+        unsafe { row.write(r) };
+        Ok(())
+    })
+}
+
+/// The base of dense column `column`: rows `0 .. slotmap_length-1`, each
+/// `sizes[column]` bytes, 16-byte aligned. Valid until the next insert,
+/// erase, sort, clear or free. NULL for a NULL `sm`, a column out of range,
+/// or while the slotmap has never held a row (nothing is allocated).
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_column(sm: *const slotmap_s, column: u32) -> *mut c_void {
+    // SAFETY: the caller's guarantee.
+    match unsafe { read(sm) } {
+        Ok(m) if column < m.column_count() => m.column(column as usize).cast(),
+        _ => ptr::null_mut(),
+    }
+}
+
+/// The key that owns dense row `row`; 0 for a row at or past the length
+/// or a NULL `sm`.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_key_at(sm: *const slotmap_s, row: u32) -> slotmap_key {
+    // SAFETY: the caller's guarantee.
+    unsafe { read(sm) }
+        .ok()
+        .and_then(|m| m.key_at(row))
+        .unwrap_or(0)
+}
+
+/// 1 when `key` is valid in `sm`, else 0 (also for NULL).
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_contains(sm: *const slotmap_s, key: slotmap_key) -> c_int {
+    // SAFETY: the caller's guarantee.
+    unsafe { read(sm) }.is_ok_and(|m| m.row_of(key).is_some()) as c_int
+}
+
+/// Erases `key`'s row: the last row moves into its place (swap-and-pop), so
+/// rows stay packed and every other key stays valid. `key` becomes stale
+/// for good.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a stale, forged or
+/// foreign key; `SLATE_ERROR_INVALID` for a NULL `sm` or from inside its
+/// own walk.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_erase(sm: *mut slotmap_s, key: slotmap_key) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(sm)? }.erase(key))
+}
+
+/// Erases every row for which `predicate(key, row, data)` returns non-zero,
+/// in one pass that compacts the columns (row order of the survivors is
+/// kept). The predicate must not modify the slotmap (such calls return
+/// `SLATE_ERROR_INVALID`).
+///
+/// Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL
+/// `sm` or predicate, or from inside its own walk.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; the predicate must not unwind.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_erase_if(
+    sm: *mut slotmap_s,
+    predicate: slotmap_each_f,
+    data: *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee; only the check is kept.
+        unsafe { write(sm)? };
+        let f = predicate.ok_or(Error::Invalid)?;
+        // SAFETY: `sm` is a live slotmap outside any walk.
+        unsafe { SlotMap::erase_if(sm.cast(), |k, row| f(k, row.cast(), data)) };
+        Ok(())
+    })
+}
+
+/// Reorders the rows by column 0 so that rows for which `less(a, b, data)`
+/// is non-zero come first (`a`, `b`: column-0 elements); every key stays
+/// valid. Not stable. Needs memory for a second copy of the rows.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
+/// `SLATE_ERROR_INVALID` for a NULL `sm` or `less`, or from inside its own
+/// walk.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; `less` must not unwind or modify
+/// the slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_sort(
+    sm: *mut slotmap_s,
+    less: Option<
+        unsafe extern "C" fn(a: *const c_void, b: *const c_void, data: *mut c_void) -> c_int,
+    >,
+    data: *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { write(sm)? };
+        let f = less.ok_or(Error::Invalid)?;
+        // SAFETY: the comparator's contract is the caller's.
+        m.sort(|a, b| unsafe { f(a.cast(), b.cast(), data) != 0 })
+    })
+}
+
+/// Calls `callback(key, row, data)` for every row in dense order (`row` is
+/// the column-0 element). A non-zero return stops the walk and becomes the
+/// result. The callback may read the slotmap; calls that would modify it
+/// return `SLATE_ERROR_INVALID`.
+///
+/// Returns `SLATE_OK`, the callback's non-zero value, or
+/// `SLATE_ERROR_INVALID` for a NULL `sm` or callback. Allocates nothing.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; the callback must not unwind.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_each(
+    sm: *const slotmap_s,
+    callback: slotmap_each_f,
+    data: *mut c_void,
+) -> c_int {
+    let mut result = 0;
+    let status = guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { read(sm)? };
+        let f = callback.ok_or(Error::Invalid)?;
+        // SAFETY: the callback's contract is the caller's.
+        result = m.each(|k, row| unsafe { f(k, row.cast(), data) });
+        Ok(())
+    });
+    if status != 0 {
+        status
+    } else {
+        result
+    }
+}
+
+/// The number of rows; 0 for NULL.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_length(sm: *const slotmap_s) -> u32 {
+    // SAFETY: the caller's guarantee.
+    unsafe { read(sm) }.map_or(0, |m| m.len())
+}
+
+/// Removes every row; every old key becomes stale. Keeps the capacity.
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or from
+/// inside its own walk.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_clear(sm: *mut slotmap_s) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        unsafe { write(sm)? }.clear();
+        Ok(())
+    })
+}
+
+/// Initializes `copy` as an independent copy of `sm`: same columns, rows,
+/// keys and limit. `copy` must be uninitialized or freed (its contents are
+/// not read) and not `sm`; it takes the allocator in force.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty slotmap
+/// of the same columns); `SLATE_ERROR_INVALID` for a NULL argument or
+/// `copy == sm`.
+///
+/// # Safety
+/// `copy` is NULL or writable; `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_clone(copy: *mut slotmap_s, sm: *const slotmap_s) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { read(sm)? };
+        if copy.is_null() || ptr::eq(copy.cast_const(), sm) {
+            return Err(Error::Invalid);
+        }
+        let alloc = Allocator::current();
+        let (result, body) = match m.try_clone(alloc) {
+            Ok(c) => (Ok(()), c),
+            Err(e) => (Err(e), m.empty_like(alloc)),
+        };
+        // SAFETY: `copy` is writable; its old contents are not read.
+        unsafe { copy.cast::<SlotMap>().write(body) };
+        result
+    })
+}
+
+/// Releases everything. The slotmap stays usable (same columns, length 0),
+/// every old key stays stale, freeing twice is harmless. Does nothing for
+/// NULL or from inside its own walk.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_free(sm: *mut slotmap_s) {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        unsafe { write(sm)? }.free();
+        Ok(())
+    });
+}

@@ -1,0 +1,955 @@
+//! The slotmap: a generational arena with dense rows.
+//!
+//! # Why
+//!
+//! An entity table wants three things at once: keys that stay valid however
+//! many other rows come and go, rows packed without holes so a loop over
+//! them streams memory, and stale keys caught rather than silently reading a
+//! newer row. A hash map gives the first, a vector the second, neither the
+//! third. The slotmap gives all three, each operation O(1).
+//!
+//! # Terms
+//!
+//! - **row**: one record, stored at a dense index `0 .. length`; rows move
+//!   (erase fills a hole with the last row, `sort` reorders them).
+//! - **column**: one field of every row, stored as its own array (structure
+//!   of arrays) of `size`-byte elements, 16-byte aligned. A slotmap has one
+//!   to [`MAX_COLUMNS`] columns; row `r` of each column belongs to the same
+//!   record.
+//! - **slot**: an entry of the sparse index, which never moves: a
+//!   **version** and, while occupied, the row of its record (while vacant,
+//!   the next vacant slot: the free list).
+//! - **key**: `version << 32 | slot`. Versions of occupied slots are odd,
+//!   of vacant ones even, so the key `0` (slot 0, version 0) is never
+//!   valid, and erasing a row (version + 1) makes every key to it stale.
+//!
+//! ```text
+//!  key (v7, slot 2)      sparse index            dense rows      reverse
+//!        |               slot v   row/next       row  column 0   row -> slot
+//!        +-------------> 0   v3   row 1          0    [..]       0 -> 3
+//!                        1   v4   next: -        1    [..]       1 -> 0
+//!                        2   v7   row 2   -----> 2    [..]       2 -> 2
+//!                        3   v1   row 0          (free list head: slot 1)
+//! ```
+//!
+//! # Operations
+//!
+//! - **insert** pops the most recently freed slot (or appends one), makes
+//!   its version odd, appends the row, records `reverse[row] = slot`.
+//! - **get** checks the key's version against its slot's: one load, one
+//!   compare, then the row.
+//! - **erase** moves the last row into the hole (swap-and-pop) and repairs
+//!   the moved row's slot through `reverse`: O(1), rows stay packed.
+//! - **erase_if** filters and compresses every column in one pass and
+//!   rewrites the index for the survivors as it goes.
+//! - **sort** computes a permutation (heapsort over row numbers, by column
+//!   0), gathers every column into a new block in that order, and rewrites
+//!   the index from the permutation in one pass.
+//!
+//! A slot's version only grows. One whose version would wrap past `u32`
+//! is retired (never reused), so a stale key never validates again. Each
+//! slotmap starts its versions at a random odd number, so a key from
+//! another slotmap is almost never valid here either (it would have to
+//! name an occupied slot with the same version). After `free`, new slots
+//! start above every version issued before, so old keys stay stale.
+//!
+//! # Memory
+//!
+//! Per row: the columns' sizes, plus 4 bytes of reverse map; per slot, 8
+//! bytes of sparse index. One allocation holds all columns and the reverse
+//! map; it doubles when full, as does the sparse index. Every allocation is
+//! fallible and goes through the slotmap's allocator; a failed call changes
+//! nothing.
+//!
+//! # When to choose what
+//!
+//! Choose the slotmap when records are created and destroyed often, are
+//! referred to from elsewhere by key, and are processed in bulk (systems
+//! loops over columns). Choose the map (`slate_s`) to find records by a
+//! natural key (a name, an id from outside). A plain array is enough when
+//! nothing refers to rows by a lasting key.
+
+use core::cell::Cell;
+use core::mem::size_of;
+use core::ptr;
+
+use crate::alloc::Allocator;
+use crate::hash::fresh_seed;
+use crate::Error;
+
+/// Columns a slotmap may have.
+pub const MAX_COLUMNS: usize = 16;
+/// Alignment of every column.
+pub const COLUMN_ALIGN: usize = 16;
+/// No slot (the end of the free list).
+const NONE: u32 = u32::MAX;
+/// Rows (and slots) a slotmap can ever hold; `NONE` stays free as a marker.
+pub const MAX_ROWS: u32 = u32::MAX - 1;
+
+/// One entry of the sparse index.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Slot {
+    version: u32,
+    /// Occupied: the row. Vacant: the next vacant slot, or `NONE`.
+    link: u32,
+}
+
+/// A slotmap; the body of the C `slotmap_s`.
+#[repr(C)]
+pub struct SlotMap {
+    len: u32,
+    /// Rows the dense block holds.
+    cap: u32,
+    /// Slots in use in the sparse index (occupied, vacant or retired).
+    slots: u32,
+    /// Slots the sparse index has room for.
+    slot_cap: u32,
+    free_head: u32,
+    /// Vacant slots on the free list.
+    free_len: u32,
+    limit: u32,
+    columns: u32,
+    /// Sum of the column sizes: a packed row.
+    row_size: u32,
+    /// The version a new slot starts at (odd).
+    next_version: u32,
+    walkers: Cell<u32>,
+    _pad: u32,
+    sizes: [u32; MAX_COLUMNS],
+    sparse: *mut Slot,
+    /// The dense block as allocated (columns are aligned inside it).
+    block: *mut u8,
+    /// Column 0's first element (the hot path of `get`).
+    col0: *mut u8,
+    alloc: Allocator,
+}
+
+/// The layout of a dense block of `cap` rows: each column's offset from the
+/// aligned base, the reverse map's, and the bytes to allocate.
+#[derive(Clone, Copy)]
+struct Layout {
+    offsets: [usize; MAX_COLUMNS],
+    reverse: usize,
+    bytes: usize,
+}
+
+fn align_up(n: usize, a: usize) -> Option<usize> {
+    Some(n.checked_add(a - 1)? & !(a - 1))
+}
+
+/// Aligns a raw allocation for the columns.
+fn base_of(block: *mut u8) -> *mut u8 {
+    let addr = block as usize;
+    let pad = (COLUMN_ALIGN - addr % COLUMN_ALIGN) % COLUMN_ALIGN;
+    block.wrapping_add(pad)
+}
+
+/// A version to start from: random, odd, far enough from wrapping that a
+/// slot can be reused about a billion times.
+fn start_version() -> u32 {
+    ((fresh_seed() as u32) & 0x3FFF_FFFF) | 1
+}
+
+impl SlotMap {
+    /// An empty slotmap of the given column sizes (validated by the caller:
+    /// 1 to `MAX_COLUMNS` columns, each of at least one byte).
+    pub fn new(sizes: &[u32], alloc: Allocator) -> Result<SlotMap, Error> {
+        if sizes.is_empty() || sizes.contains(&0) {
+            return Err(Error::Invalid);
+        }
+        if sizes.len() > MAX_COLUMNS {
+            return Err(Error::Full);
+        }
+        let row_size = sizes
+            .iter()
+            .try_fold(0u32, |a, &s| a.checked_add(s))
+            .ok_or(Error::Full)?;
+        let mut fixed = [0u32; MAX_COLUMNS];
+        fixed[..sizes.len()].copy_from_slice(sizes);
+        Ok(SlotMap {
+            len: 0,
+            cap: 0,
+            slots: 0,
+            slot_cap: 0,
+            free_head: NONE,
+            free_len: 0,
+            limit: MAX_ROWS,
+            columns: sizes.len() as u32,
+            row_size,
+            next_version: start_version(),
+            walkers: Cell::new(0),
+            _pad: 0,
+            sizes: fixed,
+            sparse: ptr::null_mut(),
+            block: ptr::null_mut(),
+            col0: ptr::null_mut(),
+            alloc,
+        })
+    }
+
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn walking(&self) -> bool {
+        self.walkers.get() != 0
+    }
+
+    pub fn column_count(&self) -> u32 {
+        self.columns
+    }
+
+    fn layout(&self, cap: u32) -> Option<Layout> {
+        let mut offsets = [0usize; MAX_COLUMNS];
+        let mut at = 0usize;
+        for (c, off) in offsets.iter_mut().enumerate().take(self.columns as usize) {
+            *off = at;
+            at = align_up(
+                at.checked_add((self.sizes[c] as usize).checked_mul(cap as usize)?)?,
+                COLUMN_ALIGN,
+            )?;
+        }
+        let reverse = at;
+        let end = reverse.checked_add((cap as usize).checked_mul(size_of::<u32>())?)?;
+        let bytes = end.checked_add(COLUMN_ALIGN - 1)?;
+        if bytes > isize::MAX as usize {
+            return None;
+        }
+        Some(Layout {
+            offsets,
+            reverse,
+            bytes,
+        })
+    }
+
+    #[inline]
+    fn base(&self) -> *mut u8 {
+        base_of(self.block)
+    }
+
+    /// Column `c`'s first element, or NULL while nothing is allocated.
+    pub fn column(&self, c: usize) -> *mut u8 {
+        if self.block.is_null() {
+            return ptr::null_mut();
+        }
+        // The layout of the current capacity was computable when allocated.
+        let layout = self.layout(self.cap).expect("allocated layout");
+        self.base().wrapping_add(layout.offsets[c])
+    }
+
+    fn reverse(&self) -> *mut u32 {
+        let layout = self.layout(self.cap).expect("allocated layout");
+        self.base().wrapping_add(layout.reverse).cast()
+    }
+
+    #[inline]
+    fn slot(&self, i: u32) -> Slot {
+        debug_assert!(i < self.slots);
+        // SAFETY: `i` is below `slots`, all of which are initialized.
+        unsafe { *self.sparse.add(i as usize) }
+    }
+
+    #[inline]
+    fn slot_mut(&mut self, i: u32) -> &mut Slot {
+        debug_assert!(i < self.slots);
+        // SAFETY: as in `slot`; `&mut self` makes the access unique.
+        unsafe { &mut *self.sparse.add(i as usize) }
+    }
+
+    /// The row of a valid key.
+    #[inline]
+    pub fn row_of(&self, key: u64) -> Option<u32> {
+        let index = key as u32;
+        let version = (key >> 32) as u32;
+        if index >= self.slots {
+            return None;
+        }
+        let s = self.slot(index);
+        // Vacant slots have even versions; valid keys odd ones.
+        if s.version == version && version & 1 == 1 {
+            Some(s.link)
+        } else {
+            None
+        }
+    }
+
+    /// Column 0's element of a valid key.
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<*mut u8> {
+        let row = self.row_of(key)?;
+        Some(
+            self.col0
+                .wrapping_add(row as usize * self.sizes[0] as usize),
+        )
+    }
+
+    /// The key that owns `row`.
+    pub fn key_at(&self, row: u32) -> Option<u64> {
+        if row >= self.len {
+            return None;
+        }
+        // SAFETY: rows below `len` have a reverse entry.
+        let slot = unsafe { *self.reverse().add(row as usize) };
+        Some(((self.slot(slot).version as u64) << 32) | slot as u64)
+    }
+
+    /// Grows the dense block to at least `rows` and the sparse index so that
+    /// `new_slots` more slots fit; all or nothing.
+    fn grow(&mut self, rows: u32, new_slots: u32) -> Result<(), Error> {
+        let want_slots = self.slots.checked_add(new_slots).ok_or(Error::Full)?;
+        if rows > MAX_ROWS || want_slots > MAX_ROWS {
+            return Err(Error::Full);
+        }
+        let mut block = None;
+        if rows > self.cap {
+            let cap = rows.max(self.cap.saturating_mul(2)).clamp(8, MAX_ROWS);
+            let layout = self.layout(cap).ok_or(Error::Full)?;
+            block = Some((cap, layout, self.alloc.alloc(layout.bytes)?));
+        }
+        let mut sparse = None;
+        if want_slots > self.slot_cap {
+            let cap = want_slots
+                .max(self.slot_cap.saturating_mul(2))
+                .clamp(8, MAX_ROWS);
+            let bytes = (cap as usize)
+                .checked_mul(size_of::<Slot>())
+                .ok_or(Error::Full);
+            match bytes.and_then(|b| self.alloc.alloc(b)) {
+                Ok(p) => sparse = Some((cap, p.cast::<Slot>())),
+                Err(e) => {
+                    if let Some((_, _, p)) = block {
+                        // SAFETY: allocated above, unused.
+                        unsafe { self.alloc.free(p) };
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        if let Some((cap, layout, p)) = block {
+            let new_base = base_of(p);
+            if !self.block.is_null() {
+                let old = self.layout(self.cap).expect("allocated layout");
+                for c in 0..self.columns as usize {
+                    let size = self.sizes[c] as usize;
+                    // SAFETY: both blocks hold `len` rows of each column.
+                    unsafe {
+                        ptr::copy_nonoverlapping(
+                            self.base().add(old.offsets[c]),
+                            new_base.add(layout.offsets[c]),
+                            self.len as usize * size,
+                        );
+                    }
+                }
+                // SAFETY: as above, for the reverse map.
+                unsafe {
+                    ptr::copy_nonoverlapping(
+                        self.base().add(old.reverse),
+                        new_base.add(layout.reverse),
+                        self.len as usize * size_of::<u32>(),
+                    );
+                    self.alloc.free(self.block);
+                }
+            }
+            self.block = p;
+            self.cap = cap;
+            self.col0 = new_base.wrapping_add(layout.offsets[0]);
+        }
+        if let Some((cap, p)) = sparse {
+            if !self.sparse.is_null() {
+                // SAFETY: the old index holds `slots` initialized slots.
+                unsafe {
+                    ptr::copy_nonoverlapping(self.sparse, p, self.slots as usize);
+                    self.alloc.free(self.sparse.cast());
+                }
+            }
+            self.sparse = p;
+            self.slot_cap = cap;
+        }
+        Ok(())
+    }
+
+    /// Room for `n` rows in all (inserts up to `n` rows allocate nothing).
+    pub fn reserve(&mut self, n: u32) -> Result<(), Error> {
+        if n > self.limit {
+            return Err(Error::Full);
+        }
+        // Slots that new rows would take beyond the free list.
+        let new_slots = n.saturating_sub(self.len).saturating_sub(self.free_len);
+        self.grow(n.max(self.len), new_slots)
+    }
+
+    /// A fixed capacity: inserts beyond `max_rows` fail with `Full`.
+    pub fn set_limit(&mut self, max_rows: u32) -> Result<(), Error> {
+        if max_rows < self.len || max_rows > MAX_ROWS {
+            return Err(Error::Invalid);
+        }
+        self.limit = max_rows;
+        Ok(())
+    }
+
+    /// Copies one packed row in (NULL: zeroes) and returns its key.
+    ///
+    /// # Safety
+    /// `row` is NULL or points to `row_size` readable bytes.
+    pub unsafe fn insert(&mut self, row: *const u8) -> Result<u64, Error> {
+        if self.len >= self.limit {
+            return Err(Error::Full);
+        }
+        let new_slot = (self.free_head == NONE) as u32;
+        if new_slot == 1 && self.next_version == 0 {
+            // Every version was used up by slots created before a `free`.
+            return Err(Error::Full);
+        }
+        if self.len == self.cap || self.slots + new_slot > self.slot_cap {
+            self.grow(self.len + 1, new_slot)?;
+        }
+        let index = if new_slot == 1 {
+            let i = self.slots;
+            self.slots += 1;
+            let version = self.next_version;
+            *self.slot_mut(i) = Slot { version, link: 0 };
+            i
+        } else {
+            let i = self.free_head;
+            self.free_head = self.slot(i).link;
+            self.free_len -= 1;
+            // Vacant versions are even: the next odd one occupies it.
+            self.slot_mut(i).version += 1;
+            i
+        };
+        let r = self.len;
+        self.slot_mut(index).link = r;
+        let layout = self.layout(self.cap).expect("allocated layout");
+        let base = self.base();
+        let mut src = row;
+        for c in 0..self.columns as usize {
+            let size = self.sizes[c] as usize;
+            // SAFETY: row `r` is inside the block (`r < cap`); `src` has
+            // `row_size` bytes when not NULL.
+            unsafe {
+                let dst = base.add(layout.offsets[c] + r as usize * size);
+                if src.is_null() {
+                    ptr::write_bytes(dst, 0, size);
+                } else {
+                    ptr::copy_nonoverlapping(src, dst, size);
+                    src = src.add(size);
+                }
+                *base.add(layout.reverse).cast::<u32>().add(r as usize) = index;
+            }
+        }
+        self.len += 1;
+        Ok(((self.slot(index).version as u64) << 32) | index as u64)
+    }
+
+    /// Marks a slot vacant (stale keys) and frees it for reuse, unless its
+    /// version is used up.
+    fn vacate(&mut self, index: u32) {
+        let head = self.free_head;
+        let s = self.slot_mut(index);
+        s.version = s.version.wrapping_add(1);
+        if s.version == 0 {
+            // Retired: version 0 is vacant and never handed out again.
+            s.link = NONE;
+            return;
+        }
+        s.link = head;
+        self.free_head = index;
+        self.free_len += 1;
+    }
+
+    /// Copies row `from` over row `to` in every column and the reverse map,
+    /// and points the moved row's slot at `to`.
+    fn move_row(&mut self, from: u32, to: u32) {
+        let layout = self.layout(self.cap).expect("allocated layout");
+        let base = self.base();
+        for c in 0..self.columns as usize {
+            let size = self.sizes[c] as usize;
+            // SAFETY: both rows are below `len`, inside the block; distinct.
+            unsafe {
+                ptr::copy_nonoverlapping(
+                    base.add(layout.offsets[c] + from as usize * size),
+                    base.add(layout.offsets[c] + to as usize * size),
+                    size,
+                );
+            }
+        }
+        // SAFETY: as above, for the reverse map.
+        let slot = unsafe {
+            let rev = base.add(layout.reverse).cast::<u32>();
+            let slot = *rev.add(from as usize);
+            *rev.add(to as usize) = slot;
+            slot
+        };
+        self.slot_mut(slot).link = to;
+    }
+
+    /// Swap-and-pop erase.
+    pub fn erase(&mut self, key: u64) -> Result<(), Error> {
+        let row = self.row_of(key).ok_or(Error::NotFound)?;
+        let last = self.len - 1;
+        if row != last {
+            self.move_row(last, row);
+        }
+        self.vacate(key as u32);
+        self.len -= 1;
+        Ok(())
+    }
+
+    /// Removes every row for which `pred(key, row)` is non-zero, in one pass
+    /// that compacts the columns as it goes.
+    ///
+    /// Takes a raw pointer: `pred` may read the slotmap through the C API,
+    /// so no reference is held across its calls.
+    ///
+    /// # Safety
+    /// `this` points to a live slotmap.
+    pub unsafe fn erase_if(this: *mut SlotMap, mut pred: impl FnMut(u64, *mut u8) -> i32) {
+        // SAFETY: `this` is live; `walkers` is a `Cell`.
+        let walkers = unsafe { &(*this).walkers };
+        walkers.set(walkers.get() + 1);
+        let mut write = 0u32;
+        let mut read = 0u32;
+        // SAFETY: each block below takes a short reference, never across
+        // `pred`; rows below `write` are final, rows from `read` untouched.
+        unsafe {
+            while read < (*this).len {
+                let (key, element) = {
+                    let m = &*this;
+                    let key = m.key_at(read).expect("row below len");
+                    (
+                        key,
+                        m.col0.wrapping_add(read as usize * m.sizes[0] as usize),
+                    )
+                };
+                if pred(key, element) != 0 {
+                    (*this).vacate(key as u32);
+                } else {
+                    if write != read {
+                        (*this).move_row(read, write);
+                    }
+                    write += 1;
+                }
+                read += 1;
+            }
+            (*this).len = write;
+        }
+        walkers.set(walkers.get() - 1);
+    }
+
+    /// Calls `f(key, row)` for every row in dense order until it returns
+    /// non-zero; returns that value or 0.
+    pub fn each(&self, mut f: impl FnMut(u64, *mut u8) -> i32) -> i32 {
+        self.walkers.set(self.walkers.get() + 1);
+        let mut r = 0;
+        for row in 0..self.len {
+            let key = self.key_at(row).expect("row below len");
+            r = f(
+                key,
+                self.col0
+                    .wrapping_add(row as usize * self.sizes[0] as usize),
+            );
+            if r != 0 {
+                break;
+            }
+        }
+        self.walkers.set(self.walkers.get() - 1);
+        r
+    }
+
+    /// Reorders rows by column 0 so that `less(a, b)` rows come first;
+    /// every key stays valid. Needs one new block (all or nothing).
+    pub fn sort(
+        &mut self,
+        mut less: impl FnMut(*const u8, *const u8) -> bool,
+    ) -> Result<(), Error> {
+        let n = self.len as usize;
+        if n < 2 {
+            return Ok(());
+        }
+        let layout = self.layout(self.cap).expect("allocated layout");
+        let perm_bytes = n.checked_mul(size_of::<u32>()).ok_or(Error::Full)?;
+        let perm = self.alloc.alloc(perm_bytes)?.cast::<u32>();
+        let block = match self.alloc.alloc(layout.bytes) {
+            Ok(b) => b,
+            Err(e) => {
+                // SAFETY: allocated above, unused.
+                unsafe { self.alloc.free(perm.cast()) };
+                return Err(e);
+            }
+        };
+        // SAFETY: `perm` holds `n` u32s, initialized here before use.
+        let order = unsafe {
+            for i in 0..n {
+                perm.add(i).write(i as u32);
+            }
+            core::slice::from_raw_parts_mut(perm, n)
+        };
+        let size0 = self.sizes[0] as usize;
+        let col0 = self.col0;
+        self.walkers.set(self.walkers.get() + 1);
+        heapsort(order, |a, b| {
+            less(
+                col0.wrapping_add(a as usize * size0),
+                col0.wrapping_add(b as usize * size0),
+            )
+        });
+        self.walkers.set(self.walkers.get() - 1);
+        // Gather every column (and the reverse map) in the new order.
+        let (old, new) = (self.base(), base_of(block));
+        for c in 0..self.columns as usize {
+            let size = self.sizes[c] as usize;
+            for (to, &from) in order.iter().enumerate() {
+                // SAFETY: rows below `len` in blocks of the same layout.
+                unsafe {
+                    ptr::copy_nonoverlapping(
+                        old.add(layout.offsets[c] + from as usize * size),
+                        new.add(layout.offsets[c] + to * size),
+                        size,
+                    );
+                }
+            }
+        }
+        for (to, &from) in order.iter().enumerate() {
+            // SAFETY: as above, for the reverse map; then the slot of the
+            // row that moved learns its new row.
+            let slot = unsafe {
+                let slot = *old.add(layout.reverse).cast::<u32>().add(from as usize);
+                *new.add(layout.reverse).cast::<u32>().add(to) = slot;
+                slot
+            };
+            self.slot_mut(slot).link = to as u32;
+        }
+        // SAFETY: the old block and the permutation are no longer used.
+        unsafe {
+            self.alloc.free(self.block);
+            self.alloc.free(perm.cast());
+        }
+        self.block = block;
+        self.col0 = new.wrapping_add(layout.offsets[0]);
+        Ok(())
+    }
+
+    /// Removes every row; every old key becomes stale; capacity stays.
+    pub fn clear(&mut self) {
+        for row in (0..self.len).rev() {
+            // SAFETY: rows below `len` have a reverse entry.
+            let slot = unsafe { *self.reverse().add(row as usize) };
+            self.vacate(slot);
+        }
+        self.len = 0;
+    }
+
+    /// The highest version any slot carries.
+    fn max_version(&self) -> u32 {
+        (0..self.slots)
+            .map(|i| self.slot(i).version)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Releases everything; the slotmap stays usable and old keys stale.
+    pub fn free(&mut self) {
+        if self.slots > 0 {
+            // New slots start above every version handed out so far; if
+            // none is left, `insert` reports `Full`.
+            let top = self.max_version().max(self.next_version);
+            self.next_version = top.checked_add(2).map_or(0, |v| v | 1);
+        }
+        // SAFETY: both came from this allocator and are dropped here.
+        unsafe {
+            self.alloc.free(self.block);
+            self.alloc.free(self.sparse.cast());
+        }
+        self.block = ptr::null_mut();
+        self.col0 = ptr::null_mut();
+        self.sparse = ptr::null_mut();
+        self.len = 0;
+        self.cap = 0;
+        self.slots = 0;
+        self.slot_cap = 0;
+        self.free_head = NONE;
+        self.free_len = 0;
+    }
+
+    /// An empty slotmap of the same columns, allocating through `alloc`.
+    pub fn empty_like(&self, alloc: Allocator) -> SlotMap {
+        SlotMap::new(&self.sizes[..self.columns as usize], alloc)
+            .expect("columns already validated")
+    }
+
+    /// An independent copy (same keys, same rows) allocating through `alloc`.
+    pub fn try_clone(&self, alloc: Allocator) -> Result<SlotMap, Error> {
+        let mut copy = SlotMap {
+            len: 0,
+            cap: 0,
+            slots: 0,
+            slot_cap: 0,
+            free_head: self.free_head,
+            free_len: self.free_len,
+            limit: self.limit,
+            columns: self.columns,
+            row_size: self.row_size,
+            next_version: self.next_version,
+            walkers: Cell::new(0),
+            _pad: 0,
+            sizes: self.sizes,
+            sparse: ptr::null_mut(),
+            block: ptr::null_mut(),
+            col0: ptr::null_mut(),
+            alloc,
+        };
+        if !self.block.is_null() {
+            let layout = self.layout(self.cap).expect("allocated layout");
+            let block = alloc.alloc(layout.bytes)?;
+            // SAFETY: same layout; the aligned bases keep the same offsets.
+            unsafe {
+                ptr::copy_nonoverlapping(
+                    self.base(),
+                    base_of(block),
+                    layout.bytes - (COLUMN_ALIGN - 1),
+                )
+            };
+            copy.block = block;
+            copy.cap = self.cap;
+            copy.len = self.len;
+            copy.col0 = base_of(block).wrapping_add(layout.offsets[0]);
+        }
+        if !self.sparse.is_null() {
+            let bytes = self.slot_cap as usize * size_of::<Slot>();
+            let sparse = match alloc.alloc(bytes) {
+                Ok(p) => p.cast::<Slot>(),
+                Err(e) => {
+                    // SAFETY: allocated above, unused.
+                    unsafe { alloc.free(copy.block) };
+                    return Err(e);
+                }
+            };
+            // SAFETY: `slots` initialized slots fit in both.
+            unsafe { ptr::copy_nonoverlapping(self.sparse, sparse, self.slots as usize) };
+            copy.sparse = sparse;
+            copy.slot_cap = self.slot_cap;
+            copy.slots = self.slots;
+        }
+        Ok(copy)
+    }
+
+    /// Checks the index against the rows: every row's slot points back at
+    /// it with an odd version, every other slot is vacant (even) and on the
+    /// free list or retired, and the free list has `free_len` slots.
+    pub fn check(&self) -> Result<(), &'static str> {
+        if self.len > self.cap || self.slots > self.slot_cap || self.len > self.limit {
+            return Err("counts beyond capacity");
+        }
+        let mut occupied = 0u32;
+        for row in 0..self.len {
+            // SAFETY: rows below `len` have a reverse entry.
+            let slot = unsafe { *self.reverse().add(row as usize) };
+            if slot >= self.slots {
+                return Err("reverse map names a slot beyond the index");
+            }
+            let s = self.slot(slot);
+            if s.version & 1 == 0 || s.link != row {
+                return Err("a row's slot does not point back at it");
+            }
+            occupied += 1;
+        }
+        let (mut free, mut at) = (0u32, self.free_head);
+        while at != NONE {
+            if at >= self.slots || self.slot(at).version & 1 == 1 || free > self.slots {
+                return Err("free list is broken");
+            }
+            free += 1;
+            at = self.slot(at).link;
+        }
+        if free != self.free_len {
+            return Err("free list length is wrong");
+        }
+        let retired = (0..self.slots)
+            .filter(|&i| self.slot(i).version == 0)
+            .count() as u32;
+        if occupied + free + retired != self.slots {
+            return Err("slots are neither occupied, free nor retired");
+        }
+        Ok(())
+    }
+}
+
+/// Sorts `v` in place by `less` (heapsort: no allocation, O(n log n), and
+/// no panic even if `less` is not a consistent order).
+fn heapsort(v: &mut [u32], mut less: impl FnMut(u32, u32) -> bool) {
+    fn sift(v: &mut [u32], mut root: usize, end: usize, less: &mut impl FnMut(u32, u32) -> bool) {
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= end {
+                return;
+            }
+            if child + 1 < end && less(v[child], v[child + 1]) {
+                child += 1;
+            }
+            if !less(v[root], v[child]) {
+                return;
+            }
+            v.swap(root, child);
+            root = child;
+        }
+    }
+    let n = v.len();
+    for i in (0..n / 2).rev() {
+        sift(v, i, n, &mut less);
+    }
+    for end in (1..n).rev() {
+        v.swap(0, end);
+        sift(v, 0, end, &mut less);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn sm(sizes: &[u32]) -> SlotMap {
+        SlotMap::new(sizes, Allocator::default()).unwrap()
+    }
+
+    fn put(m: &mut SlotMap, v: u32) -> u64 {
+        // SAFETY: a 4-byte row for a one-column u32 slotmap.
+        unsafe { m.insert(v.to_le_bytes().as_ptr()).unwrap() }
+    }
+
+    fn read(m: &SlotMap, key: u64) -> Option<u32> {
+        // SAFETY: column 0 holds u32s.
+        m.get(key)
+            .map(|p| unsafe { p.cast::<u32>().read_unaligned() })
+    }
+
+    #[test]
+    fn heapsort_sorts() {
+        let mut v: Vec<u32> = (0..1000).map(|i| (i * 7919) % 1000).collect();
+        heapsort(&mut v, |a, b| a < b);
+        assert!(v.windows(2).all(|w| w[0] <= w[1]));
+        // An inconsistent order must not panic.
+        heapsort(&mut v, |_, _| true);
+    }
+
+    #[test]
+    fn keys_survive_churn_and_go_stale() {
+        let mut m = sm(&[4]);
+        let mut live: HashMap<u64, u32> = HashMap::new();
+        let mut dead = vec![];
+        let mut x = 12345u64;
+        for step in 0..20_000u32 {
+            x = crate::hash::mix(x.wrapping_add(crate::hash::GOLDEN));
+            if !x.is_multiple_of(3) || live.is_empty() {
+                let k = put(&mut m, step);
+                assert_ne!(k, 0);
+                live.insert(k, step);
+            } else {
+                let k = *live.keys().nth((x >> 32) as usize % live.len()).unwrap();
+                m.erase(k).unwrap();
+                live.remove(&k);
+                dead.push(k);
+            }
+            if step % 1000 == 0 {
+                m.check().unwrap();
+                for r in 0..m.len() {
+                    assert_eq!(m.row_of(m.key_at(r).unwrap()), Some(r));
+                }
+            }
+        }
+        m.check().unwrap();
+        for (&k, &v) in &live {
+            assert_eq!(read(&m, k), Some(v));
+        }
+        for &k in &dead {
+            assert_eq!(m.get(k), None);
+        }
+        assert_eq!(m.get(0), None);
+        m.free();
+        for &k in live.keys() {
+            assert_eq!(m.get(k), None);
+        }
+    }
+
+    #[test]
+    fn a_slot_retires_when_its_version_is_used_up() {
+        let mut m = sm(&[4]);
+        m.next_version = u32::MAX - 4;
+        let a = put(&mut m, 1);
+        let index = a as u32;
+        m.erase(a).unwrap();
+        let b = put(&mut m, 2);
+        assert_eq!(b as u32, index, "most recently freed slot reused");
+        m.erase(b).unwrap();
+        let c = put(&mut m, 3);
+        assert_eq!((c >> 32) as u32, u32::MAX);
+        m.erase(c).unwrap();
+        // The slot's version wrapped: it is retired, a new slot is used.
+        let d = put(&mut m, 4);
+        assert_ne!(d as u32, index);
+        for k in [a, b, c] {
+            assert_eq!(m.get(k), None);
+        }
+        m.check().unwrap();
+        m.free();
+    }
+
+    #[test]
+    fn sort_and_erase_if_keep_keys() {
+        let mut m = sm(&[4, 8]);
+        let mut keys = vec![];
+        for i in 0..500u32 {
+            let mut row = [0u8; 12];
+            row[..4].copy_from_slice(&((i * 37) % 500).to_le_bytes());
+            row[4..].copy_from_slice(&(i as u64).to_le_bytes());
+            // SAFETY: a 12-byte packed row.
+            keys.push((i, unsafe { m.insert(row.as_ptr()).unwrap() }));
+        }
+        // SAFETY: column 0 holds u32s.
+        m.sort(|a, b| unsafe {
+            a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
+        })
+        .unwrap();
+        m.check().unwrap();
+        let col0 = m.column(0).cast::<u32>();
+        let col1 = m.column(1).cast::<u64>();
+        assert_eq!(col0 as usize % COLUMN_ALIGN, 0);
+        assert_eq!(col1 as usize % COLUMN_ALIGN, 0);
+        for r in 0..m.len() as usize {
+            // SAFETY: rows below len.
+            unsafe { assert_eq!(*col0.add(r), r as u32) };
+        }
+        for &(i, k) in &keys {
+            let r = m.row_of(k).unwrap() as usize;
+            // SAFETY: as above.
+            unsafe { assert_eq!(*col1.add(r), i as u64) };
+        }
+        let this: *mut SlotMap = &mut m;
+        // SAFETY: `m` is live.
+        unsafe {
+            SlotMap::erase_if(this, |_, row| {
+                (row.cast::<u32>().read_unaligned() % 2) as i32
+            })
+        };
+        m.check().unwrap();
+        assert_eq!(m.len(), 250);
+        let col1 = m.column(1).cast::<u64>();
+        for &(i, k) in &keys {
+            let odd = ((i * 37) % 500) % 2 == 1;
+            assert_eq!(m.get(k).is_none(), odd);
+            if let Some(r) = m.row_of(k) {
+                // SAFETY: as above.
+                unsafe { assert_eq!(*col1.add(r as usize), i as u64) };
+            }
+        }
+        m.free();
+    }
+}
