@@ -21,10 +21,10 @@ CXXSTD   := -std=c++17 $(WARN) -Iinclude
 B        := build
 
 # C suites: each source runs as C11 and as C++17, static and shared.
-SUITES   := test_api test_hooks test_static_inline test_generic
+SUITES   := test_api test_hooks test_static_inline test_generic test_random
 SOURCES  := $(wildcard src/*.rs) Cargo.toml Cargo.lock
 
-.PHONY: setup all lib demo test header check-header rust-test rust-lint c-test \
+.PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
         clang-test header-strict valgrind sanitize compile-fail symbols wasm bench-growth clean
 
 all: lib
@@ -61,7 +61,7 @@ demo: setup $(STATIC)
 
 test: setup
 	@rm -f $(B)/results.txt
-	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test lib c-test clang-test compile-fail symbols valgrind sanitize wasm
+	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test compile-fail symbols valgrind sanitize wasm
 	@scripts/summary.sh
 
 rust-lint:
@@ -73,6 +73,11 @@ rust-lint:
 rust-test:
 	scripts/run-suite.sh cargo-release scripts/cargo-test.sh --release
 	PROPTEST_CASES=8 scripts/run-suite.sh cargo-debug scripts/cargo-test.sh
+
+# Miri (undefined-behaviour checker) over the core's unit tests, which
+# shrink their loops under cfg(miri).
+miri:
+	scripts/run-suite.sh miri scripts/cargo-test.sh +nightly miri --lib
 
 $(B)/%-c-static: c-tests/%.c c-tests/test.h $(STATIC) include/slate.h
 	@mkdir -p $(B)
@@ -93,8 +98,20 @@ $(B)/%-cpp-shared: c-tests/%.c c-tests/test.h $(SHARED) include/slate.h
 VARIANTS := c-static c-shared cpp-static cpp-shared
 C_BINS   := $(foreach s,$(SUITES),$(foreach v,$(VARIANTS),$(B)/$(s)-$(v)))
 
-c-test: $(C_BINS)
-	@for t in $(C_BINS); do scripts/run-suite.sh $${t#$(B)/} ./$$t || exit 1; done
+# C++-only suites (cpp-tests/*.cpp), static and shared.
+CPP_SUITES := test_cpp
+CPP_BINS   := $(foreach s,$(CPP_SUITES),$(B)/$(s)-static $(B)/$(s)-shared)
+
+$(B)/%-static: cpp-tests/%.cpp c-tests/test.h $(STATIC) include/slate.h
+	@mkdir -p $(B)
+	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< $(STATIC) $(SYSLIBS) -o $@
+
+$(B)/%-shared: cpp-tests/%.cpp c-tests/test.h $(SHARED) include/slate.h
+	@mkdir -p $(B)
+	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< -L$(LIBDIR) -lslate -Wl,-rpath,'$$ORIGIN/../$(LIBDIR)' -lpthread -o $@
+
+c-test: $(C_BINS) $(CPP_BINS)
+	@for t in $(C_BINS) $(CPP_BINS); do scripts/run-suite.sh $${t#$(B)/} ./$$t || exit 1; done
 
 # clang as well as gcc, when it is installed (CI installs it).
 clang-test: $(STATIC)
@@ -130,7 +147,8 @@ symbols: $(STATIC) $(SHARED)
 
 # Every suite once (C11, static); the quick ones also as C++17 against the
 # shared library.
-valgrind: $(foreach s,$(SUITES),$(B)/$(s)-c-static) $(B)/test_generic-cpp-shared $(B)/test_static_inline-cpp-shared
+valgrind: $(foreach s,$(SUITES),$(B)/$(s)-c-static) $(B)/test_generic-cpp-shared $(B)/test_static_inline-cpp-shared \
+          $(foreach s,$(CPP_SUITES),$(B)/$(s)-static)
 	@for t in $^; do scripts/run-suite.sh valgrind-$${t#$(B)/} $(VALGRIND) ./$$t || exit 1; done
 
 # AddressSanitizer and UBSan over the C side (the library is Rust, checked

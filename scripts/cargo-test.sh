@@ -3,7 +3,11 @@
 # "test result" lines (so run-suite.sh can record it).
 set -u
 out=$(mktemp)
-cargo test "$@" 2>&1 | tee "$out"
+# A leading +toolchain, then `miri` if given, go before `test`.
+pre=()
+[ "${1:-}" != "${1#+}" ] && { pre+=("$1"); shift; }
+[ "${1:-}" = miri ] && { pre+=(miri); shift; }
+cargo "${pre[@]}" test "$@" 2>&1 | tee "$out"
 status=${PIPESTATUS[0]}
 grep -E '^test result:' "$out" |
   sed -E 's/.* ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/' |

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, when it is missing: cbindgen,
 # valgrind and clang from Debian's packages, the wasm32-wasip1 Rust target,
-# rustfmt and clippy. Quick and silent when everything is there.
+# rustfmt and clippy, and nightly with Miri. Quick and silent when everything is there.
 set -eu
 need=()
 command -v cbindgen >/dev/null || need+=(cbindgen)
@@ -17,6 +17,11 @@ fi
 if ! rustup target list --installed | grep -qx wasm32-wasip1; then
   echo "setup: adding the wasm32-wasip1 target"
   rustup target add wasm32-wasip1
+fi
+# Miri runs the core's unit tests; it needs a nightly toolchain.
+if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; then
+  echo "setup: installing nightly with miri"
+  rustup toolchain install nightly --profile minimal --component miri,rust-src
 fi
 for c in rustfmt clippy; do
   rustup component list --installed | grep -q "^$c" || rustup component add "$c"

@@ -147,8 +147,10 @@ mod tests {
     fn false_positives_only_hit_full_slots() {
         // Every h2 against every mix of states: anything reported beyond the
         // exact matches must be a full slot.
-        for h2 in 0u8..0x80 {
-            for pattern in 0u32..512 {
+        // Under Miri (slow) a sample; natively every case.
+        let step = if cfg!(miri) { 37 } else { 1 };
+        for h2 in (0u8..0x80).step_by(step) {
+            for pattern in (0u32..512).step_by(step) {
                 let mut bytes = [EMPTY; 8];
                 for (i, b) in bytes.iter_mut().enumerate() {
                     *b = match (pattern >> i) & 3 {

@@ -19,6 +19,7 @@
 //! 0x02 for u64, the value little-endian), so they never meet a string key
 //! by accident and `slate_each` can report them as bytes.
 
+use core::mem::MaybeUninit;
 use core::ptr;
 
 use crate::alloc::Allocator;
@@ -34,21 +35,52 @@ pub const TAG_I64: u8 = 0x01;
 pub const TAG_U64: u8 = 0x02;
 
 /// A key as a slot stores it (see the module docs for the layout).
+///
+/// The 16 bytes are always initialized; they are kept as `MaybeUninit` only
+/// because a copy of a `MaybeUninit` keeps the provenance of a heap key's
+/// pointer bytes, where a copy of a `[u8; 16]` would strip it.
 #[repr(C, align(8))]
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy)]
 pub struct KeyRepr {
-    raw: [u8; 16],
+    raw: MaybeUninit<[u8; 16]>,
+}
+
+impl PartialEq for KeyRepr {
+    fn eq(&self, other: &KeyRepr) -> bool {
+        self.bytes16() == other.bytes16()
+    }
+}
+
+impl Eq for KeyRepr {}
+
+impl core::fmt::Debug for KeyRepr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "KeyRepr({:02x?})", self.bytes16())
+    }
 }
 
 impl KeyRepr {
     #[inline]
+    fn new(raw: [u8; 16]) -> KeyRepr {
+        KeyRepr {
+            raw: MaybeUninit::new(raw),
+        }
+    }
+
+    #[inline]
+    fn bytes16(&self) -> &[u8; 16] {
+        // SAFETY: every constructor initializes all 16 bytes.
+        unsafe { self.raw.assume_init_ref() }
+    }
+
+    #[inline]
     fn w0(&self) -> u64 {
-        u64::from_le_bytes(self.raw[0..8].try_into().unwrap())
+        u64::from_le_bytes(self.bytes16()[0..8].try_into().unwrap())
     }
 
     #[inline]
     fn w1(&self) -> u64 {
-        u64::from_le_bytes(self.raw[8..16].try_into().unwrap())
+        u64::from_le_bytes(self.bytes16()[8..16].try_into().unwrap())
     }
 
     #[inline]
@@ -62,14 +94,17 @@ impl KeyRepr {
     }
 
     fn heap_ptr(&self) -> *mut u8 {
-        self.w1() as usize as *mut u8
+        // SAFETY: bytes 8.. hold a pointer written by `heap_repr` (read
+        // unaligned: the array is only 8-aligned as a whole, which is
+        // enough, but this keeps the read independent of that).
+        unsafe { ptr::read_unaligned(self.raw.as_ptr().cast::<u8>().add(8).cast::<*mut u8>()) }
     }
 
     /// Address of the key's bytes: in the slot itself, or the heap copy.
     #[inline]
     pub fn bytes_ptr(&self) -> *const u8 {
         if self.is_inline() {
-            self.raw[4..].as_ptr()
+            self.bytes16()[4..].as_ptr()
         } else {
             self.heap_ptr()
         }
@@ -135,8 +170,17 @@ fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
     // SAFETY: `copy` is a fresh allocation of `bytes.len()` bytes.
     unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), copy, bytes.len()) };
     let mut raw = head(bytes.len(), &bytes[..4]);
-    raw[8..16].copy_from_slice(&(copy as usize as u64).to_le_bytes());
-    Ok(KeyRepr { raw })
+    raw[8..16].fill(0);
+    let mut repr = KeyRepr::new(raw);
+    // Stored as a pointer, not an integer, so it keeps its provenance.
+    // SAFETY: bytes 8..16 have room for a pointer on every target.
+    unsafe {
+        ptr::write_unaligned(
+            repr.raw.as_mut_ptr().cast::<u8>().add(8).cast::<*mut u8>(),
+            copy,
+        )
+    };
+    Ok(repr)
 }
 
 /// A key being looked up: the slot image it must match, and its bytes.
@@ -153,15 +197,18 @@ impl<'a> Needle<'a> {
     /// A byte key. The length must fit in `u32` (the C API guarantees it).
     #[inline]
     pub fn bytes(key: &'a [u8]) -> Needle<'a> {
-        let image = KeyRepr {
-            raw: head(key.len(), key),
-        };
+        let mut raw = head(key.len(), key);
         if key.len() <= INLINE {
-            Needle { image, long: &[] }
+            Needle {
+                image: KeyRepr::new(raw),
+                long: &[],
+            }
         } else {
-            let mut image = image;
-            image.raw[8..16].fill(0);
-            Needle { image, long: key }
+            raw[8..16].fill(0);
+            Needle {
+                image: KeyRepr::new(raw),
+                long: key,
+            }
         }
     }
 
@@ -174,7 +221,7 @@ impl<'a> Needle<'a> {
         raw[5] = tag;
         raw[6..14].copy_from_slice(&v);
         Needle {
-            image: KeyRepr { raw },
+            image: KeyRepr::new(raw),
             long: &[],
         }
     }
@@ -188,7 +235,7 @@ impl<'a> Needle<'a> {
     #[inline]
     pub fn key(&self) -> &[u8] {
         if self.image.is_inline() {
-            &self.image.raw[4..4 + self.key_len() as usize]
+            &self.image.bytes16()[4..4 + self.key_len() as usize]
         } else {
             self.long
         }

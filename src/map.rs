@@ -374,9 +374,11 @@ impl Map {
 
     /// Splits a full 1024-slot table in two by the next hash bit.
     fn split(&mut self, tp: *mut Table) -> Result<(), Error> {
+        // `tp` is read through the raw pointer throughout: doubling the
+        // directory writes its `index`, so no reference to it may live
+        // across that.
         // SAFETY: `tp` is a live table of this map.
-        let t = unsafe { &*tp };
-        let depth = t.local_depth;
+        let depth = unsafe { (*tp).local_depth };
         let global = self.global_depth as u32;
         if depth == global && global >= MAX_DEPTH {
             return Err(Error::Full);
@@ -409,7 +411,7 @@ impl Map {
         let bit = 1u64 << (63 - depth);
         // SAFETY: `left` and `right` are live, each with room for all of
         // `t`'s entries.
-        unsafe { t.move_into(self.seed, |h| if h & bit == 0 { left } else { right }) };
+        unsafe { (*tp).move_into(self.seed, |h| if h & bit == 0 { left } else { right }) };
         let mut dir = self.dir();
         if let Some(mut bigger) = bigger {
             // SAFETY: every entry of the old directory is a live table; the
@@ -422,7 +424,8 @@ impl Map {
             self.root = dir.tables.cast();
             self.global_depth += 1;
         }
-        let first = t.index as usize;
+        // SAFETY: `tp` is still live (freed below).
+        let first = unsafe { (*tp).index } as usize;
         let half = dir.span(depth + 1);
         // SAFETY: the halves are live; `tp` is unreferenced once replaced.
         unsafe {
@@ -734,6 +737,61 @@ impl Map {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::TAG_U64;
+
+    /// A value that is a number, not an address (no provenance for Miri).
+    fn v(i: u64) -> *mut c_void {
+        ptr::without_provenance_mut(i as usize)
+    }
+
+    fn long(i: u64) -> Vec<u8> {
+        format!("a key longer than twelve bytes: {i}").into_bytes()
+    }
+
+    /// Every path that moves memory, small enough for Miri: the small map,
+    /// its move into a directory, doublings, a split with a directory
+    /// doubling, tombstones, clone, compact, reserve, delete_if, clear, free.
+    #[test]
+    fn lifecycle() {
+        let n = if cfg!(miri) { 1_000 } else { 5_000 };
+        let mut m = Map::new(Allocator::default());
+        for i in 0..n {
+            m.set(&Needle::int(TAG_U64, i), v(i)).unwrap();
+            if i % 4 == 0 {
+                m.set(&Needle::bytes(&long(i)), v(i + 1)).unwrap();
+            }
+        }
+        m.check().unwrap();
+        assert!(m.global_depth >= 1, "no split happened");
+        for i in (0..n).step_by(3) {
+            m.delete(&Needle::int(TAG_U64, i)).unwrap();
+        }
+        let mut c = m.try_clone(Allocator::default()).unwrap();
+        c.check().unwrap();
+        m.compact().unwrap();
+        m.check().unwrap();
+        for i in 0..n {
+            let want = (i % 3 != 0).then_some(v(i));
+            assert_eq!(m.get(&Needle::int(TAG_U64, i)), want);
+            assert_eq!(c.get(&Needle::int(TAG_U64, i)), want);
+            if i % 4 == 0 {
+                assert_eq!(m.get(&Needle::bytes(&long(i))), Some(v(i + 1)));
+            }
+        }
+        m.reserve(4 * n).unwrap();
+        m.check().unwrap();
+        let this: *mut Map = &mut m;
+        // SAFETY: `m` is live and not otherwise borrowed.
+        unsafe { Map::delete_if(this, |k, _| (k.len() > 12) as i32) };
+        m.check().unwrap();
+        assert_eq!(m.len(), n - n.div_ceil(3));
+        c.clear();
+        c.check().unwrap();
+        assert_eq!(c.len(), 0);
+        c.free();
+        m.free();
+        assert_eq!(m.capacity(), 0);
+    }
 
     #[test]
     fn plans() {

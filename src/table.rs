@@ -66,6 +66,7 @@ pub fn max_load(capacity: usize) -> usize {
 
 /// The header of a table; its groups follow it in the same allocation.
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct Table {
     pub used: u32,
     pub capacity: u32,
@@ -75,6 +76,10 @@ pub struct Table {
     /// First directory entry that points here (kept by the directory).
     pub index: u32,
     _pad: u32,
+    /// The groups, right after the header in the same allocation. Kept as
+    /// a pointer (rather than computed from `&self`) so that it carries the
+    /// whole allocation's provenance, not just the header's.
+    groups: *mut Group,
 }
 
 const _: () = assert!(size_of::<Table>().is_multiple_of(core::mem::align_of::<Group>()));
@@ -131,6 +136,7 @@ impl Table {
         // SAFETY: `p` is a fresh allocation of header plus groups, aligned
         // as malloc aligns (8), which suits `Table` and `Group`.
         unsafe {
+            let groups = p.add(1).cast::<Group>();
             p.write(Table {
                 used: 0,
                 capacity: capacity as u32,
@@ -138,8 +144,8 @@ impl Table {
                 local_depth,
                 index: 0,
                 _pad: 0,
+                groups,
             });
-            let groups = (*p).groups_ptr();
             for g in 0..capacity / SLOTS {
                 ptr::addr_of_mut!((*groups.add(g)).ctrl).write(Ctrl::EMPTY);
             }
@@ -158,9 +164,7 @@ impl Table {
 
     #[inline]
     fn groups_ptr(&self) -> *mut Group {
-        // SAFETY: the groups start right after the header, inside the same
-        // allocation (see `Table::new`).
-        unsafe { (self as *const Table).add(1).cast::<Group>().cast_mut() }
+        self.groups
     }
 
     #[inline]
@@ -377,10 +381,14 @@ impl Table {
         // slots that are not full may be uninitialized, but copying them as
         // bytes is fine and they are never read as entries.
         unsafe {
+            copy.write(Table {
+                groups: copy.add(1).cast::<Group>(),
+                ..*self
+            });
             ptr::copy_nonoverlapping(
-                (self as *const Table).cast::<u8>(),
-                copy.cast::<u8>(),
-                bytes,
+                self.groups.cast::<u8>(),
+                (*copy).groups.cast::<u8>(),
+                bytes - size_of::<Table>(),
             );
         }
         let mut done = 0usize;
@@ -462,7 +470,8 @@ mod tests {
         let alloc = Allocator::default();
         // SAFETY: the table is live until freed at the end; keys are inline.
         unsafe {
-            let t = &mut *filled(&alloc, 16, 8);
+            let tp = filled(&alloc, 16, 8);
+            let t = &mut *tp;
             assert_eq!(t.group(0).ctrl.match_full().count(), 8);
             let (g, i) = t.find(3 << 8, &Needle::int(2, 3)).unwrap();
             t.erase(g, i);
@@ -510,7 +519,7 @@ mod tests {
             t.erase(group, slot);
             assert_eq!(t.group(1).ctrl.get(slot), EMPTY);
             assert_eq!(t.growth_left, left + 1);
-            Table::free(t, &alloc);
+            Table::free(tp, &alloc);
         }
     }
 
@@ -519,7 +528,8 @@ mod tests {
         let alloc = Allocator::default();
         // SAFETY: as above.
         unsafe {
-            let t = &mut *filled(&alloc, 8, 8);
+            let tp = filled(&alloc, 8, 8);
+            let t = &mut *tp;
             assert_eq!(t.growth_left, 0);
             assert!(matches!(
                 t.lookup(99 << 8, &Needle::int(2, 99)),
@@ -530,7 +540,7 @@ mod tests {
             t.erase(g, i);
             assert_eq!(t.group(0).ctrl.get(i), EMPTY);
             assert_eq!(t.growth_left, 1);
-            Table::free(t, &alloc);
+            Table::free(tp, &alloc);
         }
     }
 }

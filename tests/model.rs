@@ -133,7 +133,18 @@ proptest! {
                     let mut a = vec![]; m.each(|k, _| { a.push(k.to_vec()); 0 });
                     let mut b = vec![]; c.each(|k, _| { b.push(k.to_vec()); 0 });
                     prop_assert_eq!(a, b);
+                    // Independent: changing the copy leaves the source alone
+                    // (long keys included: they must be copies, not shared).
+                    let probe = b"a key only the clone ever holds".to_vec();
+                    c.set(&Needle::bytes(&probe), 1usize as *mut c_void).unwrap();
+                    let mut c_keys = vec![];
+                    c.each(|k, _| { c_keys.push(k.to_vec()); 0 });
+                    for k in c_keys.iter().filter(|k| k.len() > 12).take(5) {
+                        c.delete(&Needle::bytes(k)).unwrap();
+                    }
                     c.free();
+                    prop_assert_eq!(m.get(&Needle::bytes(&probe)), None);
+                    prop_assert_eq!(contents(&m), model.clone());
                 }
             }
             check(&m, &model);
