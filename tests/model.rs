@@ -136,7 +136,7 @@ proptest! {
                     // Independent: changing the copy leaves the source alone
                     // (long keys included: they must be copies, not shared).
                     let probe = b"a key only the clone ever holds".to_vec();
-                    c.set(&Needle::bytes(&probe), 1usize as *mut c_void).unwrap();
+                    c.set(&Needle::bytes(&probe), std::ptr::null_mut()).unwrap();
                     let mut c_keys = vec![];
                     c.each(|k, _| { c_keys.push(k.to_vec()); 0 });
                     for k in c_keys.iter().filter(|k| k.len() > 12).take(5) {
