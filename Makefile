@@ -21,7 +21,7 @@ CXXSTD   := -std=c++17 $(WARN) -Iinclude
 B        := build
 
 # C suites: each source runs as C11 and as C++17, static and shared.
-SUITES   := test_api test_hooks test_static_inline test_generic test_random
+SUITES   := test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks
 SOURCES  := $(wildcard src/*.rs) Cargo.toml Cargo.lock
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \

@@ -553,6 +553,8 @@ int slotmap_reserve(struct slotmap_s *sm, uint32_t n);
  * Gives the slotmap a fixed capacity: an insert beyond `max_rows` rows
  * fails with `SLATE_ERROR_FULL` and changes nothing. Allocates nothing.
  *
+ * `UINT32_MAX` means no limit.
+ *
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a limit
  * below the current length, or from inside its own walk.
  *
@@ -642,13 +644,15 @@ int slotmap_contains(const struct slotmap_s *sm, slotmap_key key);
 int slotmap_erase(struct slotmap_s *sm, slotmap_key key);
 
 /**
- * Erases every row for which `predicate(key, row, data)` returns non-zero,
- * in one pass that compacts the columns (row order of the survivors is
- * kept). The predicate must not modify the slotmap (such calls return
- * `SLATE_ERROR_INVALID`).
+ * Erases every row for which `predicate(key, row, data)` returns non-zero.
+ * The predicate runs on every row first, on the slotmap as it stands (it
+ * may read it; calls that would modify it return `SLATE_ERROR_INVALID`),
+ * then one pass compacts the columns (survivors keep their order).
  *
- * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL
- * `sm` or predicate, or from inside its own walk.
+ * Returns `SLATE_OK` (not a count); `SLATE_ERROR_ALLOC` if the bitmap of
+ * decisions (one bit per row) cannot be allocated, before anything
+ * changed; `SLATE_ERROR_INVALID` for a NULL `sm` or predicate, or from
+ * inside its own walk.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap; the predicate must not unwind.

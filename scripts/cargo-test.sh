@@ -5,8 +5,8 @@ set -u
 out=$(mktemp)
 # A leading +toolchain, then `miri` if given, go before `test`.
 pre=()
-[ "${1:-}" != "${1#+}" ] && { pre+=("$1"); shift; }
-[ "${1:-}" = miri ] && { pre+=(miri); shift; }
+case "${1:-}" in +*) pre+=("$1"); shift ;; esac
+case "${1:-}" in miri) pre+=(miri); shift ;; esac
 cargo "${pre[@]}" test "$@" 2>&1 | tee "$out"
 status=${PIPESTATUS[0]}
 grep -E '^test result:' "$out" |

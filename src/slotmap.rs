@@ -40,8 +40,9 @@
 //!   compare, then the row.
 //! - **erase** moves the last row into the hole (swap-and-pop) and repairs
 //!   the moved row's slot through `reverse`: O(1), rows stay packed.
-//! - **erase_if** filters and compresses every column in one pass and
-//!   rewrites the index for the survivors as it goes.
+//! - **erase_if** asks the predicate about every row first (so the
+//!   predicate sees a consistent slotmap), then compresses every column in
+//!   one pass and rewrites the index for the survivors as it goes.
 //! - **sort** computes a permutation (heapsort over row numbers, by column
 //!   0), gathers every column into a new block in that order, and rewrites
 //!   the index from the permutation in one pass.
@@ -123,6 +124,21 @@ pub struct SlotMap {
     /// Column 0's first element (the hot path of `get`).
     col0: *mut u8,
     alloc: Allocator,
+}
+
+/// Allocations replaced by a growth, freed once nothing reads them.
+struct Retired {
+    block: *mut u8,
+    sparse: *mut u8,
+}
+
+impl Default for Retired {
+    fn default() -> Retired {
+        Retired {
+            block: ptr::null_mut(),
+            sparse: ptr::null_mut(),
+        }
+    }
 }
 
 /// The layout of a dense block of `cap` rows: each column's offset from the
@@ -302,8 +318,11 @@ impl SlotMap {
     }
 
     /// Grows the dense block to at least `rows` and the sparse index so that
-    /// `new_slots` more slots fit; all or nothing.
-    fn grow(&mut self, rows: u32, new_slots: u32) -> Result<(), Error> {
+    /// `new_slots` more slots fit; all or nothing. The replaced allocations
+    /// are handed back, not freed: `insert` may still be reading a row that
+    /// lives in the old block (a copy of one of our own elements).
+    fn grow(&mut self, rows: u32, new_slots: u32) -> Result<Retired, Error> {
+        let mut retired = Retired::default();
         let want_slots = self.slots.checked_add(new_slots).ok_or(Error::Full)?;
         if rows > MAX_ROWS || want_slots > MAX_ROWS {
             return Err(Error::Full);
@@ -355,8 +374,8 @@ impl SlotMap {
                         new_base.add(layout.reverse),
                         self.len as usize * size_of::<u32>(),
                     );
-                    self.alloc.free(self.block);
                 }
+                retired.block = self.block;
             }
             self.block = p;
             self.cap = cap;
@@ -365,15 +384,23 @@ impl SlotMap {
         if let Some((cap, p)) = sparse {
             if !self.sparse.is_null() {
                 // SAFETY: the old index holds `slots` initialized slots.
-                unsafe {
-                    ptr::copy_nonoverlapping(self.sparse, p, self.slots as usize);
-                    self.alloc.free(self.sparse.cast());
-                }
+                unsafe { ptr::copy_nonoverlapping(self.sparse, p, self.slots as usize) };
+                retired.sparse = self.sparse.cast();
             }
             self.sparse = p;
             self.slot_cap = cap;
         }
-        Ok(())
+        Ok(retired)
+    }
+
+    /// Frees allocations that `grow` replaced.
+    fn release(&self, retired: Retired) {
+        // SAFETY: both are NULL or old allocations of this slotmap that
+        // nothing refers to any more.
+        unsafe {
+            self.alloc.free(retired.block);
+            self.alloc.free(retired.sparse);
+        }
     }
 
     /// Room for `n` rows in all (inserts up to `n` rows allocate nothing).
@@ -383,15 +410,18 @@ impl SlotMap {
         }
         // Slots that new rows would take beyond the free list.
         let new_slots = n.saturating_sub(self.len).saturating_sub(self.free_len);
-        self.grow(n.max(self.len), new_slots)
+        let retired = self.grow(n.max(self.len), new_slots)?;
+        self.release(retired);
+        Ok(())
     }
 
     /// A fixed capacity: inserts beyond `max_rows` fail with `Full`.
+    /// `u32::MAX` (or anything above `MAX_ROWS`) means no limit.
     pub fn set_limit(&mut self, max_rows: u32) -> Result<(), Error> {
-        if max_rows < self.len || max_rows > MAX_ROWS {
+        if max_rows < self.len {
             return Err(Error::Invalid);
         }
-        self.limit = max_rows;
+        self.limit = max_rows.min(MAX_ROWS);
         Ok(())
     }
 
@@ -408,8 +438,9 @@ impl SlotMap {
             // Every version was used up by slots created before a `free`.
             return Err(Error::Full);
         }
+        let mut retired = Retired::default();
         if self.len == self.cap || self.slots + new_slot > self.slot_cap {
-            self.grow(self.len + 1, new_slot)?;
+            retired = self.grow(self.len + 1, new_slot)?;
         }
         let index = if new_slot == 1 {
             let i = self.slots;
@@ -446,6 +477,8 @@ impl SlotMap {
             }
         }
         self.len += 1;
+        // Only now: `row` may have pointed into the old block.
+        self.release(retired);
         Ok(((self.slot(index).version as u64) << 32) | index as u64)
     }
 
@@ -503,45 +536,71 @@ impl SlotMap {
         Ok(())
     }
 
-    /// Removes every row for which `pred(key, row)` is non-zero, in one pass
-    /// that compacts the columns as it goes.
+    /// Removes every row for which `pred(key, row)` is non-zero: first every
+    /// predicate runs on the slotmap as it stands (so a predicate that reads
+    /// it sees a consistent state), the decisions kept in a bitmap; then one
+    /// pass compacts every column and rewrites the index for the survivors.
+    /// Fails only if the bitmap cannot be allocated, before any change.
     ///
     /// Takes a raw pointer: `pred` may read the slotmap through the C API,
     /// so no reference is held across its calls.
     ///
     /// # Safety
     /// `this` points to a live slotmap.
-    pub unsafe fn erase_if(this: *mut SlotMap, mut pred: impl FnMut(u64, *mut u8) -> i32) {
-        // SAFETY: `this` is live; `walkers` is a `Cell`.
+    pub unsafe fn erase_if(
+        this: *mut SlotMap,
+        mut pred: impl FnMut(u64, *mut u8) -> i32,
+    ) -> Result<(), Error> {
+        // SAFETY: `this` is live; shared looks end before each `pred` call.
+        let (n, alloc) = unsafe { ((*this).len as usize, (*this).alloc) };
+        if n == 0 {
+            return Ok(());
+        }
+        let words = n.div_ceil(64);
+        let marks = alloc.alloc_zeroed(words, size_of::<u64>())?.cast::<u64>();
+        // SAFETY: as above; `walkers` is a `Cell`.
         let walkers = unsafe { &(*this).walkers };
         walkers.set(walkers.get() + 1);
-        let mut write = 0u32;
-        let mut read = 0u32;
-        // SAFETY: each block below takes a short reference, never across
-        // `pred`; rows below `write` are final, rows from `read` untouched.
-        unsafe {
-            while read < (*this).len {
-                let (key, element) = {
-                    let m = &*this;
-                    let key = m.key_at(read).expect("row below len");
-                    (
-                        key,
-                        m.col0.wrapping_add(read as usize * m.sizes[0] as usize),
-                    )
-                };
-                if pred(key, element) != 0 {
-                    (*this).vacate(key as u32);
+        let mut any = false;
+        for row in 0..n as u32 {
+            // SAFETY: a short shared look; `pred` cannot modify the slotmap.
+            let (key, element) = unsafe {
+                let m = &*this;
+                (
+                    m.key_at(row).expect("row below len"),
+                    m.col0.wrapping_add(row as usize * m.sizes[0] as usize),
+                )
+            };
+            if pred(key, element) != 0 {
+                // SAFETY: `row / 64` is below `words`.
+                unsafe { *marks.add(row as usize / 64) |= 1 << (row % 64) };
+                any = true;
+            }
+        }
+        walkers.set(walkers.get() - 1);
+        if any {
+            // SAFETY: no callback runs any more; `this` is live.
+            let m = unsafe { &mut *this };
+            let mut write = 0u32;
+            for read in 0..n as u32 {
+                // SAFETY: as above.
+                let doomed = unsafe { *marks.add(read as usize / 64) } >> (read % 64) & 1 == 1;
+                if doomed {
+                    // SAFETY: rows below `len` have a reverse entry.
+                    let slot = unsafe { *m.reverse().add(read as usize) };
+                    m.vacate(slot);
                 } else {
                     if write != read {
-                        (*this).move_row(read, write);
+                        m.move_row(read, write);
                     }
                     write += 1;
                 }
-                read += 1;
             }
-            (*this).len = write;
+            m.len = write;
         }
-        walkers.set(walkers.get() - 1);
+        // SAFETY: allocated above from this allocator.
+        unsafe { alloc.free(marks.cast()) };
+        Ok(())
     }
 
     /// Calls `f(key, row)` for every row in dense order until it returns
@@ -939,6 +998,7 @@ mod tests {
             SlotMap::erase_if(this, |_, row| {
                 (row.cast::<u32>().read_unaligned() % 2) as i32
             })
+            .unwrap()
         };
         m.check().unwrap();
         assert_eq!(m.len(), 250);

@@ -1,0 +1,898 @@
+/*
+ * test_slotmap_hooks.c -- the slotmap's memory: SLATE_MALLOC / SLATE_CALLOC /
+ * SLATE_FREE serve slotmaps too (SPEC 6 edge cases), capacity is real
+ * (reserve, clear, churn), read-only calls allocate nothing, and allocation
+ * failure injection.
+ *
+ * The hooks are the counting wrappers of test_hooks.c: a 32-byte header in
+ * front of every block (a magic number, the size, the owning counter set)
+ * catches blocks freed twice or through the wrong allocator, and a switch
+ * makes allocation attempt number K return NULL.
+ *
+ * The failure-injection part counts the allocations of a scripted workload
+ * (inserts through several growths of the rows and of the index, erases,
+ * stale erases, reserve, sort, clone and work on the clone, erase_if,
+ * clear, limit), then reruns it once for every N, failing allocation N.  In
+ * each run: the call that met the failure returns SLATE_ERROR_ALLOC (no
+ * other call does, and no failure is swallowed); the slotmap is unchanged
+ * (length, row order, every byte of every column, every key with its data,
+ * every stale key still stale); the same call then succeeds; the rest of
+ * the workload succeeds; at the end allocations == frees.  After a failed
+ * clone the copy is an empty, usable slotmap of the same columns.
+ *
+ *   gcc -std=c11 -O1 -g -Wall -Wextra -Werror -Iinclude c-tests/test_slotmap_hooks.c \
+ *       target/release/libslate.a -lpthread -ldl -lm -o /tmp/tsh && /tmp/tsh
+ *   g++ -std=c++17 -O1 -g -Wall -Wextra -Werror -Iinclude -x c++ c-tests/test_slotmap_hooks.c \
+ *       -x none target/release/libslate.a -lpthread -ldl -lm -o /tmp/tshpp && /tmp/tshpp
+ *
+ * Library decisions relied on (see test_slotmap.c for the full list):
+ *   [D-key]     fresh slots are numbered 0, 1, 2, ... (a key's slot names
+ *               its record in some checks below).
+ *   [D-column]  slotmap_column is NULL while nothing was ever allocated.
+ *   [D-reserve] slotmap_reserve(n) means room for n rows in total: inserts
+ *               up to n rows then allocate nothing.
+ *   [D-clone]   slotmap_clone takes the allocator in force (like slate_clone)
+ *               and keeps the row order.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+void* hk_malloc(size_t size);
+void* hk_calloc(size_t count, size_t size);
+void hk_free(void* pointer);
+
+#define SLATE_MALLOC(size) hk_malloc(size)
+#define SLATE_CALLOC(count, size) hk_calloc((count), (size))
+#define SLATE_FREE(pointer) hk_free(pointer)
+#define SLATE_IMPLEMENTATION
+#include "slate.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* counting allocators (as in test_hooks.c)                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct hook_state_s {
+  unsigned long long attempts;    /* malloc + calloc calls */
+  unsigned long long mallocs;     /* malloc calls */
+  unsigned long long callocs;     /* calloc calls */
+  unsigned long long allocations; /* successful */
+  unsigned long long frees;       /* blocks returned */
+  unsigned long long failures;    /* NULLs handed out on purpose */
+  unsigned long long fail_at;     /* 0: never; else the attempt that fails */
+  unsigned long long live_bytes;  /* bytes handed out and not yet returned */
+  unsigned long long total_bytes; /* bytes handed out, ever */
+  unsigned long long bad_frees;   /* unknown block, double free, wrong allocator */
+} hook_state_s;
+
+static hook_state_s hk;  /* the SLATE_* hooks */
+static hook_state_s hk2; /* a second allocator, for slate_use_allocator */
+
+#define HOOK_MAGIC 0x51a7e0a110c8ed01ull
+#define HOOK_DEAD 0xdeadbeefdeadbeefull
+typedef struct hook_header_s {
+  uint64_t magic;
+  uint64_t size;
+  uint64_t owner;
+  uint64_t pad; /* 32 bytes keep malloc's 16-byte alignment */
+} hook_header_s;
+
+static void* counted_alloc(hook_state_s* s, size_t count, size_t size, int zero) {
+  s->attempts++;
+  if (zero)
+    s->callocs++;
+  else
+    s->mallocs++;
+  if (s->fail_at != 0 && s->attempts == s->fail_at) {
+    s->failures++;
+    return NULL;
+  }
+  if (size != 0 && count > (SIZE_MAX - sizeof(hook_header_s)) / size) return NULL;
+  size_t n = count * size;
+  hook_header_s* h =
+      (hook_header_s*)(zero ? calloc(1, n + sizeof(hook_header_s)) : malloc(n + sizeof(hook_header_s)));
+  if (h == NULL) return NULL;
+  h->magic = HOOK_MAGIC;
+  h->size = n;
+  h->owner = (uint64_t)(uintptr_t)s;
+  h->pad = 0;
+  s->allocations++;
+  s->live_bytes += n;
+  s->total_bytes += n;
+  return h + 1;
+}
+
+static void counted_free(hook_state_s* s, void* pointer) {
+  if (pointer == NULL) return;
+  hook_header_s* h = (hook_header_s*)pointer - 1;
+  if (h->magic != HOOK_MAGIC) {
+    s->bad_frees++; /* not ours, or freed twice: leak it rather than crash */
+    return;
+  }
+  hook_state_s* owner = (hook_state_s*)(uintptr_t)h->owner;
+  if (owner != s) s->bad_frees++;
+  owner->frees++;
+  owner->live_bytes -= h->size;
+  h->magic = HOOK_DEAD;
+  free(h);
+}
+
+void* hk_malloc(size_t size) { return counted_alloc(&hk, 1, size, 0); }
+void* hk_calloc(size_t count, size_t size) { return counted_alloc(&hk, count, size, 1); }
+void hk_free(void* pointer) { counted_free(&hk, pointer); }
+void* hk2_malloc(size_t size);
+void* hk2_calloc(size_t count, size_t size);
+void hk2_free(void* pointer);
+void* hk2_malloc(size_t size) { return counted_alloc(&hk2, 1, size, 0); }
+void* hk2_calloc(size_t count, size_t size) { return counted_alloc(&hk2, count, size, 1); }
+void hk2_free(void* pointer) { counted_free(&hk2, pointer); }
+
+static void hooks_reset(hook_state_s* s) {
+  /* live_bytes and the balance carry over: only the per-run counters reset */
+  s->attempts = 0;
+  s->mallocs = 0;
+  s->callocs = 0;
+  s->failures = 0;
+  s->fail_at = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* records: three columns (a 12-byte struct, an 8-byte id, a 1-byte flag)   */
+/* ------------------------------------------------------------------------ */
+
+#define KEY_SLOT(k) ((uint32_t)((k)&0xFFFFFFFFu))
+#define SENTINEL_KEY 0x5EED5EED5EED5EEDull
+
+typedef struct rec_s {
+  uint32_t a, b, c;
+} rec_s;
+static const uint32_t SIZES3[3] = {12, 8, 1};
+#define ROW3 21
+
+static rec_s rec_for(uint64_t id) {
+  rec_s r;
+  r.a = (uint32_t)((id * 2654435761u) % 1000u);
+  r.b = (uint32_t)id ^ 0xA5A5A5A5u;
+  r.c = (uint32_t)(id >> 32) * 3u + 7u;
+  return r;
+}
+static uint8_t flag_for(uint64_t id) { return (uint8_t)(id * 37u + 1u); }
+static uint64_t id_of_rec(const rec_s* r) { return (uint64_t)(r->b ^ 0xA5A5A5A5u); }
+
+static void pack3(unsigned char row[ROW3], uint64_t id) {
+  rec_s r = rec_for(id);
+  uint8_t f = flag_for(id);
+  memcpy(row, &r, 12);
+  memcpy(row + 12, &id, 8);
+  row[20] = f;
+}
+
+static int put3(slotmap_s* sm, uint64_t id, slotmap_key* key) {
+  unsigned char row[ROW3];
+  pack3(row, id);
+  return slotmap_insert(sm, row, key);
+}
+
+/* Key k is valid and its row holds record `id` in all three columns. */
+static int key3_is(const slotmap_s* sm, slotmap_key k, uint64_t id) {
+  uint32_t r = 0xFFFFFFFFu;
+  void* e = NULL;
+  if (slotmap_row(sm, k, &r) != SLATE_OK || r >= slotmap_length(sm)) return 0;
+  if (slotmap_get(sm, k, &e) != SLATE_OK) return 0;
+  const rec_s* c0 = (const rec_s*)slotmap_column(sm, 0);
+  const uint64_t* c1 = (const uint64_t*)slotmap_column(sm, 1);
+  const uint8_t* c2 = (const uint8_t*)slotmap_column(sm, 2);
+  rec_s want = rec_for(id);
+  return c0 != NULL && c1 != NULL && c2 != NULL && e == (const void*)(c0 + r) &&
+         memcmp(&c0[r], &want, sizeof want) == 0 && c1[r] == id && c2[r] == flag_for(id);
+}
+
+/* row(key_at(r)) == r for every row; 0 at the length. */
+static unsigned dense_problems(const slotmap_s* sm) {
+  unsigned bad = 0;
+  uint32_t n = slotmap_length(sm);
+  for (uint32_t r = 0; r < n; r++) {
+    uint32_t row = 0xFFFFFFFFu;
+    if (slotmap_row(sm, slotmap_key_at(sm, r), &row) != SLATE_OK || row != r) bad++;
+  }
+  if (slotmap_key_at(sm, n) != 0) bad++;
+  return bad;
+}
+
+static int count_cb(slotmap_key key, void* row, void* data) {
+  (void)key;
+  (void)row;
+  (*(uint64_t*)data)++;
+  return 0;
+}
+
+static int less_rec_a(const void* a, const void* b, void* data) {
+  (void)data;
+  return ((const rec_s*)a)->a < ((const rec_s*)b)->a;
+}
+
+/* A walk that only reads its slotmap. */
+typedef struct reader_s {
+  const slotmap_s* sm;
+  uint64_t calls;
+  unsigned bad;
+} reader_s;
+
+static int reader_cb(slotmap_key key, void* row, void* data) {
+  reader_s* r = (reader_s*)data;
+  uint32_t at = 0;
+  void* e = NULL;
+  if (slotmap_get(r->sm, key, &e) != SLATE_OK || e != row) r->bad++;
+  if (slotmap_row(r->sm, key, &at) != SLATE_OK || slotmap_key_at(r->sm, at) != key) r->bad++;
+  if (!slotmap_contains(r->sm, key) || slotmap_column(r->sm, 2) == NULL) r->bad++;
+  r->calls++;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the hooks serve slotmaps; read-only calls allocate nothing                */
+/* ------------------------------------------------------------------------ */
+
+static void test_hooks_used(void) {
+  TEST_SECTION("slotmap allocations go through SLATE_MALLOC/SLATE_CALLOC/SLATE_FREE");
+  enum { N = 10000 };
+  slotmap_s sm, one, copy;
+  static slotmap_key keys[N];
+  unsigned bad = 0;
+  unsigned long long live0 = hk.live_bytes, allocs0 = hk.allocations, frees0 = hk.frees;
+  hooks_reset(&hk);
+  /* initializing, limiting and freeing a fresh slotmap allocate nothing */
+  CHECK_EQ_INT(slotmap_columns(&sm, SIZES3, 3), SLATE_OK);
+  CHECK_EQ_INT(slotmap(&one, 8), SLATE_OK);
+  CHECK_EQ_INT(slotmap_limit(&sm, N), SLATE_OK);
+  slotmap_free(&one);
+  CHECK_EQ_U64(hk.attempts, 0);
+  CHECK_EQ_U64(hk.live_bytes, live0);
+
+  /* the first insert allocates, through the hooks */
+  CHECK_EQ_INT(put3(&sm, 0, &keys[0]), SLATE_OK);
+  CHECK(hk.attempts > 0);
+  CHECK(hk.live_bytes > live0);
+  for (uint64_t i = 1; i < N; i++)
+    if (put3(&sm, i, &keys[i]) != SLATE_OK) bad++;
+  CHECK_EQ_INT(bad, 0);
+  fprintf(stderr, "   %llu mallocs, %llu callocs for %d rows; %llu bytes live\n", hk.mallocs,
+          hk.callocs, (int)N, hk.live_bytes - live0);
+  /* at least the rows themselves (21 bytes each) are held from the hooks */
+  CHECK(hk.live_bytes - live0 >= (unsigned long long)N * ROW3);
+
+  /* read-only calls allocate nothing */
+  unsigned long long before = hk.attempts;
+  reader_s rd;
+  memset(&rd, 0, sizeof rd);
+  rd.sm = &sm;
+  for (uint32_t i = 0; i < N; i += 7) {
+    void* e = NULL;
+    uint32_t r = 0;
+    if (slotmap_get(&sm, keys[i], &e) != SLATE_OK) bad++;
+    if (slotmap_get(&sm, keys[i], NULL) != SLATE_OK) bad++;
+    if (slotmap_get(&sm, keys[i] + (2ull << 32), &e) != SLATE_ERROR_NOT_FOUND) bad++;
+    if (slotmap_row(&sm, keys[i], &r) != SLATE_OK) bad++;
+    if (slotmap_contains(&sm, keys[i]) != 1) bad++;
+    if (slotmap_key_at(&sm, i) == 0) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(slotmap_column(&sm, 0) != NULL);
+  CHECK(slotmap_column(&sm, 3) == NULL);
+  CHECK_EQ_U64(slotmap_key_at(&sm, N), 0);
+  CHECK_EQ_U64(slotmap_length(&sm), N);
+  CHECK_EQ_INT(slotmap_each(&sm, reader_cb, &rd), SLATE_OK);
+  CHECK_EQ_U64(rd.calls, N);
+  CHECK_EQ_INT(rd.bad, 0);
+  CHECK_EQ_INT(dense_problems(&sm), 0);
+  CHECK_EQ_U64(hk.attempts, before);
+  /* ... and neither do erase, a limit, nor a reserve within the capacity */
+  CHECK_EQ_INT(slotmap_erase(&sm, keys[5]), SLATE_OK);
+  CHECK_EQ_INT(slotmap_limit(&sm, N + 10), SLATE_OK);
+  CHECK_EQ_INT(slotmap_reserve(&sm, N), SLATE_OK);
+  CHECK_EQ_U64(hk.attempts, before);
+
+  /* clone and sort allocate through the hooks, and give everything back */
+  CHECK_EQ_INT(slotmap_clone(&copy, &sm), SLATE_OK);
+  CHECK(hk.attempts > before);
+  before = hk.attempts;
+  unsigned long long live_before_sort = hk.live_bytes;
+  CHECK_EQ_INT(slotmap_sort(&sm, less_rec_a, NULL), SLATE_OK);
+  CHECK(hk.attempts > before); /* "needs memory for a second copy of the rows" */
+  fprintf(stderr, "   sort: %llu allocations, live bytes %llu -> %llu\n", hk.attempts - before,
+          live_before_sort, hk.live_bytes);
+  for (uint64_t i = 0; i < N; i++)
+    if (i != 5 && (!key3_is(&sm, keys[i], i) || !key3_is(&copy, keys[i], i))) bad++;
+  CHECK_EQ_INT(bad, 0);
+  slotmap_free(&copy);
+  slotmap_free(&sm);
+  CHECK_EQ_U64(hk.live_bytes, live0);
+  CHECK_EQ_U64(hk.allocations - allocs0, hk.frees - frees0);
+  CHECK_EQ_U64(hk.bad_frees, 0);
+  /* a freed slotmap holds nothing ([D-column]) */
+  CHECK_EQ_PTR(slotmap_column(&sm, 0), NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* capacity is real                                                          */
+/* ------------------------------------------------------------------------ */
+
+static void test_capacity_is_real(void) {
+  TEST_SECTION("reserve, clear and churn keep real capacity");
+  enum { N = 5000 };
+  slotmap_s sm;
+  static slotmap_key keys[N];
+  unsigned bad = 0;
+  unsigned long long before;
+
+  /* [D-reserve] after reserve(n) the next n inserts allocate nothing */
+  CHECK_EQ_INT(slotmap_columns(&sm, SIZES3, 3), SLATE_OK);
+  hooks_reset(&hk);
+  CHECK_EQ_INT(slotmap_reserve(&sm, N), SLATE_OK);
+  CHECK(hk.attempts > 0);
+  before = hk.attempts;
+  for (uint64_t i = 0; i < N; i++)
+    if (put3(&sm, i, &keys[i]) != SLATE_OK) bad++;
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_U64(hk.attempts, before);
+  slotmap_free(&sm);
+
+  /* room for n rows in all: with rows and erased slots already there */
+  CHECK_EQ_INT(slotmap(&sm, 8), SLATE_OK);
+  for (uint64_t i = 0; i < 300; i++) {
+    uint64_t v = i;
+    if (slotmap_insert(&sm, &v, &keys[i]) != SLATE_OK) bad++;
+  }
+  for (uint64_t i = 0; i < 300; i += 3)
+    if (slotmap_erase(&sm, keys[i]) != SLATE_OK) bad++;
+  CHECK_EQ_U64(slotmap_length(&sm), 200);
+  CHECK_EQ_INT(slotmap_reserve(&sm, 1000), SLATE_OK);
+  before = hk.attempts;
+  for (uint64_t i = 0; i < 800; i++) {
+    uint64_t v = 1000 + i;
+    slotmap_key k;
+    if (slotmap_insert(&sm, &v, &k) != SLATE_OK) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_U64(slotmap_length(&sm), 1000);
+  CHECK_EQ_U64(hk.attempts, before);
+  slotmap_free(&sm);
+
+  /* after clear, refilling allocates nothing */
+  CHECK_EQ_INT(slotmap_columns(&sm, SIZES3, 3), SLATE_OK);
+  before = hk.attempts;
+  for (uint64_t i = 0; i < N; i++)
+    if (put3(&sm, i, &keys[i]) != SLATE_OK) bad++;
+  unsigned long long first_fill = hk.attempts - before;
+  CHECK(first_fill > 0);
+  before = hk.attempts;
+  CHECK_EQ_INT(slotmap_clear(&sm), SLATE_OK);
+  for (uint64_t i = 0; i < N; i++)
+    if (put3(&sm, N + i, &keys[i]) != SLATE_OK) bad++;
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_U64(hk.attempts, before);
+  for (uint64_t i = 0; i < N; i++)
+    if (!key3_is(&sm, keys[i], N + i)) bad++;
+  CHECK_EQ_INT(bad, 0);
+  fprintf(stderr, "   first fill of %d rows: %llu allocations; refill after clear: %llu\n", (int)N,
+          first_fill, hk.attempts - before);
+
+  /* churn at a constant size allocates nothing: erased slots are reused
+     (SPEC 6), so neither the rows nor the index grow */
+  before = hk.attempts;
+  for (uint32_t c = 0; c < 20000; c++) {
+    uint32_t i = (c * 7919u) % N;
+    if (slotmap_erase(&sm, keys[i]) != SLATE_OK) bad++;
+    if (put3(&sm, c, &keys[i]) != SLATE_OK) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_U64(hk.attempts, before);
+  CHECK_EQ_U64(slotmap_length(&sm), N);
+  CHECK_EQ_INT(dense_problems(&sm), 0);
+  slotmap_free(&sm);
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  CHECK_EQ_U64(hk.allocations, hk.frees);
+}
+
+/* ------------------------------------------------------------------------ */
+/* failure injection                                                         */
+/* ------------------------------------------------------------------------ */
+
+#define MAXID 9000    /* record ids 0 .. MAXID-1 */
+#define MAXSTALE 9000 /* keys erased over a run */
+#define MAXROWS 9000
+#define MAXOPS 20000
+
+typedef struct model_s {
+  unsigned char present[MAXID];
+  slotmap_key key[MAXID];
+  uint32_t length;
+  slotmap_key stale[MAXSTALE];
+  uint32_t nstale;
+} model_s;
+
+enum {
+  OP_INSERT,
+  OP_ERASE,
+  OP_RESERVE,
+  OP_SORT,
+  OP_CLONE,
+  OP_ERASE_IF,
+  OP_CLEAR,
+  OP_LIMIT,
+  OP_COUNT
+};
+static const char* const op_names[OP_COUNT] = {"insert", "erase", "reserve", "sort",
+                                               "clone",  "erase_if", "clear", "limit"};
+
+typedef struct run_s {
+  slotmap_s m, c;     /* the slotmap and its clone */
+  model_s mm, mc;     /* what they should hold */
+  unsigned ops;
+  unsigned alloc_errors;   /* calls that returned SLATE_ERROR_ALLOC */
+  unsigned unexplained;    /* ... without an injected failure */
+  unsigned swallowed;      /* injected failures that did not surface */
+  unsigned wrong_rc;       /* unexpected return codes (after any retry) */
+  unsigned changed;        /* failed calls that changed the slotmap */
+  unsigned unpredicted;    /* failures in a call the baseline said allocates nothing */
+  unsigned bad_clone_copy; /* failed clones whose copy was not an empty slotmap */
+  unsigned retry_failed;   /* the call did not succeed on the retry */
+  unsigned messages;
+  int failed_op;           /* kind of the call that failed, -1 none */
+} run_s;
+
+static run_s run_;
+static unsigned base_allocs_[MAXOPS]; /* allocation attempts of each call, in the baseline */
+static int baseline_;
+
+/* A full picture of the rows: order, keys and every column byte. */
+typedef struct snapshot_s {
+  uint32_t length;
+  slotmap_key keys[MAXROWS];
+  unsigned char c0[MAXROWS * 12], c1[MAXROWS * 8], c2[MAXROWS];
+} snapshot_s;
+static snapshot_s snap_before_, snap_after_;
+
+static void take_snapshot(const slotmap_s* sm, snapshot_s* s) {
+  s->length = slotmap_length(sm);
+  if (s->length > MAXROWS) s->length = MAXROWS;
+  for (uint32_t r = 0; r < s->length; r++) s->keys[r] = slotmap_key_at(sm, r);
+  if (s->length > 0) {
+    memcpy(s->c0, slotmap_column(sm, 0), (size_t)s->length * 12);
+    memcpy(s->c1, slotmap_column(sm, 1), (size_t)s->length * 8);
+    memcpy(s->c2, slotmap_column(sm, 2), (size_t)s->length);
+  }
+}
+
+static int same_snapshot(const snapshot_s* a, const snapshot_s* b) {
+  return a->length == b->length && memcmp(a->keys, b->keys, a->length * sizeof a->keys[0]) == 0 &&
+         memcmp(a->c0, b->c0, (size_t)a->length * 12) == 0 &&
+         memcmp(a->c1, b->c1, (size_t)a->length * 8) == 0 && memcmp(a->c2, b->c2, a->length) == 0;
+}
+
+/* Every record is as the model says, every stale key is stale, the rows are
+   dense; returns the mismatches. */
+static unsigned verify_model(const slotmap_s* sm, const model_s* md) {
+  unsigned bad = 0;
+  uint64_t n = 0;
+  if (slotmap_length(sm) != md->length) bad++;
+  for (uint32_t id = 0; id < MAXID; id++)
+    if (md->present[id] && !key3_is(sm, md->key[id], id)) bad++;
+  for (uint32_t i = 0; i < md->nstale; i++)
+    if (slotmap_get(sm, md->stale[i], NULL) != SLATE_ERROR_NOT_FOUND) bad++;
+  if (slotmap_each(sm, count_cb, &n) != SLATE_OK || n != md->length) bad++;
+  bad += dense_problems(sm);
+  return bad;
+}
+
+static void model_stale(model_s* md, uint32_t id) {
+  if (!md->present[id]) return;
+  md->present[id] = 0;
+  md->length--;
+  if (md->nstale < MAXSTALE) md->stale[md->nstale++] = md->key[id];
+}
+
+static int pred_mod5(slotmap_key key, void* row, void* data) {
+  (void)key;
+  (void)data;
+  return id_of_rec((const rec_s*)row) % 5 == 0;
+}
+
+static int exec_op(run_s* r, int kind, slotmap_s* sm, model_s* md, uint32_t arg, slotmap_key* out) {
+  switch (kind) {
+    case OP_INSERT:
+      return put3(sm, arg, out);
+    case OP_ERASE:
+      /* a present record's key, or its stale key once erased */
+      return slotmap_erase(sm, md->key[arg]);
+    case OP_RESERVE:
+      return slotmap_reserve(sm, arg);
+    case OP_SORT:
+      return slotmap_sort(sm, less_rec_a, NULL);
+    case OP_CLONE:
+      memset(&r->c, 0xA7, sizeof r->c); /* an uninitialized destination */
+      return slotmap_clone(&r->c, &r->m);
+    case OP_ERASE_IF:
+      return slotmap_erase_if(sm, pred_mod5, NULL);
+    case OP_CLEAR:
+      return slotmap_clear(sm);
+    case OP_LIMIT:
+      return slotmap_limit(sm, arg);
+  }
+  return -100;
+}
+
+static void note(run_s* r, const char* what, int kind, uint32_t arg, int rc) {
+  if (r->messages++ < 6)
+    fprintf(stderr, "   fail_at=%llu op #%u %s(%u): %s (rc %d)\n", hk.fail_at, r->ops,
+            op_names[kind], arg, what, rc);
+}
+
+/* One call of the workload on m (target 0) or c (target 1); `expected` is
+   its result when no allocation fails. */
+static void step(run_s* r, int kind, int target, uint32_t arg, int expected) {
+  slotmap_s* sm = target ? &r->c : &r->m;
+  model_s* md = target ? &r->mc : &r->mm;
+  const slotmap_s* watched = kind == OP_CLONE ? &r->m : sm;
+  const model_s* watched_md = kind == OP_CLONE ? &r->mm : md;
+  slotmap_key key = SENTINEL_KEY;
+  unsigned index = r->ops++;
+  unsigned long long attempts = hk.attempts;
+  /* the failing call is known from the baseline: take a full snapshot then */
+  int predicted = !baseline_ && index < MAXOPS && hk.fail_at != 0 && hk.failures == 0 &&
+                  hk.fail_at > hk.attempts && hk.fail_at <= hk.attempts + base_allocs_[index];
+  if (predicted) take_snapshot(watched, &snap_before_);
+  unsigned long long failures = hk.failures;
+  int rc = exec_op(r, kind, sm, md, arg, &key);
+  if (baseline_ && index < MAXOPS) base_allocs_[index] = (unsigned)(hk.attempts - attempts);
+  if (rc == SLATE_ERROR_ALLOC) {
+    r->alloc_errors++;
+    r->failed_op = kind;
+    if (hk.failures == failures) {
+      r->unexplained++;
+      note(r, "SLATE_ERROR_ALLOC without an allocation failure", kind, arg, rc);
+    }
+    if (!predicted) {
+      r->unpredicted++;
+      note(r, "a call failed that allocated nothing in the baseline", kind, arg, rc);
+    }
+    /* nothing changed */
+    unsigned mismatches = verify_model(watched, watched_md);
+    if (predicted) {
+      take_snapshot(watched, &snap_after_);
+      if (!same_snapshot(&snap_before_, &snap_after_)) mismatches++;
+    }
+    if (kind == OP_INSERT && key != SENTINEL_KEY) mismatches++;
+    if (mismatches != 0) {
+      r->changed++;
+      note(r, "the failed call changed the slotmap", kind, arg, (int)mismatches);
+    }
+    if (kind == OP_CLONE) {
+      /* the copy is an empty slotmap ([D-column]: holding nothing) */
+      uint64_t n = 0;
+      int ok = slotmap_length(&r->c) == 0 && slotmap_key_at(&r->c, 0) == 0 &&
+               slotmap_column(&r->c, 0) == NULL && slotmap_each(&r->c, count_cb, &n) == SLATE_OK &&
+               n == 0 &&
+               (r->mm.length == 0 || slotmap_contains(&r->c, slotmap_key_at(&r->m, 0)) == 0);
+      slotmap_free(&r->c);
+      slotmap_free(&r->c);
+      if (!ok) {
+        r->bad_clone_copy++;
+        note(r, "the copy of a failed clone is not an empty slotmap", kind, arg, 0);
+      }
+    }
+    /* later calls succeed: the same call again */
+    key = SENTINEL_KEY;
+    rc = exec_op(r, kind, sm, md, arg, &key);
+    if (rc != expected) {
+      r->retry_failed++;
+      note(r, "the retried call failed", kind, arg, rc);
+    }
+  } else if (hk.failures != failures) {
+    r->swallowed++;
+    note(r, "an allocation failed but the call did not report SLATE_ERROR_ALLOC", kind, arg, rc);
+  }
+  if (rc != expected) {
+    r->wrong_rc++;
+    note(r, "unexpected return code", kind, arg, rc);
+    return;
+  }
+  if (rc != SLATE_OK) return;
+  switch (kind) {
+    case OP_INSERT:
+      md->present[arg] = 1;
+      md->key[arg] = key;
+      md->length++;
+      break;
+    case OP_ERASE:
+      model_stale(md, arg);
+      break;
+    case OP_CLONE:
+      memcpy(&r->mc, &r->mm, sizeof r->mc);
+      break;
+    case OP_ERASE_IF:
+      for (uint32_t id = 0; id < MAXID; id += 5) model_stale(md, id);
+      break;
+    case OP_CLEAR:
+      for (uint32_t id = 0; id < MAXID; id++) model_stale(md, id);
+      break;
+    default:
+      break;
+  }
+}
+
+/* The scripted workload.  Returns the number of final mismatches. */
+static unsigned workload(run_s* r) {
+  unsigned bad = 0;
+  memset(r, 0, sizeof *r);
+  r->failed_op = -1;
+  unsigned long long attempts = hk.attempts;
+  if (slotmap_columns(&r->m, SIZES3, 3) != SLATE_OK) bad++;
+  if (hk.attempts != attempts) bad++; /* initializing allocates nothing */
+  /* growth of the rows and the index: 8, 16, ..., 2048 */
+  for (uint32_t id = 0; id < 2000; id++) step(r, OP_INSERT, 0, id, SLATE_OK);
+  for (uint32_t id = 0; id < 2000; id += 3) step(r, OP_ERASE, 0, id, SLATE_OK);
+  for (uint32_t id = 0; id < 60; id += 3) /* stale keys */
+    step(r, OP_ERASE, 0, id, SLATE_ERROR_NOT_FOUND);
+  for (uint32_t id = 2000; id < 2300; id++) step(r, OP_INSERT, 0, id, SLATE_OK); /* reuse slots */
+  /* reserve, then inserts inside the reserved room */
+  step(r, OP_RESERVE, 0, r->mm.length + 2500, SLATE_OK);
+  for (uint32_t id = 2300; id < 4800; id++) step(r, OP_INSERT, 0, id, SLATE_OK);
+  step(r, OP_SORT, 0, 0, SLATE_OK);
+  /* clone, then grow, erase and sort the copy */
+  step(r, OP_CLONE, 0, 0, SLATE_OK);
+  for (uint32_t id = 6000; id < 8000; id++) step(r, OP_INSERT, 1, id, SLATE_OK);
+  for (uint32_t id = 2000; id < 3000; id += 2) step(r, OP_ERASE, 1, id, SLATE_OK);
+  step(r, OP_SORT, 1, 0, SLATE_OK);
+  /* erase_if and more growth of the source */
+  step(r, OP_ERASE_IF, 0, 0, SLATE_OK);
+  for (uint32_t id = 4800; id < 6000; id++) step(r, OP_INSERT, 0, id, SLATE_OK);
+  step(r, OP_SORT, 0, 0, SLATE_OK);
+  /* clear and refill the copy, erase from it, reserve on it */
+  step(r, OP_CLEAR, 1, 0, SLATE_OK);
+  for (uint32_t id = 8000; id < 9000; id++) step(r, OP_INSERT, 1, id, SLATE_OK);
+  for (uint32_t id = 8000; id < 9000; id += 7) step(r, OP_ERASE, 1, id, SLATE_OK);
+  step(r, OP_RESERVE, 1, 20000, SLATE_OK);
+  /* a limit: the insert beyond it is FULL (and allocates nothing) */
+  step(r, OP_LIMIT, 0, r->mm.length, SLATE_OK);
+  step(r, OP_INSERT, 0, 0, SLATE_ERROR_FULL); /* record 0 was erased above */
+  step(r, OP_RESERVE, 0, r->mm.length + 1, SLATE_ERROR_FULL);
+  step(r, OP_LIMIT, 0, 0xFFFFFFFEu, SLATE_OK);
+  step(r, OP_INSERT, 0, 0, SLATE_OK);
+  bad += verify_model(&r->m, &r->mm);
+  bad += verify_model(&r->c, &r->mc);
+  slotmap_free(&r->m);
+  slotmap_free(&r->c);
+  slotmap_free(&r->m);
+  return bad;
+}
+
+static void test_failure_injection(void) {
+  TEST_SECTION("allocation failure injection");
+  run_s* r = &run_;
+  unsigned long long allocs0 = hk.allocations, frees0 = hk.frees;
+
+  /* the baseline: count the allocations of every call */
+  hooks_reset(&hk);
+  baseline_ = 1;
+  CHECK_EQ_U64(workload(r), 0);
+  baseline_ = 0;
+  unsigned long long total = hk.attempts;
+  CHECK(total > 20);
+  CHECK(r->ops <= MAXOPS);
+  CHECK_EQ_INT(r->alloc_errors, 0);
+  CHECK_EQ_INT(r->wrong_rc, 0);
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  CHECK_EQ_U64(hk.allocations - allocs0, hk.frees - frees0);
+  fprintf(stderr, "   baseline: %llu allocations in %u calls\n", total, r->ops);
+
+  /* fail allocation N, for every N */
+  unsigned long long runs = 0, not_one_alloc_error = 0, mismatched_end = 0, leaks = 0,
+                     unexplained = 0, swallowed = 0, wrong_rc = 0, changed = 0, bad_copy = 0,
+                     retry_failed = 0, bad_frees = 0, unpredicted = 0;
+  unsigned long long by_op[OP_COUNT];
+  memset(by_op, 0, sizeof by_op);
+  int messages = 0;
+  unsigned long long limit = total * 2 + 100;
+  unsigned long long n;
+  for (n = 1; n <= limit; n++) {
+    allocs0 = hk.allocations;
+    frees0 = hk.frees;
+    unsigned long long bad_frees0 = hk.bad_frees;
+    hooks_reset(&hk);
+    hk.fail_at = n;
+    unsigned end = workload(r);
+    int triggered = hk.failures != 0;
+    hk.fail_at = 0;
+    if (!triggered) break; /* the workload made fewer than n allocations */
+    runs++;
+    if (r->failed_op >= 0) by_op[r->failed_op]++;
+    int bad_run = 0;
+    if (r->alloc_errors != 1) not_one_alloc_error++, bad_run = 1;
+    if (end != 0) mismatched_end++, bad_run = 1;
+    if (hk.live_bytes != 0 || hk.allocations - allocs0 != hk.frees - frees0) leaks++, bad_run = 1;
+    if (hk.bad_frees != bad_frees0) bad_frees++, bad_run = 1;
+    unexplained += r->unexplained;
+    swallowed += r->swallowed;
+    wrong_rc += r->wrong_rc;
+    changed += r->changed;
+    bad_copy += r->bad_clone_copy;
+    retry_failed += r->retry_failed;
+    unpredicted += r->unpredicted;
+    if (bad_run && messages++ < 6)
+      fprintf(stderr,
+              "   fail_at=%llu: %u ALLOC errors, %u end mismatches, live bytes %llu, "
+              "allocations-frees %lld\n",
+              n, r->alloc_errors, end, hk.live_bytes,
+              (long long)(hk.allocations - allocs0) - (long long)(hk.frees - frees0));
+    if (hk.live_bytes != 0) hk.live_bytes = 0; /* do not let one leak poison the next runs */
+  }
+  fprintf(stderr, "   %llu failure runs; failing call: ", runs);
+  for (int k = 0; k < OP_COUNT; k++)
+    if (by_op[k]) fprintf(stderr, "%s %llu  ", op_names[k], by_op[k]);
+  fprintf(stderr, "\n");
+  CHECK(n <= limit); /* ended with a run that made fewer than n allocations */
+  CHECK_EQ_U64(runs, total);
+  CHECK(by_op[OP_INSERT] > 0);
+  CHECK(by_op[OP_RESERVE] > 0);
+  CHECK(by_op[OP_SORT] > 0);
+  CHECK(by_op[OP_CLONE] > 0);
+  CHECK_EQ_U64(not_one_alloc_error, 0);
+  CHECK_EQ_U64(mismatched_end, 0);
+  CHECK_EQ_U64(leaks, 0);
+  CHECK_EQ_U64(bad_frees, 0);
+  CHECK_EQ_U64(unexplained, 0);
+  CHECK_EQ_U64(swallowed, 0);
+  CHECK_EQ_U64(wrong_rc, 0);
+  CHECK_EQ_U64(changed, 0);
+  CHECK_EQ_U64(bad_copy, 0);
+  CHECK_EQ_U64(retry_failed, 0);
+  /* (a check of the harness: allocation counts repeat from run to run, so
+     every failing call had its full snapshot taken) */
+  CHECK_EQ_U64(unpredicted, 0);
+}
+
+/* A clone failing at each of its allocations, explicitly: the copy is an
+   empty slotmap of the same columns, usable, and nothing leaked. */
+static void test_failed_clone(void) {
+  TEST_SECTION("failed clone leaves an empty, usable copy");
+  enum { N = 3000 };
+  slotmap_s m, c;
+  static slotmap_key keys[N];
+  unsigned bad = 0;
+  CHECK_EQ_INT(slotmap_columns(&m, SIZES3, 3), SLATE_OK);
+  for (uint64_t i = 0; i < N; i++)
+    if (put3(&m, i, &keys[i]) != SLATE_OK) bad++;
+  for (uint64_t i = 0; i < N; i += 4)
+    if (slotmap_erase(&m, keys[i]) != SLATE_OK) bad++;
+  CHECK_EQ_INT(bad, 0);
+  unsigned long long live = hk.live_bytes;
+  hooks_reset(&hk);
+  CHECK_EQ_INT(slotmap_clone(&c, &m), SLATE_OK);
+  unsigned long long clone_allocs = hk.attempts;
+  CHECK(clone_allocs >= 1);
+  slotmap_free(&c);
+  CHECK_EQ_U64(hk.live_bytes, live);
+  unsigned long long not_alloc = 0, not_empty = 0, not_usable = 0, leaked = 0, source = 0;
+  for (unsigned long long n = 1; n <= clone_allocs; n++) {
+    slotmap_key k = 0;
+    uint64_t calls = 0;
+    hooks_reset(&hk);
+    hk.fail_at = n;
+    memset(&c, 0x5C, sizeof c);
+    int rc = slotmap_clone(&c, &m);
+    hk.fail_at = 0;
+    if (rc != SLATE_ERROR_ALLOC) not_alloc++;
+    if (slotmap_length(&c) != 0 || slotmap_key_at(&c, 0) != 0 || slotmap_column(&c, 0) != NULL ||
+        slotmap_get(&c, keys[1], NULL) != SLATE_ERROR_NOT_FOUND ||
+        slotmap_each(&c, count_cb, &calls) != SLATE_OK || calls != 0)
+      not_empty++;
+    if (hk.live_bytes != live) leaked++;
+    /* usable, with the same three columns */
+    if (put3(&c, 77, &k) != SLATE_OK || !key3_is(&c, k, 77) || slotmap_column(&c, 3) != NULL)
+      not_usable++;
+    slotmap_free(&c);
+    slotmap_free(&c);
+    if (hk.live_bytes != live) leaked++;
+    if (slotmap_length(&m) != N - N / 4) source++;
+  }
+  CHECK_EQ_U64(not_alloc, 0);
+  CHECK_EQ_U64(not_empty, 0);
+  CHECK_EQ_U64(not_usable, 0);
+  CHECK_EQ_U64(leaked, 0);
+  CHECK_EQ_U64(source, 0);
+  for (uint64_t i = 0; i < N; i++)
+    if (i % 4 == 0 ? slotmap_contains(&m, keys[i]) : !key3_is(&m, keys[i], i)) bad++;
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(slotmap_clone(&c, &m), SLATE_OK);
+  CHECK_EQ_U64(slotmap_length(&c), slotmap_length(&m));
+  slotmap_free(&c);
+  slotmap_free(&m);
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  CHECK_EQ_U64(hk.allocations, hk.frees);
+}
+
+/* ------------------------------------------------------------------------ */
+/* slate_use_allocator at run time                                           */
+/* ------------------------------------------------------------------------ */
+
+static void test_runtime_allocator(void) {
+  TEST_SECTION("slate_use_allocator and slotmaps");
+  slotmap_s old_sm, new_sm, copy, plain;
+  slotmap_key k;
+  unsigned bad = 0;
+  hooks_reset(&hk);
+  hooks_reset(&hk2);
+  CHECK_EQ_INT(slotmap_columns(&old_sm, SIZES3, 3), SLATE_OK); /* takes the SLATE_* hooks */
+  for (uint64_t i = 0; i < 100; i++)
+    if (put3(&old_sm, i, &k) != SLATE_OK) bad++;
+  CHECK(hk.attempts > 0);
+
+  CHECK_EQ_INT(slate_use_allocator(hk2_malloc, hk2_calloc, hk2_free), SLATE_OK);
+  unsigned long long a1 = hk.attempts;
+  CHECK_EQ_INT(slotmap_columns(&new_sm, SIZES3, 3), SLATE_OK);
+  for (uint64_t i = 0; i < 3000; i++)
+    if (put3(&new_sm, i, &k) != SLATE_OK) bad++;
+  CHECK(hk2.attempts > 0);
+  CHECK_EQ_U64(hk.attempts, a1);
+
+  /* the existing slotmap keeps its allocator */
+  unsigned long long b1 = hk2.attempts;
+  for (uint64_t i = 100; i < 3000; i++)
+    if (put3(&old_sm, i, &k) != SLATE_OK) bad++;
+  CHECK(hk.attempts > a1);
+  CHECK_EQ_U64(hk2.attempts, b1);
+
+  /* [D-clone] a clone made now allocates through the allocator in force */
+  a1 = hk.attempts;
+  CHECK_EQ_INT(slotmap_clone(&copy, &old_sm), SLATE_OK);
+  CHECK_MSG(hk2.attempts > b1, "a clone made after slate_use_allocator uses the new allocator");
+  CHECK_MSG(hk.attempts == a1, "a clone made after slate_use_allocator does not use its source's");
+  CHECK_EQ_U64(slotmap_length(&copy), 3000);
+  /* ... and so does its growth */
+  b1 = hk2.attempts;
+  for (uint64_t i = 3000; i < 9000; i++)
+    if (put3(&copy, i, &k) != SLATE_OK) bad++;
+  CHECK(hk2.attempts > b1);
+  CHECK_EQ_U64(hk.attempts, a1);
+
+  /* back to the C library */
+  CHECK_EQ_INT(slate_use_allocator(NULL, NULL, NULL), SLATE_OK);
+  a1 = hk.attempts;
+  b1 = hk2.attempts;
+  CHECK_EQ_INT(slotmap_columns(&plain, SIZES3, 3), SLATE_OK);
+  for (uint64_t i = 0; i < 3000; i++)
+    if (put3(&plain, i, &k) != SLATE_OK) bad++;
+  CHECK_EQ_U64(hk.attempts, a1);
+  CHECK_EQ_U64(hk2.attempts, b1);
+  CHECK_EQ_INT(bad, 0);
+  slotmap_free(&plain);
+
+  /* every slotmap returns its memory to the allocator it took it from */
+  slotmap_free(&old_sm);
+  slotmap_free(&new_sm);
+  slotmap_free(&copy);
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  CHECK_EQ_U64(hk2.live_bytes, 0);
+  CHECK_EQ_U64(hk.allocations, hk.frees);
+  CHECK_EQ_U64(hk2.allocations, hk2.frees);
+  CHECK_EQ_U64(hk.bad_frees, 0);
+  CHECK_EQ_U64(hk2.bad_frees, 0);
+}
+
+int main(void) {
+  /* the constructor installed the hooks; nothing was allocated yet */
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  test_hooks_used();
+  test_capacity_is_real();
+  test_failure_injection();
+  test_failed_clone();
+  test_runtime_allocator(); /* last: it switches the allocator */
+  CHECK_EQ_U64(hk.allocations, hk.frees);
+  CHECK_EQ_U64(hk.bad_frees, 0);
+  return TEST_SUMMARY();
+}
