@@ -25,7 +25,8 @@ SUITES   := test_api test_hooks test_static_inline test_generic test_random test
 SOURCES  := $(wildcard src/*.rs) Cargo.toml Cargo.lock
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
-        clang-test header-strict valgrind sanitize compile-fail symbols wasm bench-growth clean
+        clang-test header-strict valgrind sanitize compile-fail symbols wasm \
+        bench bench-quick bench-slotmap bench-growth clean
 
 all: lib
 
@@ -99,7 +100,7 @@ VARIANTS := c-static c-shared cpp-static cpp-shared
 C_BINS   := $(foreach s,$(SUITES),$(foreach v,$(VARIANTS),$(B)/$(s)-$(v)))
 
 # C++-only suites (cpp-tests/*.cpp), static and shared.
-CPP_SUITES := test_cpp
+CPP_SUITES := test_cpp test_hpp
 CPP_BINS   := $(foreach s,$(CPP_SUITES),$(B)/$(s)-static $(B)/$(s)-shared)
 
 $(B)/%-static: cpp-tests/%.cpp c-tests/test.h $(STATIC) include/slate.h
@@ -141,6 +142,7 @@ endif
 
 compile-fail: $(STATIC)
 	scripts/run-suite.sh compile-fail env CC="$(CC)" CXX="$(CXX)" bash c-tests/compile-fail/run.sh
+	scripts/run-suite.sh hpp-compile-fail cpp-tests/compile-fail.sh $(CXX)
 
 symbols: $(STATIC) $(SHARED)
 	scripts/run-suite.sh symbols scripts/check-symbols.sh $(STATIC) $(SHARED)
@@ -166,6 +168,19 @@ wasm:
 	$(CARGO) build --release --target wasm32-wasip1
 
 # --- benchmarks ----------------------------------------------------------
+
+# Every benchmark; `make bench-quick` is the short variant.
+bench: bench-growth bench-slotmap
+
+bench-quick: $(STATIC)
+	@mkdir -p $(B)
+	$(CC) -std=c11 $(WARN) -O2 -Iinclude bench/growth.c $(STATIC) $(SYSLIBS) -o $(B)/growth
+	./$(B)/growth 1000000 100000
+	bash bench/slotmap/run.sh --quick
+
+# slotmap vs the slotmap crate (SlotMap, DenseSlotMap) and a plain C++ one.
+bench-slotmap: $(STATIC)
+	bash bench/slotmap/run.sh
 
 bench-growth: $(STATIC)
 	@mkdir -p $(B)

@@ -123,6 +123,8 @@ pub struct SlotMap {
     block: *mut u8,
     /// Column 0's first element (the hot path of `get`).
     col0: *mut u8,
+    /// The reverse map (row -> slot), after the columns in the block.
+    rev: *mut u32,
     alloc: Allocator,
 }
 
@@ -148,6 +150,37 @@ struct Layout {
     offsets: [usize; MAX_COLUMNS],
     reverse: usize,
     bytes: usize,
+}
+
+/// The offset of the column after one at `off` of `size`-byte elements, in
+/// a block of `cap` rows: `layout`'s arithmetic, unchecked (`layout`
+/// checked it when the block was allocated).
+#[inline(always)]
+fn next_column(off: usize, size: usize, cap: usize) -> usize {
+    (off + size * cap + (COLUMN_ALIGN - 1)) & !(COLUMN_ALIGN - 1)
+}
+
+/// Copies one `size`-byte element; the common sizes without a `memcpy` call.
+///
+/// # Safety
+/// As `ptr::copy_nonoverlapping(src, dst, size)`.
+#[inline(always)]
+unsafe fn copy_element(src: *const u8, dst: *mut u8, size: usize) {
+    // SAFETY: the caller's guarantee; unaligned accesses of `size` bytes.
+    unsafe {
+        match size {
+            4 => dst
+                .cast::<u32>()
+                .write_unaligned(src.cast::<u32>().read_unaligned()),
+            8 => dst
+                .cast::<u64>()
+                .write_unaligned(src.cast::<u64>().read_unaligned()),
+            16 => dst
+                .cast::<[u64; 2]>()
+                .write_unaligned(src.cast::<[u64; 2]>().read_unaligned()),
+            _ => ptr::copy_nonoverlapping(src, dst, size),
+        }
+    }
 }
 
 fn align_up(n: usize, a: usize) -> Option<usize> {
@@ -200,6 +233,7 @@ impl SlotMap {
             sparse: ptr::null_mut(),
             block: ptr::null_mut(),
             col0: ptr::null_mut(),
+            rev: ptr::null_mut(),
             alloc,
         })
     }
@@ -256,14 +290,16 @@ impl SlotMap {
         if self.block.is_null() {
             return ptr::null_mut();
         }
-        // The layout of the current capacity was computable when allocated.
-        let layout = self.layout(self.cap).expect("allocated layout");
-        self.base().wrapping_add(layout.offsets[c])
+        let cap = self.cap as usize;
+        let off = self.sizes[..c]
+            .iter()
+            .fold(0, |off, &size| next_column(off, size as usize, cap));
+        self.base().wrapping_add(off)
     }
 
+    #[inline]
     fn reverse(&self) -> *mut u32 {
-        let layout = self.layout(self.cap).expect("allocated layout");
-        self.base().wrapping_add(layout.reverse).cast()
+        self.rev
     }
 
     #[inline]
@@ -321,6 +357,8 @@ impl SlotMap {
     /// `new_slots` more slots fit; all or nothing. The replaced allocations
     /// are handed back, not freed: `insert` may still be reading a row that
     /// lives in the old block (a copy of one of our own elements).
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self, rows: u32, new_slots: u32) -> Result<Retired, Error> {
         let mut retired = Retired::default();
         let want_slots = self.slots.checked_add(new_slots).ok_or(Error::Full)?;
@@ -380,6 +418,7 @@ impl SlotMap {
             self.block = p;
             self.cap = cap;
             self.col0 = new_base.wrapping_add(layout.offsets[0]);
+            self.rev = new_base.wrapping_add(layout.reverse).cast();
         }
         if let Some((cap, p)) = sparse {
             if !self.sparse.is_null() {
@@ -458,24 +497,25 @@ impl SlotMap {
         };
         let r = self.len;
         self.slot_mut(index).link = r;
-        let layout = self.layout(self.cap).expect("allocated layout");
-        let base = self.base();
-        let mut src = row;
-        for c in 0..self.columns as usize {
-            let size = self.sizes[c] as usize;
+        let (base, cap) = (self.base(), self.cap as usize);
+        let (mut off, mut src) = (0usize, row);
+        for &size in &self.sizes[..self.columns as usize] {
+            let size = size as usize;
             // SAFETY: row `r` is inside the block (`r < cap`); `src` has
             // `row_size` bytes when not NULL.
             unsafe {
-                let dst = base.add(layout.offsets[c] + r as usize * size);
+                let dst = base.add(off + r as usize * size);
                 if src.is_null() {
                     ptr::write_bytes(dst, 0, size);
                 } else {
-                    ptr::copy_nonoverlapping(src, dst, size);
+                    copy_element(src, dst, size);
                     src = src.add(size);
                 }
-                *base.add(layout.reverse).cast::<u32>().add(r as usize) = index;
             }
+            off = next_column(off, size, cap);
         }
+        // SAFETY: the reverse map has `cap > r` entries.
+        unsafe { *self.rev.add(r as usize) = index };
         self.len += 1;
         // Only now: `row` may have pointed into the old block.
         self.release(retired);
@@ -500,25 +540,26 @@ impl SlotMap {
 
     /// Copies row `from` over row `to` in every column and the reverse map,
     /// and points the moved row's slot at `to`.
+    #[inline]
     fn move_row(&mut self, from: u32, to: u32) {
-        let layout = self.layout(self.cap).expect("allocated layout");
-        let base = self.base();
-        for c in 0..self.columns as usize {
-            let size = self.sizes[c] as usize;
+        let (base, cap) = (self.base(), self.cap as usize);
+        let mut off = 0usize;
+        for &size in &self.sizes[..self.columns as usize] {
+            let size = size as usize;
             // SAFETY: both rows are below `len`, inside the block; distinct.
             unsafe {
-                ptr::copy_nonoverlapping(
-                    base.add(layout.offsets[c] + from as usize * size),
-                    base.add(layout.offsets[c] + to as usize * size),
+                copy_element(
+                    base.add(off + from as usize * size),
+                    base.add(off + to as usize * size),
                     size,
-                );
-            }
+                )
+            };
+            off = next_column(off, size, cap);
         }
-        // SAFETY: as above, for the reverse map.
+        // SAFETY: both rows have reverse entries.
         let slot = unsafe {
-            let rev = base.add(layout.reverse).cast::<u32>();
-            let slot = *rev.add(from as usize);
-            *rev.add(to as usize) = slot;
+            let slot = *self.rev.add(from as usize);
+            *self.rev.add(to as usize) = slot;
             slot
         };
         self.slot_mut(slot).link = to;
@@ -693,6 +734,7 @@ impl SlotMap {
         }
         self.block = block;
         self.col0 = new.wrapping_add(layout.offsets[0]);
+        self.rev = new.wrapping_add(layout.reverse).cast();
         Ok(())
     }
 
@@ -729,6 +771,7 @@ impl SlotMap {
         }
         self.block = ptr::null_mut();
         self.col0 = ptr::null_mut();
+        self.rev = ptr::null_mut();
         self.sparse = ptr::null_mut();
         self.len = 0;
         self.cap = 0;
@@ -763,6 +806,7 @@ impl SlotMap {
             sparse: ptr::null_mut(),
             block: ptr::null_mut(),
             col0: ptr::null_mut(),
+            rev: ptr::null_mut(),
             alloc,
         };
         if !self.block.is_null() {
@@ -780,6 +824,7 @@ impl SlotMap {
             copy.cap = self.cap;
             copy.len = self.len;
             copy.col0 = base_of(block).wrapping_add(layout.offsets[0]);
+            copy.rev = base_of(block).wrapping_add(layout.reverse).cast();
         }
         if !self.sparse.is_null() {
             let bytes = self.slot_cap as usize * size_of::<Slot>();

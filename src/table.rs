@@ -65,7 +65,9 @@ pub fn max_load(capacity: usize) -> usize {
 }
 
 /// The header of a table; its groups follow it in the same allocation.
-#[repr(C)]
+/// Aligned to 8 so the groups right after it are aligned on 32-bit targets
+/// too, where the header is 28 bytes of fields.
+#[repr(C, align(8))]
 #[derive(Clone, Copy)]
 pub struct Table {
     pub used: u32,

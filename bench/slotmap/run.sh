@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# bench/slotmap/run.sh -- the slotmap benchmark: slate-rs (through its C ABI,
+# linked against target/release/libslate.a) against the `slotmap` crate's
+# SlotMap and DenseSlotMap (native Rust, inlined) and a plain C++ dense
+# slotmap (seed_slotmap.cpp).
+#
+# Builds all programs, runs them interleaved (slate, SlotMap, DenseSlotMap,
+# C++ seed; slate, SlotMap, ...) for a number of rounds, takes the median
+# across rounds of each program's per-phase median, checks that every
+# program reported the same checksums, and prints one table: ns/op per
+# implementation, the ratios of slate to each peer, and the targets:
+#
+#   get      slate / faster of (SlotMap, DenseSlotMap) <= 1.30
+#   iterate  slate / DenseSlotMap                      <= 1.05 (1.0 + ~5% noise)
+#   insert   slate / faster of (SlotMap, DenseSlotMap) <= 1.50
+#   erase    slate / faster of (SlotMap, DenseSlotMap) <= 1.50
+#   each     (slotmap_each with a callback: informational, no target)
+#
+# Usage (from anywhere):
+#   bench/slotmap/run.sh                 # N = 1,000 100,000 1,000,000; 5 rounds
+#   bench/slotmap/run.sh --quick         # N = 1,000 100,000; 2 rounds
+#   bench/slotmap/run.sh --rounds 9      # or ROUNDS=9 bench/slotmap/run.sh
+#   bench/slotmap/run.sh --sizes "1000 50000" --reps 20
+#   bench/slotmap/run.sh --no-build      # reuse the binaries of the last build
+#
+# Memory: every program builds a fresh slotmap for each repetition. So that
+# the timings measure the data structures rather than the kernel's page-fault
+# path (which glibc's adaptive mmap/trim thresholds would hit in some
+# programs and not in others, depending on their allocation sizes), run.sh
+# sets GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32 MiB:trim_threshold=4 GiB
+# for all programs alike (freed memory is kept and reused warm), unless
+# GLIBC_TUNABLES is already set (e.g. GLIBC_TUNABLES= for glibc defaults).
+#
+# Raw lines ("round impl phase N ns_per_op checksum") are kept in
+# bench/slotmap/build/results.txt. Exit status: 0 when everything ran and
+# the checksums agree (targets missed or not), 1 otherwise.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build="$here/build"
+
+rounds=${ROUNDS:-5}
+reps=${REPS:-}
+sizes="1000 100000 1000000"
+do_build=1
+rounds_set=0
+[[ -n ${ROUNDS:-} ]] && rounds_set=1
+
+usage() {
+    sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'
+    exit 2
+}
+
+while (($#)); do
+    case $1 in
+        --quick)
+            sizes="1000 100000"
+            ((rounds_set)) || rounds=2
+            ;;
+        --rounds) rounds=${2:?}; rounds_set=1; shift ;;
+        --rounds=*) rounds=${1#*=}; rounds_set=1 ;;
+        --reps) reps=${2:?}; shift ;;
+        --reps=*) reps=${1#*=} ;;
+        --sizes) sizes=${2:?}; shift ;;
+        --sizes=*) sizes=${1#*=} ;;
+        --no-build) do_build=0 ;;
+        -h | --help) usage ;;
+        [0-9]*) rounds=$1; rounds_set=1 ;;
+        *) echo "run.sh: unknown argument: $1" >&2; usage ;;
+    esac
+    shift
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad round count: $rounds" >&2; exit 2; }
+
+mkdir -p "$build"
+slate_bin="$build/slotmap_slate"
+seed_bin="$build/seed_slotmap"
+rust_bin="$here/rust/target/release/slotmap_bench"
+
+if ((do_build)); then
+    echo "== build" >&2
+    (cd "$root" && cargo build --release --quiet)
+    ${CC:-gcc} -std=c11 -O2 -Wall -Wextra -Werror -I"$root/include" \
+        "$here/slotmap_slate.c" "$root/target/release/libslate.a" \
+        -lpthread -ldl -lm -o "$slate_bin"
+    ${CXX:-g++} -std=c++17 -O2 -Wall -Wextra -Werror \
+        "$here/seed_slotmap.cpp" -o "$seed_bin"
+    (cd "$here/rust" && CARGO_TARGET_DIR="$here/rust/target" cargo build --release --quiet)
+fi
+
+# See "Memory" above; an empty GLIBC_TUNABLES keeps glibc's defaults.
+export GLIBC_TUNABLES=${GLIBC_TUNABLES-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296}
+
+reps_arg=()
+[[ -n $reps ]] && reps_arg=(--reps "$reps")
+read -r -a size_list <<<"$sizes"
+
+results="$build/results.txt"
+: >"$results"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+start=$(date +%s)
+
+run_one() { # round, label, command...
+    local round=$1 label=$2
+    shift 2
+    local out
+    if ! out=$("$@" "${reps_arg[@]}" "${size_list[@]}"); then
+        echo "run.sh: $label failed (round $round)" >&2
+        exit 1
+    fi
+    printf '%s\n' "$out" | sed "s/^/$round /" >>"$results"
+}
+
+for ((r = 1; r <= rounds; r++)); do
+    echo "== round $r/$rounds" >&2
+    run_one "$r" slate "$slate_bin"
+    run_one "$r" SlotMap "$rust_bin" --impl slotmap
+    run_one "$r" DenseSlotMap "$rust_bin" --impl dense
+    run_one "$r" seed "$seed_bin"
+done
+
+elapsed=$(($(date +%s) - start))
+load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+
+echo
+echo "slotmap benchmark: 16-byte element {u64 id; f32 x; f32 y}, one column; ns/op, median of $rounds round(s)"
+echo "  (each round's value: the median of a program's repetitions; interleaved slate, SlotMap, DenseSlotMap, C++ seed)"
+echo "  cpus: $(nproc 2>/dev/null || echo '?'); load average before: $load_before, after: $load_after; run time ${elapsed}s"
+echo "  GLIBC_TUNABLES=${GLIBC_TUNABLES:-(glibc defaults)}"
+echo "  slate: C ABI, libslate.a; SlotMap/DenseSlotMap: slotmap crate, native Rust (LTO); seed: plain C++ dense slotmap, g++ -O2"
+echo
+
+awk -v phases="insert get iterate each erase" -v sizes="$sizes" '
+function median(key,    n, i, j, t, a) {
+    n = cnt[key]
+    if (n == 0) return -1
+    for (i = 1; i <= n; i++) a[i] = val[key, i]
+    for (i = 2; i <= n; i++) {
+        t = a[i]
+        for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]
+        a[j + 1] = t
+    }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function ns(v) { return v < 0 ? "-" : sprintf("%.2f", v) }
+function ratio(a, b) { return (a < 0 || b <= 0) ? "-" : sprintf("%.2f", a / b) }
+{
+    # round impl phase N ns checksum
+    key = $2 SUBSEP $3 SUBSEP $4
+    val[key, ++cnt[key]] = $5 + 0
+    ck = $3 SUBSEP $4
+    if (!(ck in checksum)) { checksum[ck] = $6; first[ck] = $2 }
+    else if (checksum[ck] != $6) {
+        printf "CHECKSUM MISMATCH: %s %s N=%s: %s (%s) vs %s (%s)\n", $2, $3, $4, $6, $2, checksum[ck], first[ck]
+        bad = 1
+    }
+}
+END {
+    np = split(phases, P, " ")
+    ns_ = split(sizes, S, " ")
+    printf "%-8s %9s | %8s %8s %8s %8s | %8s %8s %8s %8s | %-14s %s\n", \
+        "phase", "N", "slate", "SlotMap", "DenseSM", "C++seed", "/SlotMap", "/DenseSM", "/C++seed", "/best", "target", "status"
+    line = sprintf("%92s", ""); gsub(/ /, "-", line); print line "------------------"
+    met = 0; total = 0
+    for (p = 1; p <= np; p++) {
+        for (s = 1; s <= ns_; s++) {
+            ph = P[p]; n = S[s]
+            sl = median("slate" SUBSEP ph SUBSEP n)
+            sm = median("SlotMap" SUBSEP ph SUBSEP n)
+            dm = median("DenseSlotMap" SUBSEP ph SUBSEP n)
+            sd = median("seed" SUBSEP ph SUBSEP n)
+            best = (sm >= 0 && (dm < 0 || sm <= dm)) ? sm : dm
+            target = "-"; status = ""
+            if (ph == "get")     { lim = 1.30; ref = best; target = "<=1.30 x best" }
+            if (ph == "insert")  { lim = 1.50; ref = best; target = "<=1.50 x best" }
+            if (ph == "erase")   { lim = 1.50; ref = best; target = "<=1.50 x best" }
+            if (ph == "iterate") { lim = 1.05; ref = dm;   target = "<=1.05 x Dense" }
+            if (target != "-") {
+                total++
+                if (sl >= 0 && ref > 0 && sl / ref <= lim) { status = "ok"; met++ }
+                else status = "MISS (" ratio(sl, ref) ")"
+            } else status = "(info)"
+            printf "%-8s %9s | %8s %8s %8s %8s | %8s %8s %8s %8s | %-14s %s\n", \
+                ph, n, ns(sl), ns(sm), ns(dm), ns(sd), ratio(sl, sm), ratio(sl, dm), ratio(sl, sd), ratio(sl, best), target, status
+        }
+    }
+    print line "------------------"
+    printf "targets met: %d of %d%s\n", met, total, bad ? "; CHECKSUMS DISAGREE" : "; checksums agree across all programs"
+    exit bad
+}' "$results"

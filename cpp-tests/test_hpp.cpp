@@ -1,0 +1,1944 @@
+/*
+ * test_hpp.cpp -- tests of include/slate.hpp, the C++17 wrappers
+ * (slate::map, slate::slotmap<T>, slate::key, slate::status, slate::error).
+ *
+ * Build and run (from the repository root):
+ *   cargo build --release
+ *   g++ -std=c++17 -O1 -g -Wall -Wextra -Werror -Wpedantic -Iinclude -Ic-tests \
+ *       cpp-tests/test_hpp.cpp target/release/libslate.a -lpthread -ldl -lm \
+ *       -o /tmp/th && /tmp/th
+ * (the same with clang++, with -std=c++20, with -fsanitize=address,undefined,
+ * and under valgrind --leak-check=full --error-exitcode=1).
+ *
+ * The last line on stdout is "N passed, M failed"; the exit status is 0 only
+ * when M is 0. The differential test's PRNG seed is printed on stderr;
+ * SLATE_HPP_SEED=<n> replays another one.
+ *
+ * Compile-time negative tests: each SLATE_HPP_COMPILE_FAIL=<n> below, 1..12,
+ * must make this file fail to compile (with -fsyntax-only), e.g.
+ *   for n in $(seq 1 12); do g++ -std=c++17 -Iinclude -Ic-tests -fsyntax-only \
+ *     -DSLATE_HPP_COMPILE_FAIL=$n cpp-tests/test_hpp.cpp 2>/dev/null \
+ *     && echo "case $n compiled"; done
+ * prints nothing.
+ */
+#include "slate.hpp"
+
+#include "test.h"
+#include "support.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <map>
+#include <new>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <unistd.h>
+#endif
+
+using namespace std::string_view_literals;
+
+/* ------------------------------------------------------------------------ */
+/* Test helpers                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Runs f; returns the slate::error code it threw, 0 when it threw nothing,
+   -100 for std::bad_alloc, -200 for any other exception. */
+template <class F>
+static int slate_error_of(F&& f) {
+  try {
+    f();
+  } catch (const slate::error& e) {
+    return e.code();
+  } catch (const std::bad_alloc&) {
+    return -100;
+  } catch (...) {
+    return -200;
+  }
+  return 0;
+}
+
+/* True when f throws exactly something catchable as E (and nothing else). */
+template <class E, class F>
+static bool throws_as(F&& f) {
+  try {
+    f();
+  } catch (const E&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+  return false;
+}
+
+/* A self-move the compiler cannot see through (no -Wself-move). */
+template <class T>
+static void self_move(T& a, T& alias) {
+  a = std::move(alias);
+}
+
+/* An allocator that counts calls and can be told to fail. Installed with
+   slate_use_allocator only around the creation of the containers that
+   should use it (each container keeps the allocator it was created with). */
+static long g_alloc_calls = 0;
+static bool g_alloc_fail = false;
+static void* t_malloc(size_t n) {
+  if (g_alloc_fail) return nullptr;
+  g_alloc_calls++;
+  return std::malloc(n);
+}
+static void* t_calloc(size_t c, size_t n) {
+  if (g_alloc_fail) return nullptr;
+  g_alloc_calls++;
+  return std::calloc(c, n);
+}
+static void t_free(void* p) { std::free(p); }
+static void use_test_allocator() { (void)slate_use_allocator(t_malloc, t_calloc, t_free); }
+static void use_default_allocator() { (void)slate_use_allocator(nullptr, nullptr, nullptr); }
+
+static void* P(uintptr_t v) { return reinterpret_cast<void*>(v); }
+static uintptr_t U(void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+/* ------------------------------------------------------------------------ */
+/* Compile-time properties                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Detection idiom: is m.set(K, void*) (and friends) well-formed? */
+template <class K, class = void>
+struct can_set : std::false_type {};
+template <class K>
+struct can_set<K, std::void_t<decltype(std::declval<slate::map&>().set(
+                      std::declval<K>(), static_cast<void*>(nullptr)))>> : std::true_type {};
+template <class K, class = void>
+struct can_try_set : std::false_type {};
+template <class K>
+struct can_try_set<K, std::void_t<decltype(std::declval<slate::map&>().try_set(
+                          std::declval<K>(), static_cast<void*>(nullptr)))>> : std::true_type {};
+template <class K, class = void>
+struct can_get : std::false_type {};
+template <class K>
+struct can_get<K, std::void_t<decltype(std::declval<const slate::map&>().get(std::declval<K>()))>>
+    : std::true_type {};
+template <class K, class = void>
+struct can_contains : std::false_type {};
+template <class K>
+struct can_contains<
+    K, std::void_t<decltype(std::declval<const slate::map&>().contains(std::declval<K>()))>>
+    : std::true_type {};
+template <class K, class = void>
+struct can_erase : std::false_type {};
+template <class K>
+struct can_erase<K, std::void_t<decltype(std::declval<slate::map&>().erase(std::declval<K>()))>>
+    : std::true_type {};
+
+template <class K>
+constexpr bool key_ok =
+    can_set<K>::value && can_try_set<K>::value && can_get<K>::value && can_contains<K>::value &&
+    can_erase<K>::value;
+template <class K>
+constexpr bool key_rejected =
+    !can_set<K>::value && !can_try_set<K>::value && !can_get<K>::value &&
+    !can_contains<K>::value && !can_erase<K>::value;
+
+enum plain_enum { PE_ONE = 1 };
+enum class scoped_enum : int { one = 1 };
+
+static_assert(key_ok<const char (&)[4]>, "string literal keys");
+static_assert(key_ok<const char*>, "const char* keys");
+static_assert(key_ok<char*>, "char* keys");
+static_assert(key_ok<std::string>, "std::string keys (rvalue)");
+static_assert(key_ok<const std::string&>, "std::string keys (lvalue)");
+static_assert(key_ok<std::string_view>, "std::string_view keys");
+static_assert(key_ok<int> && key_ok<long> && key_ok<long long> && key_ok<short> &&
+                  key_ok<signed char>,
+              "signed integer keys");
+static_assert(key_ok<unsigned> && key_ok<unsigned long> && key_ok<unsigned long long> &&
+                  key_ok<unsigned short> && key_ok<unsigned char>,
+              "unsigned integer keys");
+static_assert(key_ok<int64_t> && key_ok<uint64_t> && key_ok<size_t> && key_ok<const int&> &&
+                  key_ok<volatile unsigned&>,
+              "typedefs and cv-qualified integers");
+static_assert(key_rejected<double>, "double keys must not compile");
+static_assert(key_rejected<float> && key_rejected<long double>, "floating-point keys");
+static_assert(key_rejected<bool>, "bool keys");
+static_assert(key_rejected<char>, "plain char keys");
+static_assert(key_rejected<wchar_t> && key_rejected<char16_t> && key_rejected<char32_t>,
+              "character keys");
+#if defined(__cpp_char8_t)
+static_assert(key_rejected<char8_t>, "char8_t keys");
+#endif
+static_assert(key_rejected<plain_enum> && key_rejected<scoped_enum>, "enum keys");
+static_assert(key_rejected<std::nullptr_t>, "nullptr keys");
+static_assert(key_rejected<void*> && key_rejected<int*> && key_rejected<const unsigned char*>,
+              "non-char pointer keys");
+static_assert(key_rejected<std::vector<char>>, "other class keys");
+
+static_assert(slate::is_integer_key_v<int> && slate::is_integer_key_v<const uint64_t>);
+static_assert(!slate::is_integer_key_v<bool> && !slate::is_integer_key_v<char>);
+static_assert(!slate::is_integer_key_v<double> && !slate::is_integer_key_v<plain_enum>);
+
+/* Return types. */
+static_assert(std::is_same_v<decltype(std::declval<slate::map&>().set("a", nullptr)), bool>);
+static_assert(std::is_same_v<decltype(std::declval<slate::map&>().get(1)), std::optional<void*>>);
+static_assert(std::is_same_v<decltype(std::declval<slate::map&>().erase(1u)), bool>);
+static_assert(std::is_same_v<decltype(std::declval<slate::map&>().try_set(1, nullptr)),
+                             slate::status>);
+static_assert(std::is_same_v<decltype(std::declval<slate::map&>().native()), slate_s*>);
+static_assert(std::is_same_v<decltype(std::declval<const slate::map&>().native()),
+                             const slate_s*>);
+
+/* Move-only RAII types. */
+static_assert(!std::is_copy_constructible_v<slate::map> && !std::is_copy_assignable_v<slate::map>);
+static_assert(std::is_nothrow_move_constructible_v<slate::map> &&
+              std::is_nothrow_move_assignable_v<slate::map>);
+static_assert(std::is_nothrow_default_constructible_v<slate::map>);
+static_assert(std::is_nothrow_destructible_v<slate::map>);
+static_assert(std::is_nothrow_swappable_v<slate::map>);
+static_assert(!std::is_copy_constructible_v<slate::slotmap<int>> &&
+              !std::is_copy_assignable_v<slate::slotmap<int>>);
+static_assert(std::is_nothrow_move_constructible_v<slate::slotmap<int>> &&
+              std::is_nothrow_move_assignable_v<slate::slotmap<int>>);
+static_assert(std::is_nothrow_default_constructible_v<slate::slotmap<double>>);
+static_assert(std::is_nothrow_swappable_v<slate::slotmap<double>>);
+static_assert(!std::is_default_constructible_v<struct slate>, "slate is a scope, not an object");
+
+/* Keys and statuses are small plain values. */
+static_assert(std::is_trivially_copyable_v<slate::key> && sizeof(slate::key) == 8);
+static_assert(std::is_trivially_copyable_v<slate::status>);
+static_assert(std::is_same_v<slate::slotmap<int>::key_type, slate::key>);
+static_assert(std::is_same_v<slate::slotmap<int>::iterator, int*>);
+static_assert(std::is_same_v<slate::slotmap<int>::const_iterator, const int*>);
+static_assert(!std::is_convertible_v<slate::key, bool>, "key's bool is explicit");
+static_assert(!std::is_convertible_v<slotmap_key, slate::key>, "key's constructor is explicit");
+static_assert(std::is_base_of_v<std::runtime_error, slate::error>);
+static_assert(slate::status().ok() && slate::status(SLATE_OK).ok() &&
+              !slate::status(SLATE_ERROR_FULL).ok() &&
+              slate::status(SLATE_ERROR_ALLOC).code() == SLATE_ERROR_ALLOC,
+              "status is constexpr");
+static_assert(slate::key().raw() == 0 && !slate::key() && slate::key(0x500000007ULL).index() == 7 &&
+              slate::key(0x500000007ULL).generation() == 5,
+              "key is constexpr");
+
+/* What cannot throw is noexcept. */
+static_assert(noexcept(std::declval<const slate::map&>().get("a")));
+static_assert(noexcept(std::declval<const slate::map&>().get(1)));
+static_assert(noexcept(std::declval<const slate::map&>().contains(1u)));
+static_assert(noexcept(std::declval<const slate::map&>().size()));
+static_assert(noexcept(std::declval<const slate::map&>().empty()));
+static_assert(noexcept(std::declval<slate::map&>().try_set("a", nullptr)));
+static_assert(noexcept(std::declval<slate::map&>().try_reserve(1)));
+static_assert(noexcept(std::declval<slate::map&>().try_compact()));
+static_assert(noexcept(std::declval<const slate::map&>() == std::declval<const slate::map&>()));
+static_assert(!noexcept(std::declval<slate::map&>().set("a", nullptr)), "set can throw");
+static_assert(!noexcept(std::declval<const slate::map&>().clone()), "clone can throw");
+static_assert(noexcept(std::declval<slate::slotmap<int>&>().find(slate::key())));
+static_assert(noexcept(std::declval<const slate::slotmap<int>&>().contains(slate::key())));
+static_assert(noexcept(std::declval<slate::slotmap<int>&>().try_insert(1, std::declval<slate::key&>())));
+static_assert(noexcept(std::declval<slate::slotmap<int>&>().begin()));
+static_assert(noexcept(std::declval<const slate::slotmap<int>&>().key_at(0)));
+static_assert(noexcept(std::hash<slate::key>{}(slate::key())));
+static_assert(!noexcept(std::declval<slate::slotmap<int>&>().insert(1)), "insert can throw");
+static_assert(!noexcept(std::declval<slate::slotmap<int>&>().at(slate::key())), "at can throw");
+
+/* ------------------------------------------------------------------------ */
+/* Compile-fail cases (see the file comment); none is compiled normally.     */
+/* ------------------------------------------------------------------------ */
+#if defined(SLATE_HPP_COMPILE_FAIL)
+struct over_aligned {
+  alignas(32) float v[8];
+};
+static void compile_fail() {
+  slate::map m;
+  (void)m;
+#if SLATE_HPP_COMPILE_FAIL == 1
+  m.set(1.5, nullptr); /* double key */
+#elif SLATE_HPP_COMPILE_FAIL == 2
+  slate::slotmap<std::string> s; /* not trivially copyable */
+#elif SLATE_HPP_COMPILE_FAIL == 3
+  slate::slotmap<over_aligned> s; /* alignof > 16 */
+#elif SLATE_HPP_COMPILE_FAIL == 4
+  m.set('c', nullptr); /* plain char key */
+#elif SLATE_HPP_COMPILE_FAIL == 5
+  slate::map copy = m; /* copy */
+#elif SLATE_HPP_COMPILE_FAIL == 6
+  slate::slotmap<int> a, b;
+  a = b; /* copy assignment */
+#elif SLATE_HPP_COMPILE_FAIL == 7
+  m.set(nullptr, nullptr); /* null string */
+#elif SLATE_HPP_COMPILE_FAIL == 8
+  m.for_each([](int) {}); /* wrong callback signature */
+#elif SLATE_HPP_COMPILE_FAIL == 9
+  slate::slotmap<int> s;
+  s.erase_if([](slate::key, int&) {}); /* predicate returning void */
+#elif SLATE_HPP_COMPILE_FAIL == 10
+  m.set(true, nullptr); /* bool key */
+#elif SLATE_HPP_COMPILE_FAIL == 11
+  slate::slotmap<const int> s; /* const element */
+#elif SLATE_HPP_COMPILE_FAIL == 12
+  slate::key k = 5; /* implicit key from an integer */
+#endif
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* status, error, describe                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void test_status_and_error() {
+  TEST_SECTION("status and error");
+  slate::status ok;
+  CHECK(ok.ok());
+  CHECK(static_cast<bool>(ok));
+  CHECK_EQ_INT(ok.code(), SLATE_OK);
+  CHECK(ok == slate::status(SLATE_OK));
+  slate::status full(SLATE_ERROR_FULL);
+  CHECK(!full.ok());
+  CHECK(!full);
+  CHECK(full != ok);
+  CHECK_EQ_INT(full.code(), SLATE_ERROR_FULL);
+  CHECK(std::strstr(full.message(), "limit") != nullptr);
+  CHECK(std::strstr(slate::status(SLATE_ERROR_ALLOC).message(), "memory") != nullptr);
+  CHECK(std::strstr(slate::status(SLATE_ERROR_NOT_FOUND).message(), "not found") != nullptr);
+  CHECK(std::strstr(slate::status(SLATE_ERROR_INVALID).message(), "invalid") != nullptr);
+  CHECK(std::strstr(slate::describe(12345), "unknown") != nullptr);
+  CHECK(std::strstr(slate::describe(SLATE_OK), "ok") != nullptr);
+
+  slate::error e(SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(e.code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_STR(e.what(), slate::describe(SLATE_ERROR_INVALID));
+  const std::runtime_error& base = e;
+  CHECK_EQ_STR(base.what(), slate::describe(SLATE_ERROR_INVALID));
+}
+
+/* ------------------------------------------------------------------------ */
+/* value helpers                                                             */
+/* ------------------------------------------------------------------------ */
+
+static void test_values() {
+  TEST_SECTION("to_value / from_value / decode keys");
+  CHECK_EQ_INT(slate::from_value<int>(slate::to_value(-123)), -123);
+  CHECK_EQ_U64(slate::from_value<uint64_t>(slate::to_value(UINT64_MAX)), UINT64_MAX);
+  CHECK(slate::from_value<double>(slate::to_value(2.5)) == 2.5);
+  CHECK(slate::from_value<float>(slate::to_value(-0.75f)) == -0.75f);
+  CHECK(slate::from_value<char>(slate::to_value('z')) == 'z');
+  struct two {
+    int16_t a;
+    uint8_t b;
+  };
+  two t{-7, 200};
+  two back = slate::from_value<two>(slate::to_value(t));
+  CHECK_EQ_INT(back.a, -7);
+  CHECK_EQ_INT(back.b, 200);
+  int object = 5;
+  CHECK_EQ_PTR(slate::from_value<int*>(slate::to_value(&object)), &object);
+  /* Unused bytes are zero: equal values, equal pointers. */
+  CHECK_EQ_PTR(slate::to_value(static_cast<uint8_t>(9)), slate::to_value(static_cast<uint8_t>(9)));
+  CHECK_EQ_U64(U(slate::to_value(static_cast<uint8_t>(9))), 9);
+
+  slate::map m;
+  m.set("pi", slate::to_value(3.25));
+  m.set(-1, slate::to_value(-1L));
+  CHECK(slate::from_value<double>(*m.get("pi")) == 3.25);
+  CHECK_EQ_INT(slate::from_value<long>(*m.get(-1)), -1);
+
+  /* Integer key encodings. */
+  const char i5[10] = {0, 1, 5, 0, 0, 0, 0, 0, 0, 0};
+  const char u5[10] = {0, 2, 5, 0, 0, 0, 0, 0, 0, 0};
+  CHECK(slate::decode_i64_key(std::string_view(i5, 10)) == std::optional<int64_t>(5));
+  CHECK(!slate::decode_u64_key(std::string_view(i5, 10)).has_value());
+  CHECK(slate::decode_u64_key(std::string_view(u5, 10)) == std::optional<uint64_t>(5));
+  CHECK(!slate::decode_i64_key(std::string_view(u5, 10)).has_value());
+  CHECK(!slate::decode_i64_key("hello").has_value());
+  CHECK(!slate::decode_i64_key(std::string_view(i5, 9)).has_value());
+  CHECK(!slate::decode_u64_key("").has_value());
+  const char neg[10] = {0, 1, '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff'};
+  CHECK(slate::decode_i64_key(std::string_view(neg, 10)) == std::optional<int64_t>(-1));
+  const char min[10] = {0, 1, 0, 0, 0, 0, 0, 0, 0, '\x80'};
+  CHECK(slate::decode_i64_key(std::string_view(min, 10)) ==
+        std::optional<int64_t>(std::numeric_limits<int64_t>::min()));
+}
+
+/* ------------------------------------------------------------------------ */
+/* map: basics                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void test_map_basics() {
+  TEST_SECTION("map basics");
+  slate::map m;
+  CHECK(m.empty());
+  CHECK_EQ_U64(m.size(), 0);
+  CHECK(!m.get("missing").has_value());
+  CHECK(!m.contains("missing"));
+  CHECK(!m.erase("missing"));
+  CHECK_MAP_OK(m.native());
+
+  int a = 1, b = 2;
+  CHECK(m.set("a", &a));      /* new key: true */
+  CHECK(!m.set("a", &b));     /* replaced: false */
+  CHECK(m.set("b", nullptr)); /* a null value is a value */
+  CHECK_EQ_U64(m.size(), 2);
+  CHECK(!m.empty());
+  CHECK(m.get("a").has_value());
+  CHECK_EQ_PTR(*m.get("a"), &b);
+  CHECK(m.get("b").has_value());
+  CHECK_EQ_PTR(*m.get("b"), nullptr);
+  CHECK(m.contains("b"));
+  CHECK_EQ_PTR(m.get("zzz").value_or(&a), &a);
+
+  CHECK(m.erase("a"));
+  CHECK(!m.erase("a"));
+  CHECK(!m.contains("a"));
+  CHECK_EQ_U64(m.size(), 1);
+  CHECK_MAP_OK(m.native());
+
+  /* try_set */
+  slate::status st = m.try_set("c", &a);
+  CHECK(st.ok());
+  CHECK_EQ_PTR(*m.get("c"), &a);
+  CHECK(m.try_set(42, &b).ok());
+  CHECK(m.try_set(42u, &a).ok());
+  CHECK_EQ_PTR(*m.get(42), &b);
+  CHECK_EQ_PTR(*m.get(42u), &a);
+  CHECK_EQ_U64(m.size(), 4);
+
+  /* clear keeps the map usable */
+  m.clear();
+  CHECK(m.empty());
+  CHECK(!m.contains("c"));
+  CHECK(!m.contains(42));
+  CHECK(m.set("c", &b));
+  CHECK_EQ_U64(m.size(), 1);
+  CHECK_MAP_OK(m.native());
+
+  /* many entries: growth, splits, erase half, compact */
+  slate::map big;
+  const int n = 5000;
+  for (int i = 0; i < n; i++) {
+    big.set("key-" + std::to_string(i), P(static_cast<uintptr_t>(i) + 1));
+  }
+  CHECK_EQ_U64(big.size(), n);
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    auto v = big.get("key-" + std::to_string(i));
+    if (!v || U(*v) != static_cast<uintptr_t>(i) + 1) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_MAP_OK(big.native());
+  for (int i = 0; i < n; i += 2) {
+    if (!big.erase("key-" + std::to_string(i))) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_U64(big.size(), n / 2);
+  for (int i = 0; i < n * 9 / 10; i++) big.erase("key-" + std::to_string(i));
+  slate_info_s before = info_of(big.native());
+  big.compact();
+  slate_info_s after = info_of(big.native());
+  CHECK(after.memory < before.memory);
+  CHECK_EQ_U64(after.length, big.size());
+  CHECK(big.try_compact().ok());
+  CHECK_MAP_OK(big.native());
+  for (int i = n * 9 / 10 + 1; i < n; i += 2) {
+    if (!big.contains("key-" + std::to_string(i))) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+
+  /* reserve */
+  slate::map r;
+  r.reserve(3000);
+  slate_info_s ri = info_of(r.native());
+  CHECK(ri.capacity >= 3000);
+  CHECK(r.empty());
+  CHECK(r.try_reserve(10).ok());
+  CHECK(ri.capacity >= 3000);
+  CHECK_EQ_INT(slate_error_of([&] { r.reserve(UINT64_MAX); }) == SLATE_ERROR_FULL ||
+                   slate_error_of([&] { r.reserve(UINT64_MAX); }) == -100,
+               1);
+  CHECK(!r.try_reserve(UINT64_MAX).ok());
+  CHECK(r.empty());
+  CHECK_MAP_OK(r.native());
+}
+
+/* ------------------------------------------------------------------------ */
+/* map: key overloads and keyspaces                                          */
+/* ------------------------------------------------------------------------ */
+
+static void test_map_keys() {
+  TEST_SECTION("map key overloads");
+  slate::map m;
+  void* v = nullptr;
+
+  /* One string entry, reached through every string-like spelling. */
+  std::string s = "alpha";
+  std::string_view sv = s;
+  char buffer[] = "alpha";
+  char* cp = buffer;
+  const char* ccp = "alpha";
+  CHECK(m.set("alpha", P(1)));
+  CHECK(!m.set(s, P(2)));
+  CHECK(!m.set(sv, P(3)));
+  CHECK(!m.set(cp, P(4)));
+  CHECK(!m.set(ccp, P(5)));
+  CHECK(!m.set(std::string("alpha"), P(6)));
+  CHECK(!m.set("alpha"sv, P(7)));
+  CHECK_EQ_U64(m.size(), 1);
+  CHECK_EQ_U64(U(*m.get(buffer)), 7);
+  CHECK_EQ_U64(U(*m.get(s)), 7);
+  CHECK(m.contains(ccp));
+  CHECK(m.contains(cp));
+  CHECK_EQ_INT(slate_get(m.native(), "alpha", &v), SLATE_OK); /* the C string keyspace */
+  CHECK_EQ_U64(U(v), 7);
+
+  /* Embedded NULs and the empty key. */
+  CHECK(m.set(std::string_view("a\0b", 3), P(10)));
+  CHECK(m.set(std::string_view("a", 1), P(11)));
+  CHECK(m.set(std::string("a\0c", 3), P(12)));
+  CHECK(m.set("", P(13)));
+  CHECK_EQ_U64(m.size(), 5);
+  CHECK_EQ_U64(U(*m.get(std::string_view("a\0b", 3))), 10);
+  CHECK_EQ_U64(U(*m.get("a")), 11); /* "a" stops at the NUL of the literal */
+  CHECK_EQ_U64(U(*m.get("a\0c"sv)), 12);
+  CHECK_EQ_U64(U(*m.get(std::string())), 13);
+  CHECK_EQ_U64(U(*m.get(std::string_view())), 13); /* data() == nullptr, size 0 */
+  CHECK(m.erase(std::string_view("a\0b", 3)));
+  CHECK(m.contains("a"));
+  CHECK(m.erase(""));
+  CHECK(!m.contains(std::string_view()));
+
+  /* Signed integers: one int64_t entry whatever the type. */
+  slate::map k;
+  CHECK(k.set(5, P(1)));
+  CHECK(!k.set(5L, P(2)));
+  CHECK(!k.set(5LL, P(3)));
+  CHECK(!k.set(static_cast<int64_t>(5), P(4)));
+  CHECK(!k.set(static_cast<short>(5), P(5)));
+  CHECK(!k.set(static_cast<signed char>(5), P(6)));
+  const int ci = 5;
+  CHECK(!k.set(ci, P(7)));
+  CHECK_EQ_U64(k.size(), 1);
+  CHECK_EQ_INT(slate_get_i64(k.native(), 5, &v), SLATE_OK);
+  CHECK_EQ_U64(U(v), 7);
+  CHECK_EQ_INT(slate_get_u64(k.native(), 5, nullptr), SLATE_ERROR_NOT_FOUND);
+
+  /* Unsigned integers: one uint64_t entry, apart from the signed one. */
+  CHECK(k.set(5u, P(8)));
+  CHECK(!k.set(5ul, P(9)));
+  CHECK(!k.set(5ull, P(10)));
+  CHECK(!k.set(static_cast<uint64_t>(5), P(11)));
+  CHECK(!k.set(static_cast<size_t>(5), P(12)));
+  CHECK(!k.set(static_cast<unsigned char>(5), P(13)));
+  CHECK(!k.set(static_cast<unsigned short>(5), P(14)));
+  CHECK_EQ_U64(k.size(), 2);
+  CHECK_EQ_INT(slate_get_u64(k.native(), 5, &v), SLATE_OK);
+  CHECK_EQ_U64(U(v), 14);
+  CHECK_EQ_U64(U(*k.get(5)), 7);
+  CHECK_EQ_U64(U(*k.get(5u)), 14);
+
+  /* Neither meets the string "5" nor its raw bytes. */
+  CHECK(k.set("5", P(15)));
+  CHECK_EQ_U64(k.size(), 3);
+  CHECK_EQ_U64(U(*k.get(5)), 7);
+
+  /* The 10-byte encoding is the same entry (SPEC 3), through string_view. */
+  const char enc_i5[10] = {0, 1, 5, 0, 0, 0, 0, 0, 0, 0};
+  const char enc_u5[10] = {0, 2, 5, 0, 0, 0, 0, 0, 0, 0};
+  CHECK(!k.set(std::string_view(enc_i5, 10), P(16)));
+  CHECK_EQ_U64(U(*k.get(5L)), 16);
+  CHECK_EQ_U64(U(*k.get(std::string_view(enc_u5, 10))), 14);
+
+  /* 0 is the integer 0, not a null string. */
+  CHECK(k.set(0, P(17)));
+  CHECK_EQ_INT(slate_get_i64(k.native(), 0, &v), SLATE_OK);
+  CHECK_EQ_U64(U(v), 17);
+
+  /* Extremes and negatives, converted by value. */
+  CHECK(k.set(-1, P(18)));
+  CHECK_EQ_U64(U(*k.get(static_cast<int64_t>(-1))), 18);
+  CHECK_EQ_U64(U(*k.get(static_cast<short>(-1))), 18);
+  CHECK(!k.contains(static_cast<uint64_t>(-1)));
+  CHECK(k.set(std::numeric_limits<int64_t>::min(), P(19)));
+  CHECK(k.set(std::numeric_limits<int64_t>::max(), P(20)));
+  CHECK(k.set(std::numeric_limits<uint64_t>::max(), P(21)));
+  CHECK_EQ_INT(slate_get_i64(k.native(), INT64_MIN, &v), SLATE_OK);
+  CHECK_EQ_U64(U(v), 19);
+  CHECK_EQ_INT(slate_get_u64(k.native(), UINT64_MAX, &v), SLATE_OK);
+  CHECK_EQ_U64(U(v), 21);
+  CHECK(!k.contains(std::numeric_limits<int64_t>::max() - 1));
+
+  /* erase and contains for each keyspace */
+  CHECK(k.erase(5));
+  CHECK(!k.erase(5LL));
+  CHECK(k.contains(5u));
+  CHECK(k.erase(static_cast<unsigned char>(5)));
+  CHECK(!k.contains(5ull));
+  CHECK(k.contains("5"));
+  CHECK_MAP_OK(k.native());
+
+  /* for_each reports integer keys as their encoding. */
+  slate::map e;
+  e.set(-42, P(1));
+  e.set(42u, P(2));
+  e.set("x", P(3));
+  int ints = 0, uints = 0, strings = 0;
+  e.for_each([&](std::string_view key, void* value) {
+    if (auto i = slate::decode_i64_key(key)) {
+      ints += (*i == -42 && U(value) == 1);
+    } else if (auto u = slate::decode_u64_key(key)) {
+      uints += (*u == 42 && U(value) == 2);
+    } else {
+      strings += (key == "x" && U(value) == 3);
+    }
+  });
+  CHECK_EQ_INT(ints, 1);
+  CHECK_EQ_INT(uints, 1);
+  CHECK_EQ_INT(strings, 1);
+}
+
+/* A string key of 4 GiB + 1 bytes: the wrapper rejects it before the C call
+   (set: SLATE_ERROR_FULL; lookups: absent). The bytes are never read, so an
+   address-space reservation is enough. */
+static void test_map_huge_key() {
+  TEST_SECTION("map: key of 4 GiB");
+#if defined(__linux__) && UINTPTR_MAX > 0xFFFFFFFFu
+  const size_t length = (size_t{1} << 32) + 1;
+  void* p = mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    fprintf(stderr, "   (mmap of 4 GiB failed: skipped)\n");
+    return;
+  }
+  std::string_view huge(static_cast<const char*>(p), length);
+  slate::map m;
+  m.set("x", P(1));
+  CHECK_EQ_INT(slate_error_of([&] { m.set(huge, P(2)); }), SLATE_ERROR_FULL);
+  CHECK_EQ_INT(m.try_set(huge, P(2)).code(), SLATE_ERROR_FULL);
+  CHECK(!m.get(huge).has_value());
+  CHECK(!m.contains(huge));
+  CHECK(!m.erase(huge));
+  CHECK_EQ_U64(m.size(), 1);
+  CHECK_MAP_OK(m.native());
+  munmap(p, length);
+#else
+  fprintf(stderr, "   (not a 64-bit Linux: skipped)\n");
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* map: move, swap, clone, equality, adopt/release                           */
+/* ------------------------------------------------------------------------ */
+
+static std::vector<std::string> order_of(const slate::map& m) {
+  std::vector<std::string> out;
+  m.for_each([&](std::string_view k, void*) { out.emplace_back(k); });
+  return out;
+}
+
+static void test_map_move_clone() {
+  TEST_SECTION("map move / swap / clone / equality");
+  slate::map a;
+  for (int i = 0; i < 100; i++) a.set(i, P(static_cast<uintptr_t>(i)));
+  a.set("s", P(7));
+
+  /* move construction */
+  slate::map b(std::move(a));
+  CHECK_EQ_U64(b.size(), 101);
+  CHECK_EQ_U64(U(*b.get(99)), 99);
+  CHECK(a.empty()); /* NOLINT: moved-from is valid and empty */
+  CHECK(!a.contains("s"));
+  CHECK_MAP_OK(a.native());
+  CHECK_MAP_OK(b.native());
+  CHECK(a.set("again", P(1))); /* and usable */
+  CHECK_EQ_U64(a.size(), 1);
+
+  /* move assignment frees the target's entries (valgrind watches) */
+  slate::map c;
+  for (int i = 0; i < 50; i++) c.set("c" + std::to_string(i), P(1));
+  c = std::move(b);
+  CHECK_EQ_U64(c.size(), 101);
+  CHECK(!c.contains("c0"));
+  CHECK(b.empty());
+  CHECK_MAP_OK(b.native());
+  b.set(1, P(1));
+  CHECK_EQ_U64(b.size(), 1);
+
+  /* self-move changes nothing */
+  self_move(c, c);
+  CHECK_EQ_U64(c.size(), 101);
+  CHECK_EQ_U64(U(*c.get("s")), 7);
+  CHECK_MAP_OK(c.native());
+
+  /* swap, member and ADL */
+  c.swap(b);
+  CHECK_EQ_U64(b.size(), 101);
+  CHECK_EQ_U64(c.size(), 1);
+  using std::swap;
+  swap(b, c);
+  CHECK_EQ_U64(c.size(), 101);
+  CHECK_EQ_U64(b.size(), 1);
+
+  /* maps inside a vector survive its reallocations */
+  std::vector<slate::map> maps;
+  for (int i = 0; i < 40; i++) {
+    maps.emplace_back();
+    maps.back().set(i, P(static_cast<uintptr_t>(i) + 100));
+    maps.back().set("name", P(static_cast<uintptr_t>(i)));
+  }
+  int bad = 0;
+  for (int i = 0; i < 40; i++) {
+    auto& m = maps[static_cast<size_t>(i)];
+    if (m.size() != 2 || U(*m.get(i)) != static_cast<uintptr_t>(i) + 100 ||
+        U(*m.get("name")) != static_cast<uintptr_t>(i))
+      bad++;
+    if (run_check(m.native()) != SLATE_OK) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  std::reverse(maps.begin(), maps.end()); /* swaps through moves */
+  CHECK_EQ_U64(U(*maps[0].get(39)), 139);
+
+  /* clone: equal, same order, independent */
+  slate::map d = c.clone();
+  CHECK(d == c);
+  CHECK(!(d != c));
+  CHECK(order_of(d) == order_of(c));
+  d.set("only-in-d", P(1));
+  CHECK(d != c);
+  CHECK(!c.contains("only-in-d"));
+  d.erase("only-in-d");
+  CHECK(d == c);
+  d.set(0, P(12345)); /* same key, other value */
+  CHECK(d != c);
+  CHECK_EQ_U64(U(*c.get(0)), 0);
+  c.clear();
+  CHECK_EQ_U64(d.size(), 101);
+  CHECK_MAP_OK(d.native());
+  slate::map empty1, empty2;
+  CHECK(empty1 == empty2);
+  slate::map empty3 = empty1.clone();
+  CHECK(empty3 == empty1);
+  CHECK(empty3.empty());
+
+  /* try_clone: into a non-empty map (its entries are freed), not into itself */
+  slate::map target;
+  for (int i = 0; i < 30; i++) target.set("t" + std::to_string(i), P(1));
+  CHECK(d.try_clone(target).ok());
+  CHECK(target == d);
+  CHECK(!target.contains("t0"));
+  CHECK_EQ_INT(d.try_clone(d).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(d.size(), 101);
+
+  /* adopt / release */
+  slate_s raw = d.release();
+  CHECK(d.empty());
+  CHECK_EQ_U64(slate_length(&raw), 101);
+  CHECK_EQ_INT(slate_set(&raw, "from-c", P(5)), SLATE_OK);
+  slate::map adopted = slate::map::adopt(raw);
+  CHECK_EQ_U64(adopted.size(), 102);
+  CHECK_EQ_U64(U(*adopted.get("from-c")), 5);
+  CHECK_MAP_OK(adopted.native());
+  /* a map built by C code */
+  slate_s built;
+  slate(&built);
+  slate_set_i64(&built, -3, P(3));
+  slate::map owner = slate::map::adopt(built);
+  CHECK_EQ_U64(U(*owner.get(-3)), 3);
+
+  /* native(): the C API sees the same map, both ways */
+  CHECK_EQ_INT(slate_set_u64(owner.native(), 9, P(9)), SLATE_OK);
+  CHECK_EQ_U64(U(*owner.get(9u)), 9);
+  const slate::map& cowner = owner;
+  CHECK_EQ_U64(slate_length(cowner.native()), 2);
+  CHECK_EQ_PTR(cowner.native(), owner.native());
+}
+
+/* ------------------------------------------------------------------------ */
+/* map: for_each and erase_if                                                */
+/* ------------------------------------------------------------------------ */
+
+struct counting_visitor {
+  int calls = 0;
+  void operator()(std::string_view, void*) { calls++; }
+};
+
+static int g_fn_calls = 0;
+static bool free_function_visitor(std::string_view, void*) {
+  g_fn_calls++;
+  return true;
+}
+
+struct test_exception {
+  int value;
+};
+
+static void test_map_walks() {
+  TEST_SECTION("map for_each / erase_if");
+  slate::map m;
+  const int n = 1000;
+  uintptr_t expected_sum = 0;
+  for (int i = 1; i <= n; i++) {
+    m.set("k" + std::to_string(i), P(static_cast<uintptr_t>(i)));
+    expected_sum += static_cast<uintptr_t>(i);
+  }
+
+  /* void callable: every entry, once */
+  uintptr_t sum = 0;
+  std::set<std::string> seen;
+  bool complete = m.for_each([&](std::string_view key, void* value) {
+    sum += U(value);
+    seen.emplace(key);
+  });
+  CHECK(complete);
+  CHECK_EQ_U64(sum, expected_sum);
+  CHECK_EQ_U64(seen.size(), n);
+  CHECK(seen.count("k1") == 1 && seen.count("k1000") == 1);
+
+  /* bool callable: false stops */
+  int calls = 0;
+  complete = m.for_each([&](std::string_view, void*) { return ++calls < 10; });
+  CHECK(!complete);
+  CHECK_EQ_INT(calls, 10);
+  calls = 0;
+  complete = m.for_each([&](std::string_view, void*) {
+    calls++;
+    return true;
+  });
+  CHECK(complete);
+  CHECK_EQ_INT(calls, n);
+  /* non-bool but bool-convertible return (int: non-zero goes on) */
+  calls = 0;
+  complete = m.for_each([&](std::string_view, void*) -> int { return ++calls < 3 ? 7 : 0; });
+  CHECK(!complete);
+  CHECK_EQ_INT(calls, 3);
+
+  /* function objects by lvalue keep their state; function pointers work */
+  counting_visitor counter;
+  m.for_each(counter);
+  CHECK_EQ_INT(counter.calls, n);
+  g_fn_calls = 0;
+  CHECK(m.for_each(free_function_visitor));
+  CHECK_EQ_INT(g_fn_calls, n);
+  CHECK(m.for_each(&free_function_visitor));
+  CHECK_EQ_INT(g_fn_calls, 2 * n);
+  const counting_visitor const_counter{};
+  (void)const_counter;
+  std::function<void(std::string_view, void*)> fn = [&](std::string_view, void*) { calls++; };
+  calls = 0;
+  m.for_each(fn);
+  CHECK_EQ_INT(calls, n);
+
+  /* empty map: no call */
+  slate::map none;
+  calls = 0;
+  CHECK(none.for_each([&](std::string_view, void*) { calls++; }));
+  CHECK_EQ_INT(calls, 0);
+
+  /* reads of the same map inside the walk, writes to another map */
+  slate::map merged;
+  int inner_ok = 0;
+  m.for_each([&](std::string_view key, void* value) {
+    inner_ok += m.contains(key) && m.get(key) == std::optional<void*>(value) && m.size() == n;
+    merged.set(key, value);
+  });
+  CHECK_EQ_INT(inner_ok, n);
+  CHECK(merged == m);
+  /* nested walk of the same map */
+  long pairs = 0;
+  slate::map small;
+  for (int i = 0; i < 20; i++) small.set(i, nullptr);
+  small.for_each([&](std::string_view, void*) {
+    small.for_each([&](std::string_view, void*) { pairs++; });
+  });
+  CHECK_EQ_INT(pairs, 400);
+  /* clone and compare from inside the walk */
+  small.for_each([&](std::string_view, void*) {
+    slate::map copy = small.clone();
+    CHECK(copy == small);
+    return false;
+  });
+
+  /* modifying the walked map from inside: slate::error(INVALID) out of
+     for_each, map unchanged, walk stopped at once */
+  calls = 0;
+  int code = slate_error_of([&] {
+    m.for_each([&](std::string_view, void*) {
+      calls++;
+      m.set("intruder", nullptr);
+    });
+  });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(calls, 1);
+  CHECK(!m.contains("intruder"));
+  CHECK_EQ_U64(m.size(), n);
+  CHECK_MAP_OK(m.native());
+  const std::pair<const char*, std::function<void()>> intruders[] = {
+      {"erase", [&] { m.erase("k1"); }},
+      {"clear", [&] { m.clear(); }},
+      {"reserve", [&] { m.reserve(100000); }},
+      {"compact", [&] { m.compact(); }},
+      {"erase_if", [&] { m.erase_if([](std::string_view, void*) { return true; }); }},
+  };
+  for (const auto& intruder : intruders) {
+    code = slate_error_of([&] {
+      m.for_each([&](std::string_view, void*) { intruder.second(); });
+    });
+    CHECK_MSG(code == SLATE_ERROR_INVALID, intruder.first);
+    CHECK_MSG(m.size() == static_cast<size_t>(n), intruder.first);
+  }
+  /* try_ versions report it instead */
+  slate::status inner;
+  m.for_each([&](std::string_view, void*) {
+    inner = m.try_set("intruder", nullptr);
+    return false;
+  });
+  CHECK_EQ_INT(inner.code(), SLATE_ERROR_INVALID);
+  CHECK_MAP_OK(m.native());
+
+  /* a throwing callable: the exception comes out unchanged, after one call */
+  calls = 0;
+  bool caught = false;
+  try {
+    m.for_each([&](std::string_view, void*) {
+      if (++calls == 5) throw std::runtime_error("boom");
+    });
+  } catch (const std::runtime_error& e) {
+    caught = std::strcmp(e.what(), "boom") == 0;
+  }
+  CHECK(caught);
+  CHECK_EQ_INT(calls, 5);
+  CHECK_EQ_U64(m.size(), n);
+  CHECK_MAP_OK(m.native());
+  /* any type, not only std::exception */
+  int thrown = 0;
+  try {
+    m.for_each([](std::string_view, void*) -> bool { throw test_exception{77}; });
+  } catch (const test_exception& e) {
+    thrown = e.value;
+  }
+  CHECK_EQ_INT(thrown, 77);
+  /* bad_alloc from the callable stays bad_alloc */
+  CHECK(throws_as<std::bad_alloc>([&] {
+    m.for_each([](std::string_view, void*) { throw std::bad_alloc(); });
+  }));
+  /* nested: the inner walk's exception crosses two C frames safely */
+  CHECK(throws_as<std::logic_error>([&] {
+    small.for_each([&](std::string_view, void*) {
+      small.for_each([](std::string_view, void*) { throw std::logic_error("inner"); });
+    });
+  }));
+  CHECK_MAP_OK(small.native());
+  /* the map works after all that */
+  CHECK(m.set("after", P(1)));
+  CHECK(m.erase("after"));
+
+  /* erase_if: returns the count, keeps the rest */
+  slate::map e;
+  for (int i = 0; i < 1000; i++) e.set(i, P(static_cast<uintptr_t>(i)));
+  size_t erased = e.erase_if([](std::string_view, void* v) { return U(v) % 3 == 0; });
+  CHECK_EQ_U64(erased, 334);
+  CHECK_EQ_U64(e.size(), 666);
+  int bad = 0;
+  for (int i = 0; i < 1000; i++) {
+    if (e.contains(i) != (i % 3 != 0)) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_MAP_OK(e.native());
+  CHECK_EQ_U64(e.erase_if([](std::string_view, void*) { return false; }), 0);
+  CHECK_EQ_U64(e.size(), 666);
+  /* int-returning predicate */
+  CHECK_EQ_U64(e.erase_if([](std::string_view k, void*) -> int {
+    return slate::decode_i64_key(k).value_or(0) == 1;
+  }),
+               1);
+  CHECK_EQ_U64(e.size(), 665);
+
+  /* erase_if with a throwing predicate: it is not called again, the entries
+     it approved before are gone, the others stay */
+  slate::map t;
+  for (int i = 0; i < 500; i++) t.set(i, P(static_cast<uintptr_t>(i)));
+  calls = 0;
+  int approved = 0;
+  std::set<int64_t> approved_keys;
+  caught = false;
+  try {
+    t.erase_if([&](std::string_view k, void*) {
+      if (++calls == 100) throw std::runtime_error("stop");
+      if (calls % 2 == 0) {
+        approved++;
+        approved_keys.insert(*slate::decode_i64_key(k));
+        return true;
+      }
+      return false;
+    });
+  } catch (const std::runtime_error&) {
+    caught = true;
+  }
+  CHECK(caught);
+  CHECK_EQ_INT(calls, 100);
+  CHECK_EQ_U64(t.size(), static_cast<size_t>(500 - approved));
+  bad = 0;
+  for (int i = 0; i < 500; i++) {
+    if (t.contains(i) == (approved_keys.count(i) == 1)) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_MAP_OK(t.native());
+
+  /* the predicate must not modify the map: the refusal comes out */
+  code = slate_error_of([&] {
+    t.erase_if([&](std::string_view, void*) {
+      t.set("x", nullptr);
+      return true;
+    });
+  });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  CHECK(!t.contains("x"));
+  CHECK_EQ_U64(t.size(), static_cast<size_t>(500 - approved)); /* nothing approved */
+  CHECK_MAP_OK(t.native());
+}
+
+/* ------------------------------------------------------------------------ */
+/* map: allocation failures -> std::bad_alloc                                */
+/* ------------------------------------------------------------------------ */
+
+static void test_map_alloc_failure() {
+  TEST_SECTION("map: allocation failure");
+  use_test_allocator();
+  slate::map m;
+  use_default_allocator();
+
+  g_alloc_fail = true;
+  CHECK(throws_as<std::bad_alloc>([&] { m.set("a", P(1)); }));
+  CHECK_EQ_INT(m.try_set("a", P(1)).code(), SLATE_ERROR_ALLOC);
+  CHECK(m.empty());
+  g_alloc_fail = false;
+  for (int i = 0; i < 200; i++) m.set(i, P(1));
+  CHECK_EQ_U64(m.size(), 200);
+  for (int i = 0; i < 150; i++) m.erase(i);
+  g_alloc_fail = true;
+  CHECK(throws_as<std::bad_alloc>([&] { m.compact(); }));
+  CHECK_EQ_INT(m.try_compact().code(), SLATE_ERROR_ALLOC);
+  CHECK(throws_as<std::bad_alloc>([&] { m.reserve(100000); }));
+  CHECK_EQ_U64(m.size(), 50);
+  CHECK_MAP_OK(m.native());
+  g_alloc_fail = false;
+
+  /* clone takes the allocator in force at the call */
+  use_test_allocator();
+  g_alloc_fail = true;
+  slate::map target;
+  CHECK(throws_as<std::bad_alloc>([&] { target.set("old", P(1)); }));
+  bool threw = throws_as<std::bad_alloc>([&] { slate::map c = m.clone(); });
+  slate::status st = m.try_clone(target);
+  g_alloc_fail = false;
+  use_default_allocator();
+  CHECK(threw);
+  CHECK_EQ_INT(st.code(), SLATE_ERROR_ALLOC);
+  CHECK(target.empty());
+  CHECK_EQ_U64(m.size(), 50);
+  CHECK_MAP_OK(m.native());
+  CHECK_MAP_OK(target.native());
+}
+
+static void test_map_set_outcome_throw() {
+  /* In a map created with a failing allocator, set() throws before any
+     change; tested separately so that an unexpected success is visible. */
+  use_test_allocator();
+  slate::map m;
+  use_default_allocator();
+  g_alloc_fail = true;
+  int code = slate_error_of([&] { m.set(std::string(100, 'x'), P(1)); });
+  g_alloc_fail = false;
+  CHECK_EQ_INT(code, -100);
+  CHECK(m.empty());
+}
+
+/* ------------------------------------------------------------------------ */
+/* key                                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void test_key() {
+  TEST_SECTION("key");
+  slate::key null;
+  CHECK(!null);
+  CHECK_EQ_U64(null.raw(), 0);
+  CHECK(null == slate::key(0));
+  slate::key a(0x0000000300000002ULL), b(0x0000000400000002ULL), c(0x0000000300000002ULL);
+  CHECK(static_cast<bool>(a));
+  CHECK_EQ_U64(a.raw(), 0x0000000300000002ULL);
+  CHECK_EQ_U64(a.index(), 2);
+  CHECK_EQ_U64(a.generation(), 3);
+  CHECK(a == c);
+  CHECK(a != b);
+  CHECK(!(a != c));
+  CHECK(a < b && !(b < a));
+  CHECK(b > a && a <= c && a >= c && a <= b && b >= a);
+  std::hash<slate::key> h;
+  CHECK_EQ_U64(h(a), h(c));
+  CHECK(h(a) != h(b));
+  /* keys as values of std:: containers */
+  std::set<slate::key> ordered{b, a, c, null};
+  CHECK_EQ_U64(ordered.size(), 3);
+  CHECK(*ordered.begin() == null);
+  std::unordered_set<slate::key> hashed;
+  for (uint64_t i = 1; i <= 1000; i++) hashed.insert(slate::key((i << 32) | (i % 7)));
+  CHECK_EQ_U64(hashed.size(), 1000);
+  CHECK(hashed.count(slate::key((5ULL << 32) | 5)) == 1);
+  CHECK(hashed.count(slate::key((5ULL << 32) | 6)) == 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* slotmap<T>: basics                                                        */
+/* ------------------------------------------------------------------------ */
+
+struct particle {
+  float x, y;
+  int32_t id;
+  uint32_t flags;
+};
+static_assert(std::is_trivially_copyable_v<particle>);
+
+struct alignas(16) vec4 {
+  float v[4];
+};
+
+struct odd_size {
+  char c[7];
+};
+
+static void test_slotmap_basics() {
+  TEST_SECTION("slotmap basics");
+  slate::slotmap<particle> s;
+  CHECK(s.empty());
+  CHECK_EQ_U64(s.size(), 0);
+  CHECK(s.begin() == s.end());
+  CHECK(s.find(slate::key()) == nullptr);
+  CHECK(!s.contains(slate::key()));
+  CHECK(!s.erase(slate::key()));
+  CHECK(!s.key_at(0));
+  CHECK(!s.row_of(slate::key()).has_value());
+
+  slate::key k1 = s.insert({1.0f, 2.0f, 1, 0});
+  slate::key k2 = s.insert(particle{3.0f, 4.0f, 2, 0});
+  particle p3{5.0f, 6.0f, 3, 0};
+  slate::key k3 = s.insert(p3);
+  CHECK(k1 && k2 && k3);
+  CHECK(k1 != k2 && k2 != k3 && k1 != k3);
+  CHECK_EQ_U64(s.size(), 3);
+  CHECK(!s.empty());
+  CHECK(s.contains(k1) && s.contains(k2) && s.contains(k3));
+
+  /* find / operator[] / at, const and not */
+  CHECK(s.find(k2) != nullptr);
+  CHECK_EQ_INT(s.find(k2)->id, 2);
+  CHECK(s[k3].x == 5.0f);
+  s[k3].x = 50.0f;
+  CHECK(s.find(k3)->x == 50.0f);
+  s.at(k1).y = 20.0f;
+  CHECK(s[k1].y == 20.0f);
+  const auto& cs = s;
+  CHECK_EQ_INT(cs[k1].id, 1);
+  CHECK_EQ_INT(cs.at(k2).id, 2);
+  CHECK_EQ_INT(cs.find(k3)->id, 3);
+  static_assert(std::is_same_v<decltype(cs.find(k3)), const particle*>);
+  static_assert(std::is_same_v<decltype(cs[k3]), const particle&>);
+  static_assert(std::is_same_v<decltype(s[k3]), particle&>);
+
+  /* rows, keys, data */
+  CHECK(s.data() == s.begin());
+  CHECK(cs.data() == cs.begin());
+  CHECK(cs.cbegin() == cs.begin() && cs.cend() == cs.end());
+  CHECK_EQ_INT(s.end() - s.begin(), 3);
+  int bad = 0;
+  for (size_t r = 0; r < s.size(); r++) {
+    slate::key k = s.key_at(r);
+    if (!k || s.find(k) != s.data() + r || s.row_of(k) != std::optional<size_t>(r)) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(!s.key_at(3));
+  CHECK(!s.key_at(std::numeric_limits<size_t>::max()));
+  CHECK(reinterpret_cast<uintptr_t>(s.data()) % 16 == 0);
+
+  /* erase: swap-and-pop, others stay valid, the key goes stale */
+  CHECK(s.erase(k1));
+  CHECK(!s.erase(k1));
+  CHECK(!s.contains(k1));
+  CHECK(s.find(k1) == nullptr);
+  CHECK(!s.row_of(k1).has_value());
+  CHECK(throws_as<std::out_of_range>([&] { (void)s.at(k1); }));
+  CHECK(throws_as<std::out_of_range>([&] { (void)cs.at(k1); }));
+  CHECK(throws_as<std::out_of_range>([&] { (void)s.at(slate::key()); }));
+  CHECK_EQ_U64(s.size(), 2);
+  CHECK_EQ_INT(s[k2].id, 2);
+  CHECK(s[k3].x == 50.0f);
+  CHECK(s.key_at(0) == k3); /* the last row moved into row 0 */
+
+  /* the freed slot is reused, with a new generation; k1 stays stale */
+  slate::key k4 = s.insert({7, 8, 4, 0});
+  CHECK_EQ_U64(k4.index(), k1.index());
+  CHECK(k4.generation() != k1.generation());
+  CHECK(k4 != k1);
+  CHECK(!s.contains(k1));
+  CHECK(s.find(k1) == nullptr);
+  CHECK_EQ_INT(s[k4].id, 4);
+  /* churn on one slot: every old key stays stale */
+  std::vector<slate::key> old;
+  for (int i = 0; i < 100; i++) {
+    slate::key k = s.insert({0, 0, 100 + i, 0});
+    old.push_back(k);
+    s.erase(k);
+  }
+  bad = 0;
+  for (slate::key k : old) bad += s.contains(k) || s.find(k) != nullptr;
+  CHECK_EQ_INT(bad, 0);
+  std::unordered_set<slate::key> distinct(old.begin(), old.end());
+  CHECK_EQ_U64(distinct.size(), 100);
+
+  /* forged and foreign keys */
+  CHECK(!s.contains(slate::key(k2.raw() + (1ULL << 32))));
+  CHECK(!s.contains(slate::key(0xFFFFFFFFFFFFFFFFULL)));
+  slate::slotmap<particle> other;
+  slate::key foreign = other.insert({});
+  CHECK(other.contains(foreign));
+  CHECK(!s.contains(foreign) || foreign == k2 || foreign == k3 || foreign == k4);
+
+  /* try_insert */
+  slate::key k5;
+  CHECK(s.try_insert({9, 9, 5, 0}, k5).ok());
+  CHECK(k5 && s.contains(k5));
+  CHECK_EQ_INT(s[k5].id, 5);
+
+  /* clear: every key stale, usable after */
+  std::vector<slate::key> live{k2, k3, k4, k5};
+  s.clear();
+  CHECK(s.empty());
+  CHECK(s.begin() == s.end());
+  bad = 0;
+  for (slate::key k : live) bad += s.contains(k);
+  CHECK_EQ_INT(bad, 0);
+  slate::key k6 = s.insert({1, 1, 6, 0});
+  CHECK_EQ_INT(s[k6].id, 6);
+  for (slate::key k : live) bad += s.contains(k);
+  CHECK_EQ_INT(bad, 0);
+
+  /* other element types: 16-byte aligned, odd sizes, scalars */
+  slate::slotmap<vec4> v;
+  for (int i = 0; i < 33; i++) v.insert(vec4{{static_cast<float>(i), 0, 0, 0}});
+  CHECK(reinterpret_cast<uintptr_t>(v.data()) % 16 == 0);
+  float fsum = 0;
+  for (const vec4& e : v) fsum += e.v[0];
+  CHECK(fsum == 528.0f);
+  slate::slotmap<odd_size> o;
+  std::vector<slate::key> ok;
+  for (int i = 0; i < 50; i++) {
+    odd_size e{};
+    std::snprintf(e.c, sizeof e.c, "r%02u", static_cast<unsigned>(i) % 100u);
+    ok.push_back(o.insert(e));
+  }
+  bad = 0;
+  for (int i = 0; i < 50; i++) {
+    char want[7];
+    std::snprintf(want, sizeof want, "r%02u", static_cast<unsigned>(i) % 100u);
+    if (std::strcmp(o[ok[static_cast<size_t>(i)]].c, want) != 0) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(o.end() - o.begin(), 50);
+  slate::slotmap<uint8_t> bytes;
+  slate::key bk = bytes.insert(200);
+  CHECK_EQ_INT(bytes[bk], 200);
+
+  /* native(): the C API sees a one-column slotmap of sizeof(T) */
+  slate::slotmap<int64_t> n;
+  int64_t row = -77;
+  slotmap_key ck = 0;
+  CHECK_EQ_INT(slotmap_insert(n.native(), &row, &ck), SLATE_OK);
+  CHECK_EQ_INT(n[slate::key(ck)], -77);
+  slate::key nk = n.insert(5);
+  void* element = nullptr;
+  CHECK_EQ_INT(slotmap_get(n.native(), nk.raw(), &element), SLATE_OK);
+  CHECK_EQ_INT(*static_cast<int64_t*>(element), 5);
+  const auto& cn = n;
+  CHECK_EQ_U64(slotmap_length(cn.native()), 2);
+  CHECK(cn.native() == n.native());
+}
+
+/* operator[] with a stale key calls std::abort (checked in a child). */
+static void test_slotmap_precondition() {
+  TEST_SECTION("slotmap operator[] precondition");
+#if defined(__linux__)
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    slate::slotmap<int> s;
+    slate::key k = s.insert(1);
+    s.erase(k);
+    int value = s[k]; /* aborts */
+    _exit(value == 12345 ? 3 : 2);
+  }
+  int status = 0;
+  CHECK(pid > 0);
+  CHECK(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+#else
+  fprintf(stderr, "   (no fork: skipped)\n");
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* slotmap<T>: range-for, for_each, erase_if, sort                           */
+/* ------------------------------------------------------------------------ */
+
+static void test_slotmap_walks() {
+  TEST_SECTION("slotmap range-for / for_each / erase_if / sort");
+  slate::slotmap<int> s;
+  std::unordered_map<slate::key, int> model;
+  long expected = 0;
+  for (int i = 1; i <= 1000; i++) {
+    int value = (i * 7919) % 1000 + 1;
+    model[s.insert(value)] = value;
+    expected += value;
+  }
+
+  /* range-for sums */
+  long sum = 0;
+  for (int v : s) sum += v;
+  CHECK_EQ_INT(sum, expected);
+  const auto& cs = s;
+  sum = 0;
+  for (const int& v : cs) sum += v;
+  CHECK_EQ_INT(sum, expected);
+  for (int& v : s) v *= 2; /* write through */
+  sum = 0;
+  for (int v : s) sum += v;
+  CHECK_EQ_INT(sum, 2 * expected);
+  for (int& v : s) v /= 2;
+  CHECK(std::equal(s.begin(), s.end(), cs.begin()));
+  CHECK(std::is_permutation(s.begin(), s.end(), cs.begin()));
+
+  /* for_each: dense order, keys, stop, const */
+  size_t row = 0;
+  int bad = 0;
+  bool complete = s.for_each([&](slate::key k, int& v) {
+    if (s.key_at(row) != k || &v != s.data() + row || model.at(k) != v) bad++;
+    row++;
+  });
+  CHECK(complete);
+  CHECK_EQ_U64(row, 1000);
+  CHECK_EQ_INT(bad, 0);
+  int calls = 0;
+  complete = cs.for_each([&](slate::key, const int&) { return ++calls < 10; });
+  CHECK(!complete);
+  CHECK_EQ_INT(calls, 10);
+  s.for_each([](slate::key, int& v) { v += 1; }); /* modify elements in place */
+  bad = 0;
+  for (const auto& [k, v] : model) bad += s[k] != v + 1;
+  CHECK_EQ_INT(bad, 0);
+  s.for_each([](slate::key, int& v) { v -= 1; });
+  slate::slotmap<int> none;
+  CHECK(none.for_each([&](slate::key, int&) { calls = -1; }));
+  CHECK(calls != -1);
+
+  /* structural change inside for_each: refused, thrown out, unchanged */
+  int code = slate_error_of([&] { s.for_each([&](slate::key, int&) { s.insert(1); }); });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(s.size(), 1000);
+  code = slate_error_of([&] { s.for_each([&](slate::key k, int&) { s.erase(k); }); });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  code = slate_error_of([&] { s.for_each([&](slate::key, int&) { s.clear(); }); });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  code = slate_error_of([&] { s.for_each([&](slate::key, int&) { s.sort(); }); });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  code = slate_error_of([&] { s.for_each([&](slate::key, int&) { s.reserve(5000); }); });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  code = slate_error_of([&] { s.for_each([&](slate::key, int&) { s.limit(5000); }); });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  code = slate_error_of(
+      [&] { s.for_each([&](slate::key, int&) { s.erase_if([](slate::key, int&) { return true; }); }); });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  slate::status inner;
+  s.for_each([&](slate::key, int&) {
+    slate::key unused;
+    inner = s.try_insert(1, unused);
+    return false;
+  });
+  CHECK_EQ_INT(inner.code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(s.size(), 1000);
+  /* reads inside are fine */
+  bad = 0;
+  s.for_each([&](slate::key k, int& v) { bad += !s.contains(k) || s.find(k) != &v; });
+  CHECK_EQ_INT(bad, 0);
+
+  /* a throwing for_each callable */
+  calls = 0;
+  bool caught = false;
+  try {
+    s.for_each([&](slate::key, int&) {
+      if (++calls == 3) throw std::runtime_error("walk");
+    });
+  } catch (const std::runtime_error& e) {
+    caught = std::string(e.what()) == "walk";
+  }
+  CHECK(caught);
+  CHECK_EQ_INT(calls, 3);
+  CHECK_EQ_U64(s.size(), 1000);
+
+  /* erase_if */
+  size_t erased = s.erase_if([](slate::key, int& v) { return v % 2 == 1; });
+  size_t odd = 0;
+  for (auto it = model.begin(); it != model.end();) {
+    if (it->second % 2 == 1) {
+      odd++;
+      CHECK_MSG(!s.contains(it->first), "odd element erased");
+      it = model.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  CHECK_EQ_U64(erased, odd);
+  CHECK_EQ_U64(s.size(), model.size());
+  bad = 0;
+  for (const auto& [k, v] : model) bad += s.find(k) == nullptr || *s.find(k) != v;
+  CHECK_EQ_INT(bad, 0);
+  /* survivors keep their dense order */
+  std::vector<int> before(s.begin(), s.end());
+  erased = s.erase_if([](slate::key, int& v) { return v % 4 == 0; });
+  std::vector<int> expect_after;
+  for (int v : before)
+    if (v % 4 != 0) expect_after.push_back(v);
+  CHECK(std::vector<int>(s.begin(), s.end()) == expect_after);
+  CHECK_EQ_U64(erased, before.size() - expect_after.size());
+  for (auto it = model.begin(); it != model.end();) it = it->second % 4 == 0 ? model.erase(it) : std::next(it);
+  CHECK_EQ_U64(s.erase_if([](slate::key, int&) { return false; }), 0);
+
+  /* erase_if with a throwing predicate */
+  calls = 0;
+  std::vector<slate::key> approved;
+  caught = false;
+  try {
+    s.erase_if([&](slate::key k, int&) {
+      if (++calls == 40) throw test_exception{40};
+      if (calls % 3 == 0) {
+        approved.push_back(k);
+        return true;
+      }
+      return false;
+    });
+  } catch (const test_exception& e) {
+    caught = e.value == 40;
+  }
+  CHECK(caught);
+  CHECK_EQ_INT(calls, 40);
+  CHECK_EQ_U64(approved.size(), 13);
+  for (slate::key k : approved) model.erase(k);
+  CHECK_EQ_U64(s.size(), model.size());
+  bad = 0;
+  for (slate::key k : approved) bad += s.contains(k);
+  for (const auto& [k, v] : model) bad += s.find(k) == nullptr || *s.find(k) != v;
+  CHECK_EQ_INT(bad, 0);
+  /* a predicate that modifies the structure */
+  code = slate_error_of([&] {
+    s.erase_if([&](slate::key, int&) {
+      s.insert(5);
+      return true;
+    });
+  });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(s.size(), model.size());
+
+  /* sort: default (std::less<>), custom, stateful; keys stay valid */
+  s.sort();
+  CHECK(std::is_sorted(s.begin(), s.end()));
+  bad = 0;
+  for (const auto& [k, v] : model) bad += s.find(k) == nullptr || *s.find(k) != v;
+  for (size_t r = 0; r < s.size(); r++) bad += s.row_of(s.key_at(r)) != std::optional<size_t>(r);
+  CHECK_EQ_INT(bad, 0);
+  long comparisons = 0;
+  s.sort([&](const int& a, const int& b) {
+    comparisons++;
+    return a > b;
+  });
+  CHECK(std::is_sorted(s.begin(), s.end(), std::greater<int>()));
+  CHECK(comparisons > 0);
+  for (const auto& [k, v] : model) bad += *s.find(k) != v;
+  CHECK_EQ_INT(bad, 0);
+  CHECK(s.try_sort(std::less<int>()).ok());
+  CHECK(std::is_sorted(s.begin(), s.end()));
+  CHECK(s.try_sort().ok());
+
+  /* a throwing comparator: the exception comes out, every key still valid */
+  long compares = 0;
+  caught = false;
+  try {
+    s.sort([&](const int& a, const int& b) {
+      if (++compares == 50) throw std::range_error("cmp");
+      return a > b;
+    });
+  } catch (const std::range_error&) {
+    caught = true;
+  }
+  CHECK(caught);
+  CHECK_EQ_INT(compares, 50); /* never called again after the throw */
+  CHECK_EQ_U64(s.size(), model.size());
+  bad = 0;
+  for (const auto& [k, v] : model) bad += s.find(k) == nullptr || *s.find(k) != v;
+  for (size_t r = 0; r < s.size(); r++) bad += s.row_of(s.key_at(r)) != std::optional<size_t>(r);
+  CHECK_EQ_INT(bad, 0);
+  /* a comparator that modifies the slotmap */
+  code = slate_error_of([&] {
+    s.sort([&](const int& a, const int& b) {
+      s.insert(1);
+      return a < b;
+    });
+  });
+  CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(s.size(), model.size());
+  /* reads inside the comparator are allowed */
+  bad = 0;
+  s.sort([&](const int& a, const int& b) {
+    bad += s.size() != model.size();
+    return a < b;
+  });
+  CHECK_EQ_INT(bad, 0);
+  /* sorting a struct by a member */
+  slate::slotmap<particle> ps;
+  std::vector<slate::key> pk;
+  for (int i = 0; i < 100; i++) pk.push_back(ps.insert({static_cast<float>((i * 37) % 100), 0, i, 0}));
+  ps.sort([](const particle& a, const particle& b) { return a.x < b.x; });
+  bad = 0;
+  for (size_t r = 0; r < ps.size(); r++) bad += ps.data()[r].x != static_cast<float>(r);
+  for (int i = 0; i < 100; i++) bad += ps[pk[static_cast<size_t>(i)]].id != i;
+  CHECK_EQ_INT(bad, 0);
+  slate::slotmap<int> one;
+  one.insert(1);
+  one.sort();
+  none.sort();
+  CHECK_EQ_U64(one.size(), 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* slotmap<T>: capacity, limit, allocation failures                          */
+/* ------------------------------------------------------------------------ */
+
+static void test_slotmap_capacity() {
+  TEST_SECTION("slotmap reserve / limit / allocation failure");
+  use_test_allocator();
+  slate::slotmap<particle> s;
+  use_default_allocator();
+
+  /* reserve: the next n inserts allocate nothing, pointers stay put */
+  s.reserve(100);
+  long calls_before = g_alloc_calls;
+  std::vector<slate::key> keys;
+  for (int i = 0; i < 100; i++) keys.push_back(s.insert({0, 0, i, 0}));
+  CHECK_EQ_INT(g_alloc_calls, calls_before);
+  particle* base = s.data();
+  CHECK(s.try_reserve(200).ok());
+  CHECK(g_alloc_calls > calls_before);
+  calls_before = g_alloc_calls;
+  for (int i = 100; i < 200; i++) keys.push_back(s.insert({0, 0, i, 0}));
+  CHECK_EQ_INT(g_alloc_calls, calls_before);
+  (void)base;
+  /* clear keeps the capacity */
+  s.clear();
+  for (int i = 0; i < 200; i++) s.insert({});
+  CHECK_EQ_INT(g_alloc_calls, calls_before);
+  CHECK_EQ_INT(s.try_reserve(size_t{1} << 33).code(), SLATE_ERROR_FULL);
+  CHECK_EQ_INT(slate_error_of([&] { s.reserve(size_t{1} << 33); }), SLATE_ERROR_FULL);
+
+  /* limit */
+  slate::slotmap<int> l;
+  l.limit(3);
+  slate::key a = l.insert(1), b = l.insert(2);
+  slate::key c = l.insert(3);
+  CHECK(a && b && c);
+  CHECK_EQ_INT(slate_error_of([&] { l.insert(4); }), SLATE_ERROR_FULL);
+  slate::key d;
+  CHECK_EQ_INT(l.try_insert(4, d).code(), SLATE_ERROR_FULL);
+  CHECK(!d);
+  CHECK_EQ_U64(l.size(), 3);
+  CHECK_EQ_INT(slate_error_of([&] { l.reserve(10); }), SLATE_ERROR_FULL);
+  CHECK_EQ_INT(slate_error_of([&] { l.limit(2); }), SLATE_ERROR_INVALID); /* below size */
+  CHECK(l.erase(b));
+  l.insert(5); /* room again */
+  CHECK_EQ_U64(l.size(), 3);
+  l.limit(1000); /* raised */
+  l.insert(6);
+  CHECK_EQ_U64(l.size(), 4);
+  /* a huge limit: accepted, or refused as INVALID (slotmap_limit takes at
+     most the library's own maximum, currently 2^32 - 2) */
+  int huge = slate_error_of([&] { l.limit(std::numeric_limits<size_t>::max()); });
+  CHECK(huge == 0 || huge == SLATE_ERROR_INVALID);
+  l.limit(4);
+  CHECK_EQ_INT(slate_error_of([&] { l.insert(7); }), SLATE_ERROR_FULL);
+  /* clone keeps the limit */
+  slate::slotmap<int> lc = l.clone();
+  CHECK_EQ_INT(slate_error_of([&] { lc.insert(7); }), SLATE_ERROR_FULL);
+
+  /* allocation failures */
+  use_test_allocator();
+  slate::slotmap<int> f;
+  use_default_allocator();
+  g_alloc_fail = true;
+  CHECK(throws_as<std::bad_alloc>([&] { f.insert(1); }));
+  slate::key fk;
+  CHECK_EQ_INT(f.try_insert(1, fk).code(), SLATE_ERROR_ALLOC);
+  CHECK(throws_as<std::bad_alloc>([&] { f.reserve(10); }));
+  CHECK_EQ_INT(f.try_reserve(10).code(), SLATE_ERROR_ALLOC);
+  CHECK(f.empty());
+  g_alloc_fail = false;
+  std::vector<int> values;
+  std::vector<slate::key> fkeys;
+  for (int i = 0; i < 64; i++) {
+    fkeys.push_back(f.insert(64 - i));
+    values.push_back(64 - i);
+  }
+  g_alloc_fail = true;
+  CHECK(throws_as<std::bad_alloc>([&] { f.sort(); }));
+  CHECK_EQ_INT(f.try_sort().code(), SLATE_ERROR_ALLOC);
+  g_alloc_fail = false;
+  CHECK(std::vector<int>(f.begin(), f.end()) == values); /* unchanged, not sorted */
+  int bad = 0;
+  for (size_t i = 0; i < fkeys.size(); i++) bad += f[fkeys[i]] != values[i];
+  CHECK_EQ_INT(bad, 0);
+  /* clone with a failing allocator in force */
+  use_test_allocator();
+  g_alloc_fail = true;
+  bool threw = throws_as<std::bad_alloc>([&] { auto c2 = f.clone(); });
+  slate::slotmap<int> target;
+  slate::status st = f.try_clone(target);
+  g_alloc_fail = false;
+  use_default_allocator();
+  CHECK(threw);
+  CHECK_EQ_INT(st.code(), SLATE_ERROR_ALLOC);
+  CHECK(target.empty());
+  CHECK_EQ_U64(f.size(), 64);
+  f.sort();
+  CHECK(std::is_sorted(f.begin(), f.end()));
+}
+
+/* ------------------------------------------------------------------------ */
+/* slotmap<T>: move, swap, clone                                             */
+/* ------------------------------------------------------------------------ */
+
+static void test_slotmap_move_clone() {
+  TEST_SECTION("slotmap move / swap / clone");
+  slate::slotmap<particle> a;
+  std::vector<slate::key> keys;
+  for (int i = 0; i < 50; i++) keys.push_back(a.insert({static_cast<float>(i), 0, i, 0}));
+  particle* p10 = a.find(keys[10]);
+
+  /* move construction: rows, keys, pointers carried over */
+  slate::slotmap<particle> b(std::move(a));
+  CHECK_EQ_U64(b.size(), 50);
+  CHECK(b.find(keys[10]) == p10);
+  CHECK_EQ_INT(b[keys[49]].id, 49);
+  CHECK(a.empty()); /* NOLINT: moved-from is valid and empty */
+  CHECK(a.begin() == a.end());
+  CHECK(!a.contains(keys[0]));
+  slate::key ak = a.insert({1, 1, 1, 1}); /* and usable */
+  CHECK(a.contains(ak));
+  CHECK_EQ_U64(a.size(), 1);
+
+  /* move assignment frees the target's rows */
+  slate::slotmap<particle> c;
+  for (int i = 0; i < 20; i++) c.insert({});
+  c = std::move(b);
+  CHECK_EQ_U64(c.size(), 50);
+  CHECK(c.find(keys[10]) == p10);
+  CHECK(b.empty());
+  b.insert({});
+  CHECK_EQ_U64(b.size(), 1);
+
+  /* self-move */
+  self_move(c, c);
+  CHECK_EQ_U64(c.size(), 50);
+  CHECK_EQ_INT(c[keys[3]].id, 3);
+
+  /* swap */
+  c.swap(b);
+  CHECK_EQ_U64(b.size(), 50);
+  CHECK_EQ_U64(c.size(), 1);
+  using std::swap;
+  swap(b, c);
+  CHECK_EQ_U64(c.size(), 50);
+  CHECK(c.contains(keys[0]));
+
+  /* inside a vector */
+  std::vector<slate::slotmap<int>> many;
+  std::vector<slate::key> first;
+  for (int i = 0; i < 30; i++) {
+    many.emplace_back();
+    first.push_back(many.back().insert(i));
+  }
+  int bad = 0;
+  for (int i = 0; i < 30; i++) bad += many[static_cast<size_t>(i)][first[static_cast<size_t>(i)]] != i;
+  CHECK_EQ_INT(bad, 0);
+
+  /* clone: same keys, same values, independent */
+  slate::slotmap<particle> d = c.clone();
+  CHECK_EQ_U64(d.size(), c.size());
+  bad = 0;
+  for (slate::key k : keys) bad += d.find(k) == nullptr || d[k].id != c[k].id || d.find(k) == c.find(k);
+  CHECK_EQ_INT(bad, 0);
+  d[keys[0]].id = 1000;
+  CHECK_EQ_INT(c[keys[0]].id, 0);
+  CHECK(d.erase(keys[1]));
+  CHECK(c.contains(keys[1]));
+  slate::key dk = d.insert({});
+  slate::key ck = c.insert({});
+  (void)dk;
+  (void)ck;
+  c.clear();
+  CHECK_EQ_U64(d.size(), 50);
+  CHECK_EQ_INT(d[keys[0]].id, 1000);
+  slate::slotmap<particle> e;
+  slate::slotmap<particle> e2 = e.clone();
+  CHECK(e2.empty());
+  /* try_clone into a non-empty slotmap; not into itself */
+  slate::slotmap<particle> t;
+  for (int i = 0; i < 10; i++) t.insert({});
+  CHECK(d.try_clone(t).ok());
+  CHECK_EQ_U64(t.size(), d.size());
+  CHECK_EQ_INT(t[keys[0]].id, 1000);
+  CHECK_EQ_INT(d.try_clone(d).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(d.size(), 50);
+}
+
+/* ------------------------------------------------------------------------ */
+/* slotmap<T> against std::unordered_map<slate::key, T>                      */
+/* ------------------------------------------------------------------------ */
+
+struct record {
+  uint64_t id;
+  double weight;
+  int32_t tag;
+  uint32_t pad;
+};
+
+static bool same(const record& a, const record& b) {
+  return a.id == b.id && a.weight == b.weight && a.tag == b.tag;
+}
+
+static void test_slotmap_differential(uint64_t seed) {
+  TEST_SECTION("slotmap differential");
+  std::mt19937_64 rng(seed);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  slate::slotmap<record> s;
+  std::unordered_map<slate::key, record> model;
+  std::vector<slate::key> live;  /* the model's keys, for random picks */
+  std::vector<slate::key> stale; /* keys erased or cleared */
+  long mismatches = 0;
+  size_t largest = 0;
+  uint64_t next_id = 1;
+  const int ops = 30000;
+  auto fail = [&](const char* what, int op) {
+    if (mismatches++ < 10) fprintf(stderr, "   differential: %s at op %d (seed %" PRIu64 ")\n", what, op, seed);
+  };
+  auto rebuild_live = [&] {
+    live.clear();
+    for (const auto& kv : model) live.push_back(kv.first);
+  };
+  auto verify = [&](int op) {
+    if (s.size() != model.size()) fail("size", op);
+    size_t r = 0;
+    for (const record& rec : s) {
+      slate::key k = s.key_at(r);
+      auto it = model.find(k);
+      if (it == model.end() || !same(it->second, rec)) fail("dense row", op);
+      if (s.row_of(k) != std::optional<size_t>(r)) fail("row_of", op);
+      r++;
+    }
+    for (const auto& [k, v] : model) {
+      const record* p = s.find(k);
+      if (!p || !same(*p, v)) fail("find", op);
+    }
+    size_t checked = 0;
+    for (size_t i = stale.size(); i-- > 0 && checked < 500; checked++) {
+      if (s.contains(stale[i]) || s.find(stale[i])) fail("stale key", op);
+    }
+  };
+
+  for (int op = 0; op < ops; op++) {
+    size_t r = pick(1000);
+    if (r < 400 || live.empty()) { /* insert */
+      record rec{next_id++, static_cast<double>(rng() % 1000) / 8.0, static_cast<int32_t>(rng() % 100), 0};
+      slate::key k = s.insert(rec);
+      if (!k || model.count(k)) fail("fresh key", op);
+      model[k] = rec;
+      live.push_back(k);
+    } else if (r < 600) { /* erase a live key */
+      size_t i = pick(live.size());
+      slate::key k = live[i];
+      if (!s.erase(k)) fail("erase live", op);
+      model.erase(k);
+      live[i] = live.back();
+      live.pop_back();
+      stale.push_back(k);
+    } else if (r < 680) { /* erase a stale key */
+      if (!stale.empty() && s.erase(stale[pick(stale.size())])) fail("erase stale", op);
+    } else if (r < 850) { /* read and modify a live key */
+      slate::key k = live[pick(live.size())];
+      record* p = s.find(k);
+      if (!p || !same(*p, model[k])) {
+        fail("lookup", op);
+      } else {
+        s[k].weight += 1.0;
+        model[k].weight += 1.0;
+        if (!same(s.at(k), model[k])) fail("operator[]", op);
+      }
+    } else if (r < 900) { /* stale lookups */
+      if (!stale.empty()) {
+        slate::key k = stale[pick(stale.size())];
+        if (s.find(k) || s.contains(k) || s.row_of(k)) fail("stale lookup", op);
+      }
+    } else if (r < 905) { /* erase_if */
+      int32_t mod = static_cast<int32_t>(pick(5) + 3);
+      size_t expect = 0;
+      for (auto it = model.begin(); it != model.end();) {
+        if (it->second.tag % mod == 0) {
+          stale.push_back(it->first);
+          it = model.erase(it);
+          expect++;
+        } else {
+          ++it;
+        }
+      }
+      size_t got = s.erase_if([&](slate::key, record& rec) { return rec.tag % mod == 0; });
+      if (got != expect) fail("erase_if count", op);
+      rebuild_live();
+    } else if (r < 930) { /* sort */
+      if (pick(2) == 0) {
+        s.sort([](const record& a, const record& b) { return a.weight < b.weight; });
+        if (!std::is_sorted(s.begin(), s.end(), [](const record& a, const record& b) { return a.weight < b.weight; }))
+          fail("sorted", op);
+      } else {
+        s.sort([](const record& a, const record& b) { return a.id > b.id; });
+      }
+    } else if (r < 945) { /* clone round trip, sometimes replacing the original */
+      slate::slotmap<record> copy = s.clone();
+      if (copy.size() != s.size()) fail("clone size", op);
+      if (pick(2) == 0) s = std::move(copy);
+    } else if (r < 955) { /* move through a temporary */
+      slate::slotmap<record> tmp(std::move(s));
+      if (!s.empty()) fail("moved-from empty", op);
+      s = std::move(tmp);
+    } else if (r == 956 && pick(4) == 0) { /* clear, rarely */
+      s.clear();
+      for (const auto& kv : model) stale.push_back(kv.first);
+      model.clear();
+      live.clear();
+    } else if (r < 960) { /* reserve */
+      s.reserve(s.size() + pick(100));
+    } else { /* for_each totals */
+      double total = 0, want = 0;
+      s.for_each([&](slate::key, const record& rec) { total += rec.weight; });
+      for (const auto& kv : model) want += kv.second.weight;
+      (void)want;
+      (void)total;
+      size_t visited = 0;
+      s.for_each([&](slate::key k, record&) { visited += model.count(k); });
+      if (visited != model.size()) fail("for_each keys", op);
+    }
+    largest = std::max(largest, model.size());
+    if (op % 1000 == 999) verify(op);
+  }
+  verify(ops);
+  CHECK_EQ_INT(mismatches, 0);
+  CHECK(!model.empty() || s.empty());
+  /* every key ever handed out is distinct */
+  std::unordered_set<slate::key> all(stale.begin(), stale.end());
+  for (const auto& kv : model) all.insert(kv.first);
+  CHECK_EQ_U64(all.size(), stale.size() + model.size());
+  CHECK(largest > 100);
+  fprintf(stderr, "   %d ops, largest %zu, %zu live, %zu stale keys\n", ops, largest, model.size(), stale.size());
+}
+
+/* ------------------------------------------------------------------------ */
+/* map against std::unordered_map<std::string, void*>, briefly               */
+/* ------------------------------------------------------------------------ */
+
+static void test_map_differential(uint64_t seed) {
+  TEST_SECTION("map differential");
+  std::mt19937_64 rng(seed ^ 0x9E3779B97F4A7C15ULL);
+  slate::map m;
+  std::unordered_map<std::string, void*> model;
+  long mismatches = 0;
+  for (int op = 0; op < 20000; op++) {
+    uint64_t r = rng() % 100;
+    int kind = static_cast<int>(rng() % 3);
+    uint64_t n = rng() % 3000;
+    std::string key;
+    if (kind == 0) {
+      key = "s" + std::to_string(n);
+    } else {
+      char enc[10] = {0, static_cast<char>(kind), 0, 0, 0, 0, 0, 0, 0, 0};
+      for (int b = 0; b < 8; b++) enc[2 + b] = static_cast<char>((n >> (8 * b)) & 0xFF);
+      key.assign(enc, 10);
+    }
+    void* value = P(static_cast<uintptr_t>(rng()));
+    if (r < 50) {
+      bool fresh = kind == 0   ? m.set(key, value)
+                   : kind == 1 ? m.set(static_cast<int64_t>(n), value)
+                               : m.set(static_cast<uint64_t>(n), value);
+      if (fresh != (model.count(key) == 0)) mismatches++;
+      model[key] = value;
+    } else if (r < 80) {
+      bool was = kind == 0 ? m.erase(key) : kind == 1 ? m.erase(static_cast<int64_t>(n)) : m.erase(n);
+      if (was != (model.erase(key) == 1)) mismatches++;
+    } else {
+      auto got = m.get(std::string_view(key));
+      auto it = model.find(key);
+      if (got.has_value() != (it != model.end()) || (got && *got != it->second)) mismatches++;
+    }
+  }
+  CHECK_EQ_INT(mismatches, 0);
+  CHECK_EQ_U64(m.size(), model.size());
+  size_t seen = 0;
+  m.for_each([&](std::string_view k, void* v) {
+    auto it = model.find(std::string(k));
+    seen += it != model.end() && it->second == v;
+  });
+  CHECK_EQ_U64(seen, model.size());
+  CHECK_MAP_OK(m.native());
+}
+
+int main() {
+  uint64_t seed = 20260131;
+  if (const char* env = std::getenv("SLATE_HPP_SEED")) seed = std::strtoull(env, nullptr, 0);
+  fprintf(stderr, "seed %" PRIu64 " (SLATE_HPP_SEED to replay)\n", seed);
+
+  test_status_and_error();
+  test_values();
+  test_map_basics();
+  test_map_keys();
+  test_map_huge_key();
+  test_map_move_clone();
+  test_map_walks();
+  test_map_alloc_failure();
+  test_map_set_outcome_throw();
+  test_key();
+  test_slotmap_basics();
+  test_slotmap_precondition();
+  test_slotmap_walks();
+  test_slotmap_capacity();
+  test_slotmap_move_clone();
+  test_slotmap_differential(seed);
+  test_map_differential(seed);
+  return TEST_SUMMARY();
+}

@@ -1,0 +1,1235 @@
+/*
+ * slate.hpp: C++17 wrappers over slate.h (hand-written, header-only).
+ *
+ *     #include "slate.hpp"
+ *
+ *     slate::map m;                        // RAII owner of a slate_s
+ *     int answer = 42;
+ *     m.set("answer", &answer);            // string key (bytes, NULs allowed)
+ *     m.set(7, &answer);                   // signed integer -> int64_t keyspace
+ *     m.set(7u, nullptr);                  // unsigned integer -> uint64_t keyspace
+ *     if (auto v = m.get("answer")) { int* p = static_cast<int*>(*v); }
+ *     m.for_each([](std::string_view key, void* value) { ... });
+ *
+ *     struct particle { float x, y, vx, vy; };
+ *     slate::slotmap<particle> ps;         // generational arena, dense rows
+ *     slate::key k = ps.insert({0, 0, 1, 1});
+ *     ps[k].x += 1;                        // k must be valid (else std::abort)
+ *     for (particle& p : ps) p.x += p.vx;  // streams the dense rows
+ *     ps.erase(k);                         // k is stale for good:
+ *     assert(ps.find(k) == nullptr);
+ *
+ * Link exactly as for C: libslate.a (or libslate.so) plus -lpthread -ldl -lm.
+ * Nothing here is compiled into the library; the header needs C++17 and the
+ * standard library, nothing else.
+ *
+ * ----------------------------------------------------------------------------
+ * Why `struct slate` and not `namespace slate`
+ * ----------------------------------------------------------------------------
+ * slate.h declares the C function `int slate(slate_s*)` at global scope, and
+ * C++ forbids a namespace and a function of the same name in one scope. So
+ * `slate` is a struct used only as a scope: a struct may share its name with
+ * a function (as `struct stat` and `stat()` do), and in `slate::map` the name
+ * before `::` is looked up among types and namespaces only, so the spelling
+ * is the one a namespace would give. What does not work is what needs a real
+ * namespace: `using namespace slate;`, reopening it, or a namespace alias.
+ * Use the qualified names or `using map = slate::map;`. The C function stays
+ * callable as `slate(&raw)` (or `::slate(&raw)`), unchanged.
+ *
+ * ----------------------------------------------------------------------------
+ * Error policy (the same for both containers)
+ * ----------------------------------------------------------------------------
+ *  - Lookups never throw: `get` returns std::optional<void*>, `find` returns
+ *    a pointer (nullptr when absent), `contains` a bool. A key that is simply
+ *    absent is never an error.
+ *  - Operations that allocate throw std::bad_alloc when the library reports
+ *    SLATE_ERROR_ALLOC, like the standard containers.
+ *  - Every other failure the library reports throws slate::error (derived
+ *    from std::runtime_error; `code()` is the slate_error_e value):
+ *      SLATE_ERROR_FULL    a size limit: slotmap insert at its limit(),
+ *                          reserve() beyond what can exist, a string key of
+ *                          4 GiB or more.
+ *      SLATE_ERROR_INVALID misuse: modifying a container from inside one of
+ *                          its own for_each/erase_if/sort callbacks (the
+ *                          library refuses and changes nothing), or a
+ *                          slotmap limit() below its size.
+ *    The wrappers never pass NULL, so the C API's other INVALID cases cannot
+ *    arise through them.
+ *  - The C API's rule holds: a call that throws (or returns a failed status)
+ *    left the container exactly as it was, except where a callback threw
+ *    (see below).
+ *  - Each throwing operation that can fail at run time for reasons other than
+ *    misuse has a `try_` twin that is noexcept and returns a slate::status
+ *    instead (try_set, try_reserve, try_compact, try_clone, try_insert,
+ *    try_sort). Use them in code built with -fno-exceptions, or where a
+ *    failure is expected.
+ *  - Preconditions that the caller must guarantee (a valid key for
+ *    slotmap::operator[]) are checked anyway, because the lookup validates
+ *    the key for free: a violation calls std::abort(). slotmap::at() is the
+ *    throwing alternative (std::out_of_range).
+ *
+ * ----------------------------------------------------------------------------
+ * Callbacks and exceptions
+ * ----------------------------------------------------------------------------
+ * for_each, erase_if and sort take any callable (lambda, function object,
+ * function pointer). The C library calls it through a small trampoline that
+ * catches every exception the callable throws, stops the walk at once (no
+ * further calls of the callable), and rethrows the exception, unchanged,
+ * after the C function has returned. No exception ever crosses a C frame.
+ * The container is then valid but, for erase_if and sort, only partly
+ * processed: erase_if has erased the elements the callable approved before
+ * it threw and kept all others; sort leaves the rows in an unspecified order
+ * (every key still valid). for_each changes nothing.
+ *
+ * A callable that returns bool stops a walk by returning false (as Go's
+ * Range does): `true` means "go on". A callable that returns void visits
+ * everything. (This is the opposite of the raw C callbacks, where non-zero
+ * stops; the wrappers translate.)
+ *
+ * ----------------------------------------------------------------------------
+ * Building without exceptions (-fno-exceptions)
+ * ----------------------------------------------------------------------------
+ * Detected automatically (or force with -DSLATE_HPP_EXCEPTIONS=0/1). Then
+ * every place that would throw calls std::abort() instead, callbacks are
+ * called directly (they cannot throw), and the try_ functions are the way to
+ * handle allocation failure and limits.
+ *
+ * ----------------------------------------------------------------------------
+ * Threads, moves, lifetime
+ * ----------------------------------------------------------------------------
+ * A container is not thread-safe; distinct containers may be used on
+ * distinct threads (as in C). Both containers are move-only: a move hands
+ * over the C struct byte for byte (the C API allows moving a slate_s or
+ * slotmap_s with memcpy between calls) and re-initializes the source, which
+ * is then a valid, empty container. Never move or destroy a container from
+ * inside one of its own callbacks. Copies are explicit: clone().
+ */
+#ifndef SLATE_HPP
+#define SLATE_HPP
+
+#include "slate.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#ifndef SLATE_HPP_EXCEPTIONS
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
+#define SLATE_HPP_EXCEPTIONS 1
+#else
+#define SLATE_HPP_EXCEPTIONS 0
+#endif
+#endif
+
+/**
+ * The scope of the C++ API (a struct, not a namespace: see the file comment).
+ * It has no members of its own and cannot be instantiated.
+ */
+struct slate {
+  slate() = delete;
+
+  // --------------------------------------------------------------------------
+  // status and error
+  // --------------------------------------------------------------------------
+
+  /**
+   * A slate_error_e code as a value: what the try_ functions return.
+   * Default-constructed it is SLATE_OK. Trivially copyable, all noexcept.
+   */
+  class status {
+   public:
+    /** SLATE_OK. */
+    constexpr status() noexcept = default;
+    /** Wraps a code returned by a slate.h function (any int is kept as is). */
+    constexpr explicit status(int code) noexcept : code_(code) {}
+
+    /** True for SLATE_OK only. */
+    constexpr bool ok() const noexcept { return code_ == SLATE_OK; }
+    /** The same as ok(): `if (m.try_set(k, v)) ...` tests for success. */
+    constexpr explicit operator bool() const noexcept { return ok(); }
+    /** The raw code: SLATE_OK, SLATE_ERROR_NOT_FOUND, _INVALID, _ALLOC, _FULL. */
+    constexpr int code() const noexcept { return code_; }
+    /** A short static English description of the code (never NULL). */
+    const char* message() const noexcept { return describe(code_); }
+
+    /** Same code. */
+    friend constexpr bool operator==(status a, status b) noexcept { return a.code_ == b.code_; }
+    /** Different codes. */
+    friend constexpr bool operator!=(status a, status b) noexcept { return a.code_ != b.code_; }
+
+   private:
+    int code_ = SLATE_OK;
+  };
+
+  /** A static English description of a slate_error_e code (never NULL). */
+  static const char* describe(int code) noexcept {
+    switch (code) {
+      case SLATE_OK:
+        return "slate: ok";
+      case SLATE_ERROR_NOT_FOUND:
+        return "slate: key not found";
+      case SLATE_ERROR_INVALID:
+        return "slate: invalid argument, or a container modified from inside its own walk";
+      case SLATE_ERROR_ALLOC:
+        return "slate: out of memory";
+      case SLATE_ERROR_FULL:
+        return "slate: size limit reached";
+      default:
+        return "slate: unknown error code";
+    }
+  }
+
+  /**
+   * Thrown for SLATE_ERROR_FULL and SLATE_ERROR_INVALID (SLATE_ERROR_ALLOC
+   * throws std::bad_alloc instead). what() is describe(code()).
+   */
+  class error : public std::runtime_error {
+   public:
+    /** An error for `code` (one of the negative slate_error_e values). */
+    explicit error(int code) : std::runtime_error(describe(code)), code_(code) {}
+    /** The slate_error_e value. */
+    int code() const noexcept { return code_; }
+
+   private:
+    int code_;
+  };
+
+  // --------------------------------------------------------------------------
+  // values: void* helpers
+  // --------------------------------------------------------------------------
+
+  /**
+   * Packs a small trivially copyable value (an integer, an enum, a float, a
+   * pointer, a small struct; at most sizeof(void*) bytes) into a void* so
+   * that it can be stored as a map value without allocating. Unused bytes
+   * are zero, so equal values give equal (pointer-equal) void*s, which is
+   * what map equality compares. Read it back with from_value<T>.
+   */
+  template <class T>
+  static void* to_value(const T& value) noexcept {
+    static_assert(std::is_trivially_copyable_v<T>, "slate::to_value: T must be trivially copyable");
+    static_assert(sizeof(T) <= sizeof(void*), "slate::to_value: T must fit in a void*");
+    void* out = nullptr;
+    std::memcpy(static_cast<void*>(&out), static_cast<const void*>(&value), sizeof(T));
+    return out;
+  }
+
+  /** The value that to_value<T> packed into `value`. */
+  template <class T>
+  static T from_value(void* value) noexcept {
+    static_assert(std::is_trivially_copyable_v<T>, "slate::from_value: T must be trivially copyable");
+    static_assert(std::is_default_constructible_v<T>,
+                  "slate::from_value: T must be default constructible");
+    static_assert(sizeof(T) <= sizeof(void*), "slate::from_value: T must fit in a void*");
+    T out{};
+    std::memcpy(static_cast<void*>(&out), static_cast<const void*>(&value), sizeof(T));
+    return out;
+  }
+
+  /**
+   * Integer keys appear in for_each/erase_if as their 10-byte encoding
+   * (0x00, then 0x01 for int64_t or 0x02 for uint64_t, then the value
+   * little-endian). decode_i64_key returns the int64_t when `key` is such an
+   * encoding, else std::nullopt; decode_u64_key likewise for uint64_t. (A
+   * string key set with exactly those 10 bytes is the same entry as the
+   * integer key, by the C API's design, and decodes the same way.)
+   */
+  static std::optional<std::int64_t> decode_i64_key(std::string_view key) noexcept {
+    std::uint64_t v = 0;
+    if (!decode_integer_key(key, 0x01, v)) {
+      return std::nullopt;
+    }
+    std::int64_t out = 0;
+    std::memcpy(&out, &v, sizeof out);  // two's complement, without UB
+    return out;
+  }
+
+  /** See decode_i64_key. */
+  static std::optional<std::uint64_t> decode_u64_key(std::string_view key) noexcept {
+    std::uint64_t v = 0;
+    if (!decode_integer_key(key, 0x02, v)) {
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  // --------------------------------------------------------------------------
+  // key type rules
+  // --------------------------------------------------------------------------
+
+  /**
+   * True for the integer types a map accepts as keys: signed char, short,
+   * int, long, long long and their unsigned twins (so int64_t, uint64_t,
+   * size_t, ...), cv-qualified or not. Signed types use the int64_t
+   * keyspace, unsigned types the uint64_t keyspace, by type, never by value:
+   * 5 and 5u are different keys; (short)-5 and (int64_t)-5 are the same.
+   * Rejected, as in slate-generic.h: bool, plain char, wchar_t, char8_t,
+   * char16_t, char32_t, enumerations, floating point, and anything wider than
+   * 64 bits. Cast to the integer type you mean.
+   */
+  template <class I, class U = std::remove_cv_t<I>>
+  static constexpr bool is_integer_key_v =
+      std::is_integral_v<U> && !std::is_same_v<U, bool> && !std::is_same_v<U, char> &&
+      !std::is_same_v<U, wchar_t> && !std::is_same_v<U, char16_t> &&
+      !std::is_same_v<U, char32_t> &&
+#if defined(__cpp_char8_t)
+      !std::is_same_v<U, char8_t> &&
+#endif
+      sizeof(U) <= sizeof(std::uint64_t);
+
+ private:
+  template <class I>
+  using enable_integer_key = std::enable_if_t<is_integer_key_v<I>, int>;
+
+  static bool decode_integer_key(std::string_view key, unsigned char tag,
+                                 std::uint64_t& out) noexcept {
+    if (key.size() != 10 || key[0] != '\0' || static_cast<unsigned char>(key[1]) != tag) {
+      return false;
+    }
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < 8; i++) {
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(key[2 + i])) << (8 * i);
+    }
+    out = v;
+    return true;
+  }
+
+  /** Throws for a failed code: bad_alloc for ALLOC, slate::error otherwise. */
+  [[noreturn]] static void throw_code(int code) {
+#if SLATE_HPP_EXCEPTIONS
+    if (code == SLATE_ERROR_ALLOC) {
+      throw std::bad_alloc();
+    }
+    throw error(code);
+#else
+    (void)code;
+    std::abort();
+#endif
+  }
+
+  /** Throws unless `code` is SLATE_OK. */
+  static void check(int code) {
+    if (code != SLATE_OK) {
+      throw_code(code);
+    }
+  }
+  static void check(status s) { check(s.code()); }
+
+  /** A caught exception, carried across a C call (nothing without exceptions). */
+  struct pending {
+#if SLATE_HPP_EXCEPTIONS
+    std::exception_ptr exception;
+    bool failed() const noexcept { return static_cast<bool>(exception); }
+    void rethrow() {
+      if (exception) {
+        std::rethrow_exception(exception);
+      }
+    }
+#else
+    static constexpr bool failed() noexcept { return false; }
+    static void rethrow() noexcept {}
+#endif
+  };
+
+  /**
+   * Calls `f` (returning void or something convertible to bool) from inside
+   * a C callback and returns its result as a bool (true for a void `f`).
+   * An exception is caught and stored into `p`, and the result is false.
+   * The trampolines turn that into "stop" (walks), "keep" (erase_if) or
+   * "not less" (sort), and never call `f` again once `p` holds an exception.
+   */
+  template <class F, class... Args>
+  static bool call_caught(pending& p, F& f, Args&&... args) noexcept {
+#if SLATE_HPP_EXCEPTIONS
+    try {
+#endif
+      using R = std::invoke_result_t<F&, Args...>;
+      if constexpr (std::is_void_v<R>) {
+        std::invoke(f, std::forward<Args>(args)...);
+        return true;
+      } else {
+        return static_cast<bool>(std::invoke(f, std::forward<Args>(args)...));
+      }
+#if SLATE_HPP_EXCEPTIONS
+    } catch (...) {
+      p.exception = std::current_exception();
+      return false;
+    }
+#else
+    (void)p;
+#endif
+  }
+
+  template <class R>
+  static constexpr bool void_or_bool_v = std::is_void_v<R> || std::is_convertible_v<R, bool>;
+
+ public:
+  // --------------------------------------------------------------------------
+  // map
+  // --------------------------------------------------------------------------
+
+  /**
+   * A hash map from byte-string or integer keys to void* values: the RAII
+   * owner of one slate_s (Go 1.24's Swiss-table map, see slate.h).
+   *
+   * Keys: std::string_view (and everything that converts to it: string
+   * literals, char*, std::string; embedded NULs are part of the key, the
+   * empty key is allowed), or an integer type accepted by is_integer_key_v
+   * (signed -> int64_t keyspace, unsigned -> uint64_t keyspace). The three
+   * keyspaces never meet, except through a string key that is an integer
+   * key's exact 10-byte encoding (see decode_i64_key). The map stores its
+   * own copy of each key.
+   *
+   * Values: void*, stored as given, never dereferenced, never freed: the map
+   * does not own what they point to. nullptr is a value like any other (use
+   * contains() to test presence). to_value/from_value pack small values.
+   *
+   * Iteration order is unspecified (a clone keeps its source's order).
+   * Move-only; copy with clone(). Not thread-safe.
+   */
+  class map {
+   public:
+    /** An empty map. Allocates nothing. */
+    map() noexcept : raw_() { (void)::slate(&raw_); }
+
+    /** Releases everything the map holds (slate_free). */
+    ~map() { slate_free(&raw_); }
+
+    map(const map&) = delete;
+    map& operator=(const map&) = delete;
+
+    /**
+     * Takes `other`'s entries without copying them (the slate_s moves byte
+     * for byte); `other` becomes a valid empty map. Not from inside one of
+     * `other`'s callbacks.
+     */
+    map(map&& other) noexcept : raw_(other.raw_) { (void)::slate(&other.raw_); }
+
+    /**
+     * Frees this map's entries and takes `other`'s; `other` becomes a valid
+     * empty map. Self-move does nothing. Not from inside a callback of
+     * either map.
+     */
+    map& operator=(map&& other) noexcept {
+      if (this != &other) {
+        slate_free(&raw_);
+        std::memcpy(static_cast<void*>(&raw_), static_cast<const void*>(&other.raw_), sizeof raw_);
+        (void)::slate(&other.raw_);
+      }
+      return *this;
+    }
+
+    /** Exchanges the two maps' contents. Not from inside a callback. */
+    void swap(map& other) noexcept {
+      slate_s tmp = raw_;
+      raw_ = other.raw_;
+      other.raw_ = tmp;
+    }
+    /** a.swap(b). */
+    friend void swap(map& a, map& b) noexcept { a.swap(b); }
+
+    /**
+     * Takes ownership of an initialized slate_s (built by C code, say).
+     * `raw` must not be used by its previous owner afterwards.
+     */
+    static map adopt(const slate_s& raw) noexcept {
+      map m;
+      m.raw_ = raw;
+      return m;
+    }
+
+    /**
+     * Gives up ownership: returns the slate_s (the caller must slate_free it
+     * eventually) and leaves this map valid and empty.
+     */
+    slate_s release() noexcept {
+      slate_s out = raw_;
+      (void)::slate(&raw_);
+      return out;
+    }
+
+    /**
+     * An independent copy: the same entries (values copied as pointers, the
+     * pointees are not copied) and the same iteration order.
+     * Throws std::bad_alloc (this map is unchanged either way).
+     */
+    map clone() const {
+      map out;
+      check(try_clone(out));
+      return out;
+    }
+
+    /**
+     * clone() without exceptions: on SLATE_OK `out` holds the copy (its old
+     * entries were freed); on SLATE_ERROR_ALLOC `out` is empty.
+     * `out` must not be this map (SLATE_ERROR_INVALID).
+     */
+    status try_clone(map& out) const noexcept {
+      if (&out == this) {
+        return status(SLATE_ERROR_INVALID);
+      }
+      slate_free(&out.raw_);
+      return status(slate_clone(&out.raw_, &raw_));
+    }
+
+    // ---- insert / replace -------------------------------------------------
+
+    /**
+     * Inserts `key` -> `value`, or replaces the value of an existing key.
+     * Returns true when the key was new, false when a value was replaced.
+     * Throws std::bad_alloc, or slate::error (SLATE_ERROR_FULL for a key of
+     * 4 GiB or more; SLATE_ERROR_INVALID from inside this map's own walk);
+     * then the map is unchanged.
+     */
+    bool set(std::string_view key, void* value) { return set_impl(key, value); }
+    /** set() for an integer key (see is_integer_key_v). */
+    template <class I, enable_integer_key<I> = 0>
+    bool set(I key, void* value) {
+      return set_impl(key, value);
+    }
+    /** A null char* is not a key (it would be UB for std::string_view). */
+    bool set(std::nullptr_t, void*) = delete;
+
+    /**
+     * set() without exceptions: SLATE_OK, SLATE_ERROR_ALLOC,
+     * SLATE_ERROR_FULL or SLATE_ERROR_INVALID (then the map is unchanged).
+     */
+    status try_set(std::string_view key, void* value) noexcept {
+      return status(set_raw(&raw_, key, value));
+    }
+    /** try_set() for an integer key. */
+    template <class I, enable_integer_key<I> = 0>
+    status try_set(I key, void* value) noexcept {
+      return status(set_raw(&raw_, key, value));
+    }
+    status try_set(std::nullptr_t, void*) = delete;
+
+    // ---- lookup -----------------------------------------------------------
+
+    /**
+     * The value stored under `key`, or std::nullopt when the key is absent.
+     * (A stored nullptr comes back as an engaged optional holding nullptr.)
+     * Allocates nothing, never throws; allowed inside callbacks.
+     */
+    std::optional<void*> get(std::string_view key) const noexcept { return get_impl(key); }
+    /** get() for an integer key. */
+    template <class I, enable_integer_key<I> = 0>
+    std::optional<void*> get(I key) const noexcept {
+      return get_impl(key);
+    }
+    std::optional<void*> get(std::nullptr_t) const = delete;
+
+    /** True when `key` is in the map. Allocates nothing, never throws. */
+    bool contains(std::string_view key) const noexcept { return get_raw(&raw_, key, nullptr) == SLATE_OK; }
+    /** contains() for an integer key. */
+    template <class I, enable_integer_key<I> = 0>
+    bool contains(I key) const noexcept {
+      return get_raw(&raw_, key, nullptr) == SLATE_OK;
+    }
+    bool contains(std::nullptr_t) const = delete;
+
+    // ---- erase ------------------------------------------------------------
+
+    /**
+     * Removes `key`. Returns true when it was there, false when not.
+     * Memory is kept for reuse (see compact()). Throws slate::error
+     * (SLATE_ERROR_INVALID) only when called from inside this map's own walk.
+     */
+    bool erase(std::string_view key) { return erase_impl(key); }
+    /** erase() for an integer key. */
+    template <class I, enable_integer_key<I> = 0>
+    bool erase(I key) {
+      return erase_impl(key);
+    }
+    bool erase(std::nullptr_t) = delete;
+
+    // ---- size and capacity --------------------------------------------------
+
+    /** The number of entries. */
+    std::size_t size() const noexcept { return static_cast<std::size_t>(slate_length(&raw_)); }
+    /** True when size() is 0. */
+    bool empty() const noexcept { return slate_length(&raw_) == 0; }
+
+    /**
+     * Removes every entry, keeps the capacity (a refill allocates less).
+     * Throws slate::error (SLATE_ERROR_INVALID) only from inside the map's
+     * own walk.
+     */
+    void clear() { check(slate_clear(&raw_)); }
+
+    /**
+     * Sizes the map so that `n` entries fit without growing (a hint; never
+     * shrinks). Throws std::bad_alloc, or slate::error (SLATE_ERROR_FULL for
+     * a size no map can reach, such as UINT64_MAX); the map is unchanged then.
+     */
+    void reserve(std::uint64_t n) { check(try_reserve(n)); }
+    /** reserve() without exceptions. */
+    status try_reserve(std::uint64_t n) noexcept { return status(slate_reserve(&raw_, n)); }
+
+    /**
+     * Rebuilds the map at its current size, giving back memory left by
+     * erasures. Throws std::bad_alloc (the map is unchanged then).
+     */
+    void compact() { check(try_compact()); }
+    /** compact() without exceptions. */
+    status try_compact() noexcept { return status(slate_compact(&raw_)); }
+
+    // ---- comparison ---------------------------------------------------------
+
+    /** True when both maps hold the same keys with pointer-equal values. */
+    friend bool operator==(const map& a, const map& b) noexcept {
+      return slate_equal(&a.raw_, &b.raw_) == 1;
+    }
+    /** !(a == b). */
+    friend bool operator!=(const map& a, const map& b) noexcept { return !(a == b); }
+
+    // ---- walks --------------------------------------------------------------
+
+    /**
+     * Calls `f(std::string_view key, void* value)` once per entry, in an
+     * unspecified order. `key` views the map's own copy of the key, valid
+     * during that call only (integer keys appear as their 10-byte encoding:
+     * see decode_i64_key / decode_u64_key). If `f` returns bool, `false`
+     * stops the walk; a void `f` visits every entry.
+     *
+     * Returns true when every entry was visited, false when `f` stopped the
+     * walk. `f` may read this map (get, contains, size, for_each, clone,
+     * ==) and modify other maps; modifying this map throws slate::error out
+     * of that call (the library refuses it). An exception from `f` stops the
+     * walk and is rethrown from for_each; the map is unchanged.
+     */
+    template <class F>
+    bool for_each(F&& f) const {
+      static_assert(std::is_invocable_v<F&, std::string_view, void*>,
+                    "slate::map::for_each: f must be callable as f(std::string_view, void*)");
+      static_assert(void_or_bool_v<std::invoke_result_t<F&, std::string_view, void*>>,
+                    "slate::map::for_each: f must return void or bool");
+      walk<std::remove_reference_t<F>> w{f, {}};
+      int rc = slate_each(&raw_, &walk<std::remove_reference_t<F>>::visit, &w);
+      w.caught.rethrow();
+      if (rc < 0) {
+        throw_code(rc);
+      }
+      return rc == SLATE_OK;
+    }
+
+    /**
+     * Erases every entry for which `f(std::string_view key, void* value)`
+     * returns true, in one walk; returns how many were erased. `f` sees keys
+     * as in for_each and must not modify this map (such calls throw
+     * slate::error). If `f` throws, the entries it approved before are
+     * erased, all others kept, and the exception is rethrown. Throws
+     * slate::error (SLATE_ERROR_INVALID) when called from inside this map's
+     * own walk.
+     */
+    template <class F>
+    std::size_t erase_if(F&& f) {
+      static_assert(std::is_invocable_r_v<bool, F&, std::string_view, void*>,
+                    "slate::map::erase_if: f must be callable as bool f(std::string_view, void*)");
+      const std::uint64_t before = slate_length(&raw_);
+      walk<std::remove_reference_t<F>> w{f, {}};
+      int rc = slate_delete_if(&raw_, &walk<std::remove_reference_t<F>>::predicate, &w);
+      w.caught.rethrow();
+      check(rc);
+      return static_cast<std::size_t>(before - slate_length(&raw_));
+    }
+
+    // ---- C interop ----------------------------------------------------------
+
+    /**
+     * The slate_s this map owns, for the C API. Valid while the map lives
+     * (a move hands it over). Do not slate_free it through this pointer
+     * (the destructor does), and do not re-initialize it with slate().
+     */
+    slate_s* native() noexcept { return &raw_; }
+    /** native(), for read-only C calls. */
+    const slate_s* native() const noexcept { return &raw_; }
+
+   private:
+    template <class F>
+    struct walk {
+      F& f;
+      pending caught;
+
+      static int visit(const char* key, std::uint32_t length, void* value, void* data) noexcept {
+        auto* self = static_cast<walk*>(data);
+        return call_caught(self->caught, self->f, std::string_view(key, length), value) ? 0 : 1;
+      }
+      static int predicate(const char* key, std::uint32_t length, void* value, void* data) noexcept {
+        auto* self = static_cast<walk*>(data);
+        if (self->caught.failed()) {
+          return 0;  // f threw: keep everything from here on
+        }
+        return call_caught(self->caught, self->f, std::string_view(key, length), value) &&
+                       !self->caught.failed()
+                   ? 1
+                   : 0;
+      }
+    };
+
+    static constexpr std::uint64_t max_key_length = std::numeric_limits<std::uint32_t>::max();
+
+    static int set_raw(slate_s* m, std::string_view key, void* value) noexcept {
+      if (key.size() > max_key_length) {
+        return SLATE_ERROR_FULL;
+      }
+      return slate_set_bytes(m, key.data(), static_cast<std::uint32_t>(key.size()), value);
+    }
+    template <class I>
+    static int set_raw(slate_s* m, I key, void* value) noexcept {
+      if constexpr (std::is_signed_v<I>) {
+        return slate_set_i64(m, static_cast<std::int64_t>(key), value);
+      } else {
+        return slate_set_u64(m, static_cast<std::uint64_t>(key), value);
+      }
+    }
+    static int get_raw(const slate_s* m, std::string_view key, void** value) noexcept {
+      if (key.size() > max_key_length) {
+        return SLATE_ERROR_NOT_FOUND;  // no such key can exist
+      }
+      return slate_get_bytes(m, key.data(), static_cast<std::uint32_t>(key.size()), value);
+    }
+    template <class I>
+    static int get_raw(const slate_s* m, I key, void** value) noexcept {
+      if constexpr (std::is_signed_v<I>) {
+        return slate_get_i64(m, static_cast<std::int64_t>(key), value);
+      } else {
+        return slate_get_u64(m, static_cast<std::uint64_t>(key), value);
+      }
+    }
+    static int erase_raw(slate_s* m, std::string_view key) noexcept {
+      if (key.size() > max_key_length) {
+        return SLATE_ERROR_NOT_FOUND;  // no such key can exist
+      }
+      return slate_delete_bytes(m, key.data(), static_cast<std::uint32_t>(key.size()));
+    }
+    template <class I>
+    static int erase_raw(slate_s* m, I key) noexcept {
+      if constexpr (std::is_signed_v<I>) {
+        return slate_delete_i64(m, static_cast<std::int64_t>(key));
+      } else {
+        return slate_delete_u64(m, static_cast<std::uint64_t>(key));
+      }
+    }
+
+    template <class K>
+    bool set_impl(K key, void* value) {
+      const std::uint64_t before = slate_length(&raw_);
+      check(set_raw(&raw_, key, value));
+      return slate_length(&raw_) != before;
+    }
+    template <class K>
+    std::optional<void*> get_impl(K key) const noexcept {
+      void* value = nullptr;
+      if (get_raw(&raw_, key, &value) == SLATE_OK) {
+        return value;
+      }
+      return std::nullopt;
+    }
+    template <class K>
+    bool erase_impl(K key) {
+      int rc = erase_raw(&raw_, key);
+      if (rc == SLATE_ERROR_NOT_FOUND) {
+        return false;
+      }
+      check(rc);
+      return true;
+    }
+
+    slate_s raw_;
+  };
+
+  // --------------------------------------------------------------------------
+  // key
+  // --------------------------------------------------------------------------
+
+  /**
+   * A slotmap key: a slotmap_key (low 32 bits slot index, high 32 bits
+   * generation). The default key is the null key (0), which no slotmap ever
+   * validates. A key stays valid until its element is erased (or the slotmap
+   * cleared); after that it never validates again, not even once its slot is
+   * reused. Keys are plain values: copy, compare, hash (std::hash<slate::key>
+   * is provided) and store them freely. The same key type serves every
+   * slotmap<T>; a key of another slotmap is simply not found.
+   */
+  class key {
+   public:
+    /** The null key (0). */
+    constexpr key() noexcept = default;
+    /** Wraps a slotmap_key from the C API. */
+    constexpr explicit key(slotmap_key raw) noexcept : raw_(raw) {}
+
+    /** The slotmap_key, for the C API. */
+    constexpr slotmap_key raw() const noexcept { return raw_; }
+    /** The slot index (low 32 bits). */
+    constexpr std::uint32_t index() const noexcept { return static_cast<std::uint32_t>(raw_); }
+    /** The slot generation (high 32 bits). */
+    constexpr std::uint32_t generation() const noexcept {
+      return static_cast<std::uint32_t>(raw_ >> 32);
+    }
+    /** False for the null key. (True does not mean "valid": ask contains().) */
+    constexpr explicit operator bool() const noexcept { return raw_ != 0; }
+
+    /** Same raw value (so the same slot and generation). */
+    friend constexpr bool operator==(key a, key b) noexcept { return a.raw_ == b.raw_; }
+    /** Different raw values. */
+    friend constexpr bool operator!=(key a, key b) noexcept { return a.raw_ != b.raw_; }
+    /** An arbitrary total order (by raw value), for ordered containers. */
+    friend constexpr bool operator<(key a, key b) noexcept { return a.raw_ < b.raw_; }
+    friend constexpr bool operator>(key a, key b) noexcept { return a.raw_ > b.raw_; }
+    friend constexpr bool operator<=(key a, key b) noexcept { return a.raw_ <= b.raw_; }
+    friend constexpr bool operator>=(key a, key b) noexcept { return a.raw_ >= b.raw_; }
+
+   private:
+    slotmap_key raw_ = 0;
+  };
+
+  // --------------------------------------------------------------------------
+  // slotmap<T>
+  // --------------------------------------------------------------------------
+
+  /**
+   * A generational arena of T: stable keys, O(1) insert, lookup and erase,
+   * and the elements packed without holes (dense rows), so range-for over it
+   * streams memory. The RAII owner of a one-column slotmap_s whose elements
+   * are sizeof(T) bytes.
+   *
+   * T must be trivially copyable (elements are moved with memcpy, never
+   * constructed or destroyed) and at most 16-byte aligned (the column is
+   * 16-byte aligned, the stride is sizeof(T)).
+   *
+   * Pointer and iterator validity: pointers and references from find(),
+   * operator[], at(), data(), begin()/end(), and row numbers from row_of(),
+   * stay valid until the next insert, erase, erase_if, sort, clear, reserve
+   * or the slotmap's destruction (as slotmap_get/slotmap_column in C). A
+   * move keeps them valid: they then refer to the destination. Keys stay
+   * valid until their element is erased (or the slotmap cleared).
+   *
+   * Erasing moves the last element into the hole (swap-and-pop), so erase
+   * changes the dense order; keys are unaffected. Move-only; copy with
+   * clone(). Not thread-safe.
+   */
+  template <class T>
+  class slotmap {
+    static_assert(std::is_trivially_copyable_v<T>, "slate::slotmap<T>: T must be trivially copyable");
+    static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
+                  "slate::slotmap<T>: T must not be const or volatile");
+    static_assert(alignof(T) <= 16, "slate::slotmap<T>: alignof(T) must be at most 16");
+    static_assert(sizeof(T) <= std::numeric_limits<std::uint32_t>::max(),
+                  "slate::slotmap<T>: sizeof(T) must fit in 32 bits");
+
+   public:
+    using value_type = T;
+    using key_type = slate::key;
+    using size_type = std::size_t;
+    using reference = T&;
+    using const_reference = const T&;
+    using pointer = T*;
+    using const_pointer = const T*;
+    /** Iterators are plain pointers into the dense rows. */
+    using iterator = T*;
+    using const_iterator = const T*;
+
+    /** An empty slotmap with no limit. Allocates nothing. */
+    slotmap() noexcept : raw_() { (void)::slotmap(&raw_, static_cast<std::uint32_t>(sizeof(T))); }
+
+    /** Releases the rows (slotmap_free). */
+    ~slotmap() { slotmap_free(&raw_); }
+
+    slotmap(const slotmap&) = delete;
+    slotmap& operator=(const slotmap&) = delete;
+
+    /**
+     * Takes `other`'s rows, keys and limit without copying (pointers into
+     * them stay valid); `other` becomes a valid empty slotmap without a
+     * limit. Not from inside one of `other`'s callbacks.
+     */
+    slotmap(slotmap&& other) noexcept : raw_(other.raw_) {
+      (void)::slotmap(&other.raw_, static_cast<std::uint32_t>(sizeof(T)));
+    }
+
+    /**
+     * Frees this slotmap's rows and takes `other`'s; `other` becomes a valid
+     * empty slotmap. Self-move does nothing.
+     */
+    slotmap& operator=(slotmap&& other) noexcept {
+      if (this != &other) {
+        slotmap_free(&raw_);
+        std::memcpy(static_cast<void*>(&raw_), static_cast<const void*>(&other.raw_), sizeof raw_);
+        (void)::slotmap(&other.raw_, static_cast<std::uint32_t>(sizeof(T)));
+      }
+      return *this;
+    }
+
+    /** Exchanges the contents. */
+    void swap(slotmap& other) noexcept {
+      slotmap_s tmp = raw_;
+      raw_ = other.raw_;
+      other.raw_ = tmp;
+    }
+    /** a.swap(b). */
+    friend void swap(slotmap& a, slotmap& b) noexcept { a.swap(b); }
+
+    /**
+     * An independent copy: same elements, keys (every key of this slotmap is
+     * valid in the copy, for the same element) and limit; the dense order may
+     * differ. Throws std::bad_alloc (this slotmap is unchanged either way).
+     */
+    slotmap clone() const {
+      slotmap out;
+      check(try_clone(out));
+      return out;
+    }
+
+    /**
+     * clone() without exceptions: on SLATE_OK `out` holds the copy (its old
+     * rows were freed); on failure `out` is empty. `out` must not be this
+     * slotmap (SLATE_ERROR_INVALID).
+     */
+    status try_clone(slotmap& out) const noexcept {
+      if (&out == this) {
+        return status(SLATE_ERROR_INVALID);
+      }
+      slotmap_free(&out.raw_);
+      return status(slotmap_clone(&out.raw_, &raw_));
+    }
+
+    // ---- insert -----------------------------------------------------------
+
+    /**
+     * Copies `value` in as the last dense row and returns its new key.
+     * Throws std::bad_alloc, or slate::error (SLATE_ERROR_FULL at the
+     * limit(); SLATE_ERROR_INVALID from inside this slotmap's own walk);
+     * the slotmap is unchanged then.
+     */
+    key insert(const T& value) {
+      key out;
+      check(try_insert(value, out));
+      return out;
+    }
+
+    /** insert() without exceptions: on SLATE_OK `out` is the new key. */
+    status try_insert(const T& value, key& out) noexcept {
+      slotmap_key k = 0;
+      int rc = slotmap_insert(&raw_, static_cast<const void*>(std::addressof(value)), &k);
+      if (rc == SLATE_OK) {
+        out = key(k);
+      }
+      return status(rc);
+    }
+
+    // ---- lookup -----------------------------------------------------------
+
+    /**
+     * The element of `k`, or nullptr when `k` is stale, null or foreign.
+     * Never throws, allocates nothing; valid as described for the class.
+     */
+    T* find(key k) noexcept { return find_impl(k); }
+    /** find(), read-only. */
+    const T* find(key k) const noexcept { return find_impl(k); }
+
+    /** True when `k` is valid here. */
+    bool contains(key k) const noexcept { return slotmap_contains(&raw_, k.raw()) == 1; }
+
+    /**
+     * The element of `k`. Precondition: contains(k). The header checks it
+     * (the lookup validates the key anyway) and calls std::abort() on a stale,
+     * null or foreign key; use find() or at() when the key may be stale.
+     */
+    T& operator[](key k) noexcept { return *checked(find_impl(k)); }
+    /** operator[], read-only. */
+    const T& operator[](key k) const noexcept { return *checked(find_impl(k)); }
+
+    /** The element of `k`; throws std::out_of_range when `k` is not valid. */
+    T& at(key k) { return *at_impl(find_impl(k)); }
+    /** at(), read-only. */
+    const T& at(key k) const { return *at_impl(find_impl(k)); }
+
+    /** The dense row of `k` (an index into data()), or std::nullopt. */
+    std::optional<std::size_t> row_of(key k) const noexcept {
+      std::uint32_t row = 0;
+      if (slotmap_row(&raw_, k.raw(), &row) == SLATE_OK) {
+        return row;
+      }
+      return std::nullopt;
+    }
+
+    /** The key that owns dense row `row`; the null key when row >= size(). */
+    key key_at(std::size_t row) const noexcept {
+      if (row >= size()) {
+        return key();
+      }
+      return key(slotmap_key_at(&raw_, static_cast<std::uint32_t>(row)));
+    }
+
+    // ---- erase ------------------------------------------------------------
+
+    /**
+     * Erases `k`'s element (the last row moves into its place). Returns true
+     * when `k` was valid, false when stale, null or foreign (nothing
+     * changes). Throws slate::error (SLATE_ERROR_INVALID) only from inside
+     * this slotmap's own walk.
+     */
+    bool erase(key k) {
+      int rc = slotmap_erase(&raw_, k.raw());
+      if (rc == SLATE_ERROR_NOT_FOUND) {
+        return false;
+      }
+      check(rc);
+      return true;
+    }
+
+    /**
+     * Erases every element for which `f(slate::key, T&)` returns true, in one
+     * pass that keeps the survivors' dense order; returns how many were
+     * erased. `f` must not modify the slotmap's structure (insert/erase/...
+     * throw slate::error); it may modify the element it is given. If `f`
+     * throws, the elements it approved before are erased, all others kept,
+     * and the exception is rethrown. Throws slate::error (INVALID) when
+     * called from inside this slotmap's own walk.
+     */
+    template <class F>
+    std::size_t erase_if(F&& f) {
+      static_assert(std::is_invocable_r_v<bool, F&, key, T&>,
+                    "slate::slotmap<T>::erase_if: f must be callable as bool f(slate::key, T&)");
+      const std::uint32_t before = slotmap_length(&raw_);
+      walk<std::remove_reference_t<F>, T> w{f, {}};
+      int rc = slotmap_erase_if(&raw_, &walk<std::remove_reference_t<F>, T>::predicate, &w);
+      w.caught.rethrow();
+      check(rc);
+      return static_cast<std::size_t>(before - slotmap_length(&raw_));
+    }
+
+    /**
+     * Calls `f(slate::key, T&)` for every element in dense order; `false`
+     * from a bool-returning `f` stops. Returns true when every element was
+     * visited. `f` may read the slotmap and modify the element it is given;
+     * structural changes throw slate::error. An exception from `f` stops the
+     * walk and is rethrown.
+     */
+    template <class F>
+    bool for_each(F&& f) {
+      return for_each_impl<T>(f);
+    }
+    /** for_each(), read-only: `f(slate::key, const T&)`. */
+    template <class F>
+    bool for_each(F&& f) const {
+      return for_each_impl<const T>(f);
+    }
+
+    /**
+     * Reorders the dense rows so that they ascend by `comp` (a strict weak
+     * order over T, `bool comp(const T&, const T&)`, default std::less<>);
+     * every key stays valid, pointers do not. Not stable. Needs memory for a
+     * second copy of the rows: throws std::bad_alloc (the slotmap unchanged).
+     * `comp` must not modify the slotmap. If `comp` throws, the sort ends
+     * with the rows in an unspecified order (all keys valid) and the
+     * exception is rethrown.
+     */
+    template <class Compare = std::less<>>
+    void sort(Compare comp = Compare{}) {
+      check(try_sort(std::move(comp)));
+    }
+
+    /**
+     * sort() that reports library failures (SLATE_ERROR_ALLOC, or INVALID
+     * inside a walk) as a status. An exception from `comp` still propagates.
+     */
+    template <class Compare = std::less<>>
+    status try_sort(Compare comp = Compare{}) {
+      static_assert(std::is_invocable_r_v<bool, Compare&, const T&, const T&>,
+                    "slate::slotmap<T>::sort: comp must be callable as bool comp(const T&, const T&)");
+      sorter<Compare> s{comp, {}};
+      int rc = slotmap_sort(&raw_, &sorter<Compare>::less, &s);
+      s.caught.rethrow();
+      return status(rc);
+    }
+
+    // ---- size and capacity --------------------------------------------------
+
+    /** The number of elements (dense rows). */
+    std::size_t size() const noexcept { return slotmap_length(&raw_); }
+    /** True when size() is 0. */
+    bool empty() const noexcept { return slotmap_length(&raw_) == 0; }
+
+    /**
+     * Erases every element; every old key becomes stale. Keeps the capacity.
+     * Throws slate::error (INVALID) only from inside the slotmap's own walk.
+     */
+    void clear() { check(slotmap_clear(&raw_)); }
+
+    /**
+     * Makes room for `n` elements in all, so that inserts up to `n` elements
+     * allocate nothing. Throws std::bad_alloc, or slate::error
+     * (SLATE_ERROR_FULL beyond limit() or 2^32 - 1); unchanged then.
+     */
+    void reserve(std::size_t n) { check(try_reserve(n)); }
+    /** reserve() without exceptions. */
+    status try_reserve(std::size_t n) noexcept {
+      if (n > std::numeric_limits<std::uint32_t>::max()) {
+        return status(SLATE_ERROR_FULL);
+      }
+      return status(slotmap_reserve(&raw_, static_cast<std::uint32_t>(n)));
+    }
+
+    /**
+     * Caps the slotmap at `max_rows` elements: an insert beyond throws
+     * slate::error(SLATE_ERROR_FULL). Allocates nothing. Throws slate::error
+     * (SLATE_ERROR_INVALID) for a limit below size() or one the library
+     * cannot represent (values above 2^32 - 1 are passed as 2^32 - 1, which
+     * the current library rejects; its own default is 2^32 - 2).
+     */
+    void limit(std::size_t max_rows) {
+      const std::size_t cap = std::numeric_limits<std::uint32_t>::max();
+      check(slotmap_limit(&raw_, static_cast<std::uint32_t>(max_rows < cap ? max_rows : cap)));
+    }
+
+    // ---- dense rows -------------------------------------------------------
+
+    /**
+     * The dense rows: data()[0 .. size()-1], in an order that insert, erase,
+     * erase_if and sort change. nullptr while the slotmap has never
+     * allocated. Valid as described for the class.
+     */
+    T* data() noexcept { return static_cast<T*>(slotmap_column(&raw_, 0)); }
+    /** data(), read-only. */
+    const T* data() const noexcept { return static_cast<const T*>(slotmap_column(&raw_, 0)); }
+
+    /** First dense row (range-for). */
+    iterator begin() noexcept { return data(); }
+    /** One past the last dense row. */
+    iterator end() noexcept { return data() + size(); }
+    /** begin(), read-only. */
+    const_iterator begin() const noexcept { return data(); }
+    /** end(), read-only. */
+    const_iterator end() const noexcept { return data() + size(); }
+    /** begin(), read-only, on any slotmap. */
+    const_iterator cbegin() const noexcept { return data(); }
+    /** end(), read-only, on any slotmap. */
+    const_iterator cend() const noexcept { return data() + size(); }
+
+    // ---- C interop ----------------------------------------------------------
+
+    /**
+     * The slotmap_s this object owns (one column of sizeof(T) bytes), for the
+     * C API. Do not free or re-initialize it through this pointer.
+     */
+    slotmap_s* native() noexcept { return &raw_; }
+    /** native(), for read-only C calls. */
+    const slotmap_s* native() const noexcept { return &raw_; }
+
+   private:
+    template <class F, class U>
+    struct walk {
+      F& f;
+      pending caught;
+
+      static int visit(slotmap_key k, void* row, void* data) noexcept {
+        auto* self = static_cast<walk*>(data);
+        return call_caught(self->caught, self->f, key(k), *static_cast<U*>(row)) ? 0 : 1;
+      }
+      static int predicate(slotmap_key k, void* row, void* data) noexcept {
+        auto* self = static_cast<walk*>(data);
+        if (self->caught.failed()) {
+          return 0;
+        }
+        return call_caught(self->caught, self->f, key(k), *static_cast<U*>(row)) &&
+                       !self->caught.failed()
+                   ? 1
+                   : 0;
+      }
+    };
+
+    template <class Compare>
+    struct sorter {
+      Compare& comp;
+      pending caught;
+
+      static int less(const void* a, const void* b, void* data) noexcept {
+        auto* self = static_cast<sorter*>(data);
+        if (self->caught.failed()) {
+          return 0;  // comp threw: finish quickly in any order
+        }
+        return call_caught(self->caught, self->comp, *static_cast<const T*>(a),
+                              *static_cast<const T*>(b)) &&
+                       !self->caught.failed()
+                   ? 1
+                   : 0;
+      }
+    };
+
+    template <class U, class F>
+    bool for_each_impl(F& f) const {
+      static_assert(std::is_invocable_v<F&, key, U&>,
+                    "slate::slotmap<T>::for_each: f must be callable as f(slate::key, T&) "
+                    "(const T& on a const slotmap)");
+      static_assert(void_or_bool_v<std::invoke_result_t<F&, key, U&>>,
+                    "slate::slotmap<T>::for_each: f must return void or bool");
+      walk<F, U> w{f, {}};
+      int rc = slotmap_each(&raw_, &walk<F, U>::visit, &w);
+      w.caught.rethrow();
+      if (rc < 0) {
+        throw_code(rc);
+      }
+      return rc == SLATE_OK;
+    }
+
+    T* find_impl(key k) const noexcept {
+      void* p = nullptr;
+      if (slotmap_get(&raw_, k.raw(), &p) == SLATE_OK) {
+        return static_cast<T*>(p);
+      }
+      return nullptr;
+    }
+
+    static T* checked(T* p) noexcept {
+      if (p == nullptr) {
+        std::abort();  // precondition of operator[]: a valid key
+      }
+      return p;
+    }
+
+    static T* at_impl(T* p) {
+      if (p == nullptr) {
+#if SLATE_HPP_EXCEPTIONS
+        throw std::out_of_range("slate::slotmap::at: stale, null or foreign key");
+#else
+        std::abort();
+#endif
+      }
+      return p;
+    }
+
+    slotmap_s raw_;
+  };
+};
+
+/** Hash of a slotmap key, for std::unordered_set<slate::key> and friends. */
+namespace std {
+template <>
+struct hash<slate::key> {
+  std::size_t operator()(slate::key k) const noexcept {
+    std::uint64_t x = k.raw();
+    // splitmix64's finalizer: index and generation both reach every bit.
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return static_cast<std::size_t>(x);
+  }
+};
+}  // namespace std
+
+#endif /* SLATE_HPP */
