@@ -191,6 +191,10 @@ pub struct Needle<'a> {
     image: KeyRepr,
     /// A heap key's bytes (empty for inline keys: they live in `image`).
     long: &'a [u8],
+    /// An integer key's tag and value (tag 0: a byte key), so its hash
+    /// needs no byte-wise pass.
+    tag: u8,
+    int: u64,
 }
 
 impl<'a> Needle<'a> {
@@ -202,12 +206,16 @@ impl<'a> Needle<'a> {
             Needle {
                 image: KeyRepr::new(raw),
                 long: &[],
+                tag: 0,
+                int: 0,
             }
         } else {
             raw[8..16].fill(0);
             Needle {
                 image: KeyRepr::new(raw),
                 long: key,
+                tag: 0,
+                int: 0,
             }
         }
     }
@@ -223,6 +231,8 @@ impl<'a> Needle<'a> {
         Needle {
             image: KeyRepr::new(raw),
             long: &[],
+            tag,
+            int: value,
         }
     }
 
@@ -238,6 +248,16 @@ impl<'a> Needle<'a> {
             &self.image.bytes16()[4..4 + self.key_len() as usize]
         } else {
             self.long
+        }
+    }
+
+    /// The key's hash under `seed` (see `hash::hash_int` for integers).
+    #[inline(always)]
+    pub fn hash(&self, seed: u64) -> u64 {
+        if self.tag != 0 {
+            crate::hash::hash_int(seed, self.tag, self.int)
+        } else {
+            crate::hash::hash(seed, self.key())
         }
     }
 

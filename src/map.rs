@@ -193,7 +193,7 @@ impl Map {
 
     #[inline]
     fn hash(&self, n: &Needle) -> u64 {
-        hash::hash(self.seed, n.key())
+        n.hash(self.seed)
     }
 
     /// The table a hash belongs to (not in empty mode).
@@ -223,7 +223,7 @@ impl Map {
     }
 
     /// Looks a key up.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, n: &Needle) -> Option<*mut c_void> {
         if self.mode == MODE_EMPTY {
             return None;

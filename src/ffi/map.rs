@@ -159,7 +159,7 @@ unsafe fn bytes_key<'a>(key: *const c_void, len: u32) -> Result<Needle<'a>, Erro
 
 /// # Safety
 /// As for `read`; `value` is NULL or writable.
-#[inline]
+#[inline(always)]
 unsafe fn get(map: *const slate_s, key: Result<Needle, Error>, value: *mut *mut c_void) -> c_int {
     guard(|| {
         // SAFETY: the caller's guarantees.

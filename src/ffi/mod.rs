@@ -41,8 +41,9 @@ pub(crate) fn code(r: Result<(), Error>) -> c_int {
     }
 }
 
-/// Runs `f`, turning a panic into `SLATE_ERROR_INVALID`.
-#[inline]
+/// Runs `f`, turning a panic into `SLATE_ERROR_INVALID`. Inlined into
+/// every shim: the unwinding path costs nothing until a panic happens.
+#[inline(always)]
 pub(crate) fn guard(f: impl FnOnce() -> Result<(), Error>) -> c_int {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => code(r),
