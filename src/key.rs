@@ -74,12 +74,12 @@ impl KeyRepr {
     }
 
     #[inline]
-    fn w0(&self) -> u64 {
+    pub(crate) fn w0(&self) -> u64 {
         u64::from_le_bytes(self.bytes16()[0..8].try_into().unwrap())
     }
 
     #[inline]
-    fn w1(&self) -> u64 {
+    pub(crate) fn w1(&self) -> u64 {
         u64::from_le_bytes(self.bytes16()[8..16].try_into().unwrap())
     }
 
@@ -181,6 +181,16 @@ fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
         )
     };
     Ok(repr)
+}
+
+/// The two words a slot holds for an integer key (see the layout above):
+/// `[10, 0, 0, 0, 0x00, tag, v0, v1]` and `[v2 .. v7, 0, 0]`, little-endian.
+#[inline(always)]
+pub fn int_words(tag: u8, v: u64) -> (u64, u64) {
+    (
+        INT_LEN as u64 | (tag as u64) << 40 | (v & 0xFFFF) << 48,
+        v >> 16,
+    )
 }
 
 /// A key being looked up: the slot image it must match, and its bytes.
@@ -303,6 +313,18 @@ mod tests {
         assert_eq!(a.image, b.image);
         // SAFETY: inline reprs own nothing.
         unsafe { assert!(a.matches(&b.to_owned(&Allocator::default()).unwrap())) };
+    }
+
+    #[test]
+    fn int_words_are_the_slot_image() {
+        for (tag, v) in [
+            (TAG_I64, 0u64),
+            (TAG_U64, u64::MAX),
+            (TAG_I64, 0x0123_4567_89AB_CDEF),
+        ] {
+            let n = Needle::int(tag, v);
+            assert_eq!(int_words(tag, v), (n.image.w0(), n.image.w1()));
+        }
     }
 
     #[test]

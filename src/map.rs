@@ -22,7 +22,7 @@ use crate::alloc::Allocator;
 use crate::directory::{Directory, Tables, MAX_DEPTH};
 use crate::group::SLOTS;
 use crate::hash::{self, fresh_seed};
-use crate::key::{KeyRepr, Needle};
+use crate::key::{int_words, KeyRepr, Needle};
 use crate::table::{max_load, Lookup, Slot, Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 
@@ -232,6 +232,21 @@ impl Map {
         // SAFETY: outside empty mode every hash leads to a live table.
         let t = unsafe { &*self.table_for(h) };
         t.find(h, n).map(|(g, i)| t.slot(g, i).value)
+    }
+
+    /// Looks an integer key up: `get` without building a `Needle`, the
+    /// hash from `hash_int`, the comparison on the slot's two words.
+    #[inline(always)]
+    pub fn get_int(&self, tag: u8, v: u64) -> Option<*mut c_void> {
+        if self.mode == MODE_EMPTY {
+            return None;
+        }
+        let h = hash::hash_int(self.seed, tag, v);
+        let (w0, w1) = int_words(tag, v);
+        // SAFETY: outside empty mode every hash leads to a live table.
+        let t = unsafe { &*self.table_for(h) };
+        t.find_by(h, |k| k.w0() == w0 && k.w1() == w1)
+            .map(|(g, i)| t.slot(g, i).value)
     }
 
     /// Inserts or replaces. On error the map is unchanged.

@@ -198,13 +198,20 @@ impl Table {
     /// Finds `needle`'s slot.
     #[inline]
     pub fn find(&self, hash: u64, needle: &Needle) -> Option<(usize, usize)> {
+        // SAFETY: `find_by` only shows full slots, whose keys live.
+        self.find_by(hash, |key| unsafe { needle.matches(key) })
+    }
+
+    /// Finds the slot whose key `is_key` accepts, probing from `hash`.
+    /// `is_key` only ever sees full slots' keys.
+    #[inline(always)]
+    pub fn find_by(&self, hash: u64, is_key: impl Fn(&KeyRepr) -> bool) -> Option<(usize, usize)> {
         let mut p = Probe::new(hash, self.group_count() - 1);
         let h2 = h2(hash);
         loop {
             let g = self.group(p.offset);
             for i in g.ctrl.match_h2(h2) {
-                // SAFETY: `match_h2` only reports full slots, whose keys live.
-                if unsafe { needle.matches(&g.slots[i].key) } {
+                if is_key(&g.slots[i].key) {
                     return Some((p.offset, i));
                 }
             }

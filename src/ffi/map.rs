@@ -173,6 +173,25 @@ unsafe fn get(map: *const slate_s, key: Result<Needle, Error>, value: *mut *mut 
     })
 }
 
+/// `get` for an integer key, on the integer fast path.
+///
+/// # Safety
+/// As for `read`; `value` is NULL or writable.
+#[inline(always)]
+unsafe fn get_int(map: *const slate_s, tag: u8, key: u64, value: *mut *mut c_void) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let found = unsafe { read(map)? }
+            .get_int(tag, key)
+            .ok_or(Error::NotFound)?;
+        if !value.is_null() {
+            // SAFETY: a non-NULL `value` is writable.
+            unsafe { *value = found };
+        }
+        Ok(())
+    })
+}
+
 /// # Safety
 /// As for `write`.
 #[inline]
@@ -349,7 +368,7 @@ pub unsafe extern "C" fn slate_get_i64(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get(map, Ok(Needle::int(TAG_I64, key as u64)), value) }
+    unsafe { get_int(map, TAG_I64, key as u64, value) }
 }
 
 /// `slate_delete` for an `int64_t` key.
@@ -384,7 +403,7 @@ pub unsafe extern "C" fn slate_get_u64(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get(map, Ok(Needle::int(TAG_U64, key)), value) }
+    unsafe { get_int(map, TAG_U64, key, value) }
 }
 
 /// `slate_delete` for a `uint64_t` key.
