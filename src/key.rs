@@ -114,7 +114,7 @@ impl KeyRepr {
     ///
     /// # Safety
     /// A heap key's copy must still be allocated (the repr was made by
-    /// [`Needle::to_owned`] or [`KeyRepr::duplicate`] and not released).
+    /// [`Key::to_stored`] or [`KeyRepr::duplicate`] and not released).
     #[inline]
     pub unsafe fn bytes(&self) -> &[u8] {
         // SAFETY: inline bytes are part of `self`; a heap copy holds exactly
@@ -181,6 +181,60 @@ fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
         )
     };
     Ok(repr)
+}
+
+/// What a table needs of a key being looked up or inserted. Implemented by
+/// [`Needle`] (any byte key) and [`IntKey`] (the integer fast path); the
+/// map's operations are generic over it, so each kind gets its own probe.
+pub trait Key {
+    /// The hash under `seed`.
+    fn hash(&self, seed: u64) -> u64;
+
+    /// Whether a stored key equals this one.
+    ///
+    /// # Safety
+    /// `stored` is a live stored key (see [`KeyRepr::bytes`]).
+    unsafe fn matches(&self, stored: &KeyRepr) -> bool;
+
+    /// The repr to store: inline keys as they are, long keys copied.
+    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error>;
+}
+
+/// An integer key (`tag` is [`TAG_I64`] or [`TAG_U64`]): hashed by
+/// `hash_int`, compared as the slot's two words, never a byte pass.
+#[derive(Clone, Copy)]
+pub struct IntKey {
+    tag: u8,
+    value: u64,
+}
+
+impl IntKey {
+    #[inline(always)]
+    pub fn new(tag: u8, value: u64) -> IntKey {
+        IntKey { tag, value }
+    }
+}
+
+impl Key for IntKey {
+    #[inline(always)]
+    fn hash(&self, seed: u64) -> u64 {
+        crate::hash::hash_int(seed, self.tag, self.value)
+    }
+
+    #[inline(always)]
+    unsafe fn matches(&self, stored: &KeyRepr) -> bool {
+        let (w0, w1) = int_words(self.tag, self.value);
+        stored.w0() == w0 && stored.w1() == w1
+    }
+
+    #[inline(always)]
+    fn to_stored(&self, _alloc: &Allocator) -> Result<KeyRepr, Error> {
+        let (w0, w1) = int_words(self.tag, self.value);
+        let mut raw = [0u8; 16];
+        raw[..8].copy_from_slice(&w0.to_le_bytes());
+        raw[8..].copy_from_slice(&w1.to_le_bytes());
+        Ok(KeyRepr::new(raw))
+    }
 }
 
 /// The two words a slot holds for an integer key (see the layout above):
@@ -260,10 +314,11 @@ impl<'a> Needle<'a> {
             self.long
         }
     }
+}
 
-    /// The key's hash under `seed` (see `hash::hash_int` for integers).
+impl Key for Needle<'_> {
     #[inline(always)]
-    pub fn hash(&self, seed: u64) -> u64 {
+    fn hash(&self, seed: u64) -> u64 {
         if self.tag != 0 {
             crate::hash::hash_int(seed, self.tag, self.int)
         } else {
@@ -271,12 +326,8 @@ impl<'a> Needle<'a> {
         }
     }
 
-    /// Whether a stored key equals this one.
-    ///
-    /// # Safety
-    /// `slot` is a live stored key (see [`KeyRepr::bytes`]).
     #[inline]
-    pub unsafe fn matches(&self, slot: &KeyRepr) -> bool {
+    unsafe fn matches(&self, slot: &KeyRepr) -> bool {
         if slot.w0() != self.image.w0() {
             return false;
         }
@@ -288,8 +339,7 @@ impl<'a> Needle<'a> {
         }
     }
 
-    /// The repr to store: inline keys as they are, long keys copied.
-    pub fn to_owned(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
+    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
         if self.image.is_inline() {
             Ok(self.image)
         } else {
@@ -312,7 +362,7 @@ mod tests {
         assert_eq!(a.key(), &enc[..]);
         assert_eq!(a.image, b.image);
         // SAFETY: inline reprs own nothing.
-        unsafe { assert!(a.matches(&b.to_owned(&Allocator::default()).unwrap())) };
+        unsafe { assert!(a.matches(&b.to_stored(&Allocator::default()).unwrap())) };
     }
 
     #[test]
@@ -333,7 +383,7 @@ mod tests {
         for len in 0..40usize {
             let key: Vec<u8> = (0..len as u8).map(|b| b.wrapping_mul(37)).collect();
             let n = Needle::bytes(&key);
-            let stored = n.to_owned(&alloc).unwrap();
+            let stored = n.to_stored(&alloc).unwrap();
             assert_eq!(stored.is_inline(), len <= INLINE);
             // SAFETY: `stored` was just made and is released below.
             unsafe {

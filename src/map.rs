@@ -22,7 +22,7 @@ use crate::alloc::Allocator;
 use crate::directory::{Directory, Tables, MAX_DEPTH};
 use crate::group::SLOTS;
 use crate::hash::{self, fresh_seed};
-use crate::key::{int_words, KeyRepr, Needle};
+use crate::key::{Key, KeyRepr};
 use crate::table::{max_load, Lookup, Slot, Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 
@@ -192,7 +192,7 @@ impl Map {
     }
 
     #[inline]
-    fn hash(&self, n: &Needle) -> u64 {
+    fn hash(&self, n: &impl Key) -> u64 {
         n.hash(self.seed)
     }
 
@@ -224,7 +224,7 @@ impl Map {
 
     /// Looks a key up.
     #[inline(always)]
-    pub fn get(&self, n: &Needle) -> Option<*mut c_void> {
+    pub fn get(&self, n: &impl Key) -> Option<*mut c_void> {
         if self.mode == MODE_EMPTY {
             return None;
         }
@@ -234,26 +234,11 @@ impl Map {
         t.find(h, n).map(|(g, i)| t.slot(g, i).value)
     }
 
-    /// Looks an integer key up: `get` without building a `Needle`, the
-    /// hash from `hash_int`, the comparison on the slot's two words.
-    #[inline(always)]
-    pub fn get_int(&self, tag: u8, v: u64) -> Option<*mut c_void> {
-        if self.mode == MODE_EMPTY {
-            return None;
-        }
-        let h = hash::hash_int(self.seed, tag, v);
-        let (w0, w1) = int_words(tag, v);
-        // SAFETY: outside empty mode every hash leads to a live table.
-        let t = unsafe { &*self.table_for(h) };
-        t.find_by(h, |k| k.w0() == w0 && k.w1() == w1)
-            .map(|(g, i)| t.slot(g, i).value)
-    }
-
     /// Inserts or replaces. On error the map is unchanged.
-    pub fn set(&mut self, n: &Needle, value: *mut c_void) -> Result<(), Error> {
+    pub fn set(&mut self, n: &impl Key, value: *mut c_void) -> Result<(), Error> {
         let mut owned: Option<KeyRepr> = None;
         if self.mode == MODE_EMPTY {
-            let key = n.to_owned(&self.alloc)?;
+            let key = n.to_stored(&self.alloc)?;
             match Table::new(&self.alloc, SLOTS, 0) {
                 Ok(t) => {
                     self.root = t.cast();
@@ -288,7 +273,7 @@ impl Map {
                 Lookup::Vacant { group, slot, reuse } => {
                     let key = match owned {
                         Some(key) => key,
-                        None => n.to_owned(&self.alloc)?,
+                        None => n.to_stored(&self.alloc)?,
                     };
                     t.occupy(group, slot, reuse, h, key, value);
                     self.len += 1;
@@ -297,7 +282,7 @@ impl Map {
                 Lookup::NoRoom => {
                     let key = match owned {
                         Some(key) => key,
-                        None => n.to_owned(&self.alloc)?,
+                        None => n.to_stored(&self.alloc)?,
                     };
                     owned = Some(key);
                     if let Err(e) = self.make_room(tp) {
@@ -311,7 +296,7 @@ impl Map {
     }
 
     /// Removes a key.
-    pub fn delete(&mut self, n: &Needle) -> Result<(), Error> {
+    pub fn delete(&mut self, n: &impl Key) -> Result<(), Error> {
         if self.mode == MODE_EMPTY {
             return Err(Error::NotFound);
         }
@@ -752,7 +737,7 @@ impl Map {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::TAG_U64;
+    use crate::key::{Needle, TAG_U64};
 
     /// A value that is a number, not an address (no provenance for Miri).
     fn v(i: u64) -> *mut c_void {

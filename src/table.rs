@@ -29,7 +29,9 @@ use core::ptr;
 use crate::alloc::Allocator;
 use crate::group::{Ctrl, DELETED, EMPTY, SLOTS};
 use crate::hash::{h1, h2};
-use crate::key::{KeyRepr, Needle};
+#[cfg(test)]
+use crate::key::Needle;
+use crate::key::{Key, KeyRepr};
 use crate::Error;
 
 /// Slots in the largest table; a full one splits instead of doubling.
@@ -196,22 +198,15 @@ impl Table {
     }
 
     /// Finds `needle`'s slot.
-    #[inline]
-    pub fn find(&self, hash: u64, needle: &Needle) -> Option<(usize, usize)> {
-        // SAFETY: `find_by` only shows full slots, whose keys live.
-        self.find_by(hash, |key| unsafe { needle.matches(key) })
-    }
-
-    /// Finds the slot whose key `is_key` accepts, probing from `hash`.
-    /// `is_key` only ever sees full slots' keys.
     #[inline(always)]
-    pub fn find_by(&self, hash: u64, is_key: impl Fn(&KeyRepr) -> bool) -> Option<(usize, usize)> {
+    pub fn find(&self, hash: u64, needle: &impl Key) -> Option<(usize, usize)> {
         let mut p = Probe::new(hash, self.group_count() - 1);
         let h2 = h2(hash);
         loop {
             let g = self.group(p.offset);
             for i in g.ctrl.match_h2(h2) {
-                if is_key(&g.slots[i].key) {
+                // SAFETY: `match_h2` only reports full slots, whose keys live.
+                if unsafe { needle.matches(&g.slots[i].key) } {
                     return Some((p.offset, i));
                 }
             }
@@ -223,7 +218,7 @@ impl Table {
 
     /// Finds `needle`, or the slot an insert of it should take.
     #[inline]
-    pub fn lookup(&self, hash: u64, needle: &Needle) -> Lookup {
+    pub fn lookup(&self, hash: u64, needle: &impl Key) -> Lookup {
         let mut p = Probe::new(hash, self.group_count() - 1);
         let h2 = h2(hash);
         let mut tombstone = None;
@@ -467,7 +462,7 @@ mod tests {
                 slot,
                 reuse,
                 k << 8,
-                n.to_owned(alloc).unwrap(),
+                n.to_stored(alloc).unwrap(),
                 ptr::null_mut(),
             );
         }
@@ -497,7 +492,7 @@ mod tests {
                 slot,
                 reuse,
                 100 << 8,
-                n.to_owned(&alloc).unwrap(),
+                n.to_stored(&alloc).unwrap(),
                 ptr::null_mut(),
             );
             assert_eq!((t.used, t.growth_left, t.tombstones()), (8, 6, 0));
@@ -521,7 +516,7 @@ mod tests {
                 slot,
                 reuse,
                 201,
-                n.to_owned(&alloc).unwrap(),
+                n.to_stored(&alloc).unwrap(),
                 ptr::null_mut(),
             );
             let left = t.growth_left;

@@ -6,7 +6,7 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::Directory;
-use crate::key::{Needle, TAG_I64, TAG_U64};
+use crate::key::{IntKey, Key, Needle, TAG_I64, TAG_U64};
 use crate::map::{Map, MODE_DIR, MODE_SMALL};
 use crate::table::Table;
 use crate::Error;
@@ -160,7 +160,7 @@ unsafe fn bytes_key<'a>(key: *const c_void, len: u32) -> Result<Needle<'a>, Erro
 /// # Safety
 /// As for `read`; `value` is NULL or writable.
 #[inline(always)]
-unsafe fn get(map: *const slate_s, key: Result<Needle, Error>, value: *mut *mut c_void) -> c_int {
+unsafe fn get(map: *const slate_s, key: Result<impl Key, Error>, value: *mut *mut c_void) -> c_int {
     guard(|| {
         // SAFETY: the caller's guarantees.
         let m = unsafe { read(map)? };
@@ -173,37 +173,18 @@ unsafe fn get(map: *const slate_s, key: Result<Needle, Error>, value: *mut *mut 
     })
 }
 
-/// `get` for an integer key, on the integer fast path.
-///
-/// # Safety
-/// As for `read`; `value` is NULL or writable.
-#[inline(always)]
-unsafe fn get_int(map: *const slate_s, tag: u8, key: u64, value: *mut *mut c_void) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's guarantees.
-        let found = unsafe { read(map)? }
-            .get_int(tag, key)
-            .ok_or(Error::NotFound)?;
-        if !value.is_null() {
-            // SAFETY: a non-NULL `value` is writable.
-            unsafe { *value = found };
-        }
-        Ok(())
-    })
-}
-
 /// # Safety
 /// As for `write`.
-#[inline]
-unsafe fn set(map: *mut slate_s, key: Result<Needle, Error>, value: *mut c_void) -> c_int {
+#[inline(always)]
+unsafe fn set(map: *mut slate_s, key: Result<impl Key, Error>, value: *mut c_void) -> c_int {
     // SAFETY: the caller's guarantee.
     guard(|| unsafe { write(map)? }.set(&key?, value))
 }
 
 /// # Safety
 /// As for `write`.
-#[inline]
-unsafe fn delete(map: *mut slate_s, key: Result<Needle, Error>) -> c_int {
+#[inline(always)]
+unsafe fn delete(map: *mut slate_s, key: Result<impl Key, Error>) -> c_int {
     // SAFETY: the caller's guarantee.
     guard(|| unsafe { write(map)? }.delete(&key?))
 }
@@ -354,7 +335,7 @@ pub unsafe extern "C" fn slate_delete_bytes(
 #[no_mangle]
 pub unsafe extern "C" fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int {
     // SAFETY: the caller's guarantee.
-    unsafe { set(map, Ok(Needle::int(TAG_I64, key as u64)), value) }
+    unsafe { set(map, Ok(IntKey::new(TAG_I64, key as u64)), value) }
 }
 
 /// `slate_get` for an `int64_t` key.
@@ -368,7 +349,7 @@ pub unsafe extern "C" fn slate_get_i64(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get_int(map, TAG_I64, key as u64, value) }
+    unsafe { get(map, Ok(IntKey::new(TAG_I64, key as u64)), value) }
 }
 
 /// `slate_delete` for an `int64_t` key.
@@ -378,7 +359,7 @@ pub unsafe extern "C" fn slate_get_i64(
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int {
     // SAFETY: the caller's guarantee.
-    unsafe { delete(map, Ok(Needle::int(TAG_I64, key as u64))) }
+    unsafe { delete(map, Ok(IntKey::new(TAG_I64, key as u64))) }
 }
 
 /// `slate_set` for a `uint64_t` key, stored as `0x00 0x02` then the value
@@ -389,7 +370,7 @@ pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int 
 #[no_mangle]
 pub unsafe extern "C" fn slate_set_u64(map: *mut slate_s, key: u64, value: *mut c_void) -> c_int {
     // SAFETY: the caller's guarantee.
-    unsafe { set(map, Ok(Needle::int(TAG_U64, key)), value) }
+    unsafe { set(map, Ok(IntKey::new(TAG_U64, key)), value) }
 }
 
 /// `slate_get` for a `uint64_t` key.
@@ -403,7 +384,7 @@ pub unsafe extern "C" fn slate_get_u64(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get_int(map, TAG_U64, key, value) }
+    unsafe { get(map, Ok(IntKey::new(TAG_U64, key)), value) }
 }
 
 /// `slate_delete` for a `uint64_t` key.
@@ -413,7 +394,7 @@ pub unsafe extern "C" fn slate_get_u64(
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int {
     // SAFETY: the caller's guarantee.
-    unsafe { delete(map, Ok(Needle::int(TAG_U64, key))) }
+    unsafe { delete(map, Ok(IntKey::new(TAG_U64, key))) }
 }
 
 /// Calls `callback(key, key_length, value, data)` once for every entry, in
