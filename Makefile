@@ -25,7 +25,7 @@ SUITES   := test_api test_hooks test_static_inline test_generic test_random test
 SOURCES  := $(wildcard src/*.rs) Cargo.toml Cargo.lock
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
-        clang-test header-strict valgrind sanitize compile-fail symbols wasm \
+        clang-test header-strict valgrind sanitize compile-fail symbols wasm cli cli-test \
         bench bench-quick bench-slotmap bench-growth clean
 
 all: lib
@@ -62,7 +62,7 @@ demo: setup $(STATIC)
 
 test: setup
 	@rm -f $(B)/results.txt
-	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test compile-fail symbols valgrind sanitize wasm
+	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test compile-fail symbols cli-test valgrind sanitize wasm
 	@scripts/summary.sh
 
 rust-lint:
@@ -166,6 +166,19 @@ sanitize: $(STATIC)
 # The core builds for WASI (32-bit usize, no host time or file APIs).
 wasm:
 	$(CARGO) build --release --target wasm32-wasip1
+
+# --- cli-test ------------------------------------------------------------
+
+cli: bin/cli-test
+
+bin/cli-test: cli/cli-test.c $(STATIC) include/slate.h
+	@mkdir -p bin
+	$(CC) $(CSTD) -O2 cli/cli-test.c $(STATIC) $(SYSLIBS) -o $@
+
+# Scripted transcripts, and the interactive mode driven in tmux.
+cli-test: bin/cli-test
+	scripts/run-suite.sh cli-transcript bash cli/test-transcript.sh
+	scripts/run-suite.sh cli-tmux bash cli/test-tmux.sh
 
 # --- benchmarks ----------------------------------------------------------
 

@@ -2524,6 +2524,41 @@ static void test_check_reports(void) {
 
 /* ------------------------------------------------------------------------ */
 
+/* slate_table_ctrls returns, in one call, exactly the words slate_table_ctrl
+   returns one group at a time; and the walk order is the layout's. */
+static void test_table_ctrls(void) {
+  TEST_SECTION("slate_table_ctrls and the walk order");
+  slate_s m;
+  CHECK_EQ_INT(slate(&m), SLATE_OK);
+  uint64_t words[128];
+  CHECK_EQ_INT(slate_table_ctrls(&m, 0, words, 1), SLATE_ERROR_NOT_FOUND); /* no table yet */
+  for (uint64_t i = 0; i < 5000; i++) slate_set_u64(&m, i * 2654435761u, (void*)(uintptr_t)(i + 1));
+  slate_info_s in = info_of(&m);
+  CHECK(in.tables > 1);
+  int same = 1;
+  uint64_t full = 0;
+  for (uint32_t t = 0; t < in.tables; t++) {
+    slate_table_info_s ti;
+    if (slate_table_info(&m, t, &ti) != SLATE_OK) { same = 0; break; }
+    if (slate_table_ctrls(&m, t, words, ti.groups) != SLATE_OK) { same = 0; break; }
+    for (uint32_t g = 0; g < ti.groups; g++) {
+      uint64_t one = 0;
+      if (slate_table_ctrl(&m, t, g, &one) != SLATE_OK || one != words[g]) same = 0;
+      for (int b = 0; b < 8; b++) full += ((words[g] >> (8 * b)) & 0x80) == 0;
+    }
+    if (t == 0) {
+      CHECK_EQ_INT(slate_table_ctrls(&m, t, words, ti.groups + 1), SLATE_ERROR_INVALID);
+      CHECK_EQ_INT(slate_table_ctrls(&m, t, NULL, 1), SLATE_ERROR_INVALID);
+      CHECK_EQ_INT(slate_table_ctrls(&m, t, words, 0), SLATE_OK);
+    }
+  }
+  CHECK(same);
+  CHECK_EQ_U64(full, slate_length(&m));
+  CHECK_EQ_INT(slate_table_ctrls(&m, in.tables, words, 1), SLATE_ERROR_NOT_FOUND);
+  CHECK_EQ_INT(slate_table_ctrls(NULL, 0, words, 1), SLATE_ERROR_INVALID);
+  slate_free(&m);
+}
+
 int main(void) {
   test_init_and_empty();
   test_invalid_arguments();
@@ -2546,5 +2581,6 @@ int main(void) {
   test_memcpy_move();
   test_seeds();
   test_check_reports();
+  test_table_ctrls();
   return TEST_SUMMARY();
 }

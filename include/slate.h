@@ -344,9 +344,13 @@ int slate_get_u64(const struct slate_s *map, uint64_t key, void **value);
 int slate_delete_u64(struct slate_s *map, uint64_t key);
 
 /**
- * Calls `callback(key, key_length, value, data)` once for every entry, in
- * an unspecified order (the same for a map and its clone). A non-zero
- * return stops the walk and becomes `slate_each`'s result.
+ * Calls `callback(key, key_length, value, data)` once for every entry. A
+ * non-zero return stops the walk and becomes `slate_each`'s result.
+ *
+ * The order is the map's layout: tables in directory order (as
+ * `slate_table_info` numbers them), then groups, then slots. It depends on
+ * the map's seed, so it differs between maps and runs; a clone walks in
+ * its source's order. Tools may rely on this to map entries to slots.
  *
  * The callback may read this map (get, length, each, equal, clone from
  * it) and modify other maps; a call that would modify this map returns
@@ -489,6 +493,22 @@ int slate_table_info(const struct slate_s *map, uint32_t table, struct slate_tab
  * `map` is NULL or an initialized map; `ctrl` is NULL or writable.
  */
 int slate_table_ctrl(const struct slate_s *map, uint32_t table, uint32_t group, uint64_t *ctrl);
+
+/**
+ * Stores in `ctrl[0 .. count]` the control words of groups `0 .. count` of
+ * table `table` (as `slate_table_ctrl` does one at a time): one walk to the
+ * table instead of one per group. `count` is at most the table's group
+ * count (`slate_table_info`'s `groups`).
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a table out of range;
+ * `SLATE_ERROR_INVALID` for a NULL argument or `count` above the table's
+ * group count.
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `ctrl` is NULL or has room for
+ * `count` words.
+ */
+int slate_table_ctrls(const struct slate_s *map, uint32_t table, uint64_t *ctrl, uint32_t count);
 
 /**
  * Runs the library's invariant checker over the whole map: recounts every

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, when it is missing: cbindgen,
-# valgrind and clang from Debian's packages, the wasm32-wasip1 Rust target,
+# valgrind, clang and tmux from Debian's packages, the wasm32-wasip1 Rust target,
 # rustfmt and clippy, and nightly with Miri. Quick and silent when everything is there.
 set -eu
 need=()
@@ -8,6 +8,7 @@ command -v cbindgen >/dev/null || need+=(cbindgen)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v clang    >/dev/null || need+=(clang)
 command -v g++      >/dev/null || need+=(g++)
+command -v tmux     >/dev/null || need+=(tmux)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -397,9 +397,13 @@ pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int 
     unsafe { delete(map, Ok(IntKey::new(TAG_U64, key))) }
 }
 
-/// Calls `callback(key, key_length, value, data)` once for every entry, in
-/// an unspecified order (the same for a map and its clone). A non-zero
-/// return stops the walk and becomes `slate_each`'s result.
+/// Calls `callback(key, key_length, value, data)` once for every entry. A
+/// non-zero return stops the walk and becomes `slate_each`'s result.
+///
+/// The order is the map's layout: tables in directory order (as
+/// `slate_table_info` numbers them), then groups, then slots. It depends on
+/// the map's seed, so it differs between maps and runs; a clone walks in
+/// its source's order. Tools may rely on this to map entries to slots.
 ///
 /// The callback may read this map (get, length, each, equal, clone from
 /// it) and modify other maps; a call that would modify this map returns
@@ -714,6 +718,42 @@ pub unsafe extern "C" fn slate_table_ctrl(
         }
         // SAFETY: `ctrl` is writable.
         unsafe { ctrl.write(t.group(group as usize).ctrl.0) };
+        Ok(())
+    })
+}
+
+/// Stores in `ctrl[0 .. count]` the control words of groups `0 .. count` of
+/// table `table` (as `slate_table_ctrl` does one at a time): one walk to the
+/// table instead of one per group. `count` is at most the table's group
+/// count (`slate_table_info`'s `groups`).
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a table out of range;
+/// `SLATE_ERROR_INVALID` for a NULL argument or `count` above the table's
+/// group count.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `ctrl` is NULL or has room for
+/// `count` words.
+#[no_mangle]
+pub unsafe extern "C" fn slate_table_ctrls(
+    map: *const slate_s,
+    table: u32,
+    ctrl: *mut u64,
+    count: u32,
+) -> c_int {
+    guard(|| {
+        if ctrl.is_null() {
+            return Err(Error::Invalid);
+        }
+        // SAFETY: the caller's guarantee.
+        let (_, t) = unsafe { nth_table(map, table)? };
+        if count as usize > t.group_count() {
+            return Err(Error::Invalid);
+        }
+        for g in 0..count as usize {
+            // SAFETY: `ctrl` has room for `count` words.
+            unsafe { ctrl.add(g).write(t.group(g).ctrl.0) };
+        }
         Ok(())
     })
 }
