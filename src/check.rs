@@ -109,15 +109,16 @@ impl Map {
         if dir.depth > MAX_DEPTH {
             fail!("global depth {} beyond {}", dir.depth, MAX_DEPTH);
         }
-        if dir.tables.is_null() {
+        if dir.array.is_null() {
             fail!("directory mode without a directory");
         }
         let (mut j, mut n, mut used) = (0usize, 0usize, 0u64);
         while j < dir.entries() {
-            let tp = dir.get(j);
-            if tp.is_null() {
+            let e = dir.entry(j);
+            if e.groups.is_null() {
                 fail!("directory entry {j} is NULL");
             }
+            let tp = e.table();
             // SAFETY: non-NULL entries are live tables.
             let t = unsafe { &*tp };
             if t.local_depth > dir.depth {
@@ -135,8 +136,9 @@ impl Map {
                 );
             }
             for k in j..j + span {
-                if dir.get(k) != tp {
-                    fail!("table {n}: directory entry {k} points elsewhere");
+                let ek = dir.entry(k);
+                if ek.groups != t.groups_ptr() || ek.mask != t.group_count() - 1 {
+                    fail!("table {n}: directory entry {k} points elsewhere or has a stale mask");
                 }
             }
             if (t.capacity as usize) < 2 * SLOTS {

@@ -23,7 +23,7 @@
 use core::mem::size_of;
 
 use crate::alloc::Allocator;
-use crate::table::Table;
+use crate::table::{Group, Table};
 use crate::Error;
 
 /// Deepest directory: a limit on the index, well past any memory.
@@ -33,17 +33,53 @@ pub const MAX_DEPTH: u32 = if usize::BITS >= 64 {
     usize::BITS - 6
 };
 
+/// One directory entry: a table, named by its groups (the header sits
+/// right before them) and its group mask, so a lookup goes from the entry
+/// straight to a group without loading the table's header first.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Entry {
+    pub groups: *mut Group,
+    pub mask: usize,
+}
+
+impl Entry {
+    /// The entry for table `t`.
+    ///
+    /// # Safety
+    /// `t` is a live table.
+    #[inline]
+    unsafe fn of(t: *mut Table) -> Entry {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            Entry {
+                groups: (*t).groups_ptr(),
+                mask: (*t).group_count() - 1,
+            }
+        }
+    }
+
+    /// The table: its header precedes its groups in one allocation.
+    #[inline]
+    pub fn table(self) -> *mut Table {
+        if self.groups.is_null() {
+            return core::ptr::null_mut();
+        }
+        self.groups.cast::<Table>().wrapping_sub(1)
+    }
+}
+
 /// A view of a map's directory.
 #[derive(Clone, Copy)]
 pub struct Directory {
-    pub tables: *mut *mut Table,
+    pub array: *mut Entry,
     pub depth: u32,
 }
 
 impl Directory {
     /// Bytes of a directory of `depth`.
     pub fn bytes(depth: u32) -> usize {
-        size_of::<*mut Table>() << depth
+        size_of::<Entry>() << depth
     }
 
     /// Allocates a directory of `depth`, entries NULL.
@@ -51,9 +87,9 @@ impl Directory {
         if depth > MAX_DEPTH {
             return Err(Error::Full);
         }
-        let tables = alloc.alloc_zeroed(1usize << depth, size_of::<*mut Table>())?;
+        let array = alloc.alloc_zeroed(1usize << depth, size_of::<Entry>())?;
         Ok(Directory {
-            tables: tables.cast(),
+            array: array.cast(),
             depth,
         })
     }
@@ -63,7 +99,7 @@ impl Directory {
     /// tables are freed separately).
     pub unsafe fn free(self, alloc: &Allocator) {
         // SAFETY: the caller's guarantee.
-        unsafe { alloc.free(self.tables.cast()) }
+        unsafe { alloc.free(self.array.cast()) }
     }
 
     #[inline]
@@ -78,11 +114,18 @@ impl Directory {
         ((hash >> 1) >> (63 - self.depth)) as usize
     }
 
+    /// Entry `j`.
     #[inline]
-    pub fn get(&self, j: usize) -> *mut Table {
+    pub fn entry(&self, j: usize) -> Entry {
         debug_assert!(j < self.entries());
         // SAFETY: `j` is inside the directory.
-        unsafe { *self.tables.add(j) }
+        unsafe { *self.array.add(j) }
+    }
+
+    /// The table of entry `j` (NULL while the entry is unset).
+    #[inline]
+    pub fn get(&self, j: usize) -> *mut Table {
+        self.entry(j).table()
     }
 
     #[inline]
@@ -91,11 +134,16 @@ impl Directory {
     }
 
     /// Points entries `first .. first + count` at `t`.
-    pub fn fill(&mut self, first: usize, count: usize, t: *mut Table) {
+    ///
+    /// # Safety
+    /// `t` is a live table.
+    pub unsafe fn fill(&mut self, first: usize, count: usize, t: *mut Table) {
         debug_assert!(first + count <= self.entries());
+        // SAFETY: the caller's guarantee.
+        let e = unsafe { Entry::of(t) };
         for j in first..first + count {
             // SAFETY: `j` is inside the directory.
-            unsafe { *self.tables.add(j) = t };
+            unsafe { *self.array.add(j) = e };
         }
     }
 
@@ -114,8 +162,10 @@ impl Directory {
         let (first, depth) = unsafe { ((*old).index as usize, (*old).local_depth) };
         let span = self.span(depth);
         // SAFETY: as above.
-        unsafe { (*new).index = first as u32 };
-        self.fill(first, span, new);
+        unsafe {
+            (*new).index = first as u32;
+            self.fill(first, span, new);
+        }
     }
 
     /// A directory twice as large, every entry doubled; the tables'
@@ -129,7 +179,7 @@ impl Directory {
         debug_assert_eq!(bigger.depth, self.depth + 1);
         for j in 0..bigger.entries() {
             // SAFETY: `j` is inside `bigger`, `j / 2` inside `self`.
-            unsafe { *bigger.tables.add(j) = self.get(j >> 1) };
+            unsafe { *bigger.array.add(j) = self.entry(j >> 1) };
         }
         let mut j = 0;
         while j < bigger.entries() {

@@ -88,6 +88,36 @@ pub struct Table {
 
 const _: () = assert!(size_of::<Table>().is_multiple_of(core::mem::align_of::<Group>()));
 
+/// Finds `needle` among the groups `groups[0 ..= mask]` of a table, probing
+/// from `hash`: the lookup path, which needs nothing of the table's header
+/// (the directory entry carries `groups` and `mask`).
+///
+/// # Safety
+/// `groups` and `mask` are a live table's.
+#[inline(always)]
+pub unsafe fn find_in(
+    groups: *const Group,
+    mask: usize,
+    hash: u64,
+    needle: &impl Key,
+) -> Option<(usize, usize)> {
+    let mut p = Probe::new(hash, mask);
+    let h2 = h2(hash);
+    loop {
+        // SAFETY: `p.offset <= mask`: a group of the table.
+        let g = unsafe { &*groups.add(p.offset) };
+        for i in g.ctrl.match_h2(h2) {
+            // SAFETY: `match_h2` only reports full slots, whose keys live.
+            if unsafe { needle.matches(&g.slots[i].key) } {
+                return Some((p.offset, i));
+            }
+        }
+        if g.ctrl.match_empty().any() || !p.next() {
+            return None;
+        }
+    }
+}
+
 /// Where a key is, or where it would go.
 pub enum Lookup {
     /// The key is stored in this slot.
@@ -167,7 +197,7 @@ impl Table {
     }
 
     #[inline]
-    fn groups_ptr(&self) -> *mut Group {
+    pub(crate) fn groups_ptr(&self) -> *mut Group {
         self.groups
     }
 
@@ -200,20 +230,8 @@ impl Table {
     /// Finds `needle`'s slot.
     #[inline(always)]
     pub fn find(&self, hash: u64, needle: &impl Key) -> Option<(usize, usize)> {
-        let mut p = Probe::new(hash, self.group_count() - 1);
-        let h2 = h2(hash);
-        loop {
-            let g = self.group(p.offset);
-            for i in g.ctrl.match_h2(h2) {
-                // SAFETY: `match_h2` only reports full slots, whose keys live.
-                if unsafe { needle.matches(&g.slots[i].key) } {
-                    return Some((p.offset, i));
-                }
-            }
-            if g.ctrl.match_empty().any() || !p.next() {
-                return None;
-            }
-        }
+        // SAFETY: a table's own groups and mask.
+        unsafe { find_in(self.groups, self.group_count() - 1, hash, needle) }
     }
 
     /// Finds `needle`, or the slot an insert of it should take.
