@@ -255,31 +255,25 @@ pub struct Needle<'a> {
     image: KeyRepr,
     /// A heap key's bytes (empty for inline keys: they live in `image`).
     long: &'a [u8],
-    /// An integer key's tag and value (tag 0: a byte key), so its hash
-    /// needs no byte-wise pass.
-    tag: u8,
-    int: u64,
 }
 
 impl<'a> Needle<'a> {
     /// A byte key. The length must fit in `u32` (the C API guarantees it).
     #[inline]
     pub fn bytes(key: &'a [u8]) -> Needle<'a> {
-        let mut raw = head(key.len(), key);
         if key.len() <= INLINE {
             Needle {
-                image: KeyRepr::new(raw),
+                image: KeyRepr::new(head(key.len(), key)),
                 long: &[],
-                tag: 0,
-                int: 0,
             }
         } else {
-            raw[8..16].fill(0);
+            // Length and the first four bytes: fixed-size copies only.
+            let mut raw = [0u8; 16];
+            raw[0..4].copy_from_slice(&(key.len() as u32).to_le_bytes());
+            raw[4..8].copy_from_slice(&key[..4]);
             Needle {
                 image: KeyRepr::new(raw),
                 long: key,
-                tag: 0,
-                int: 0,
             }
         }
     }
@@ -295,8 +289,6 @@ impl<'a> Needle<'a> {
         Needle {
             image: KeyRepr::new(raw),
             long: &[],
-            tag,
-            int: value,
         }
     }
 
@@ -319,11 +311,7 @@ impl<'a> Needle<'a> {
 impl Key for Needle<'_> {
     #[inline(always)]
     fn hash(&self, seed: u64) -> u64 {
-        if self.tag != 0 {
-            crate::hash::hash_int(seed, self.tag, self.int)
-        } else {
-            crate::hash::hash(seed, self.key())
-        }
+        crate::hash::hash(seed, self.key())
     }
 
     #[inline]
