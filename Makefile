@@ -26,7 +26,7 @@ SOURCES  := $(wildcard src/*.rs) Cargo.toml Cargo.lock
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
         clang-test header-strict valgrind sanitize compile-fail symbols wasm cli cli-test \
-        bench bench-quick bench-slotmap bench-growth clean
+        bench bench-quick bench-slotmap bench-maps bench-growth clean
 
 all: lib
 
@@ -182,14 +182,21 @@ cli-test: bin/cli-test
 
 # --- benchmarks ----------------------------------------------------------
 
-# Every benchmark; `make bench-quick` is the short variant.
-bench: bench-growth bench-slotmap
+# Every benchmark; `make bench-quick` is the short variant (under two
+# minutes once the peers are built).
+bench: bench-growth bench-slotmap bench-maps
 
 bench-quick: $(STATIC)
 	@mkdir -p $(B)
 	$(CC) -std=c11 $(WARN) -O2 -Iinclude bench/growth.c $(STATIC) $(SYSLIBS) -o $(B)/growth
 	./$(B)/growth 1000000 100000
 	bash bench/slotmap/run.sh --quick
+	bash bench/maps/run.sh --quick
+
+# The map against Go, hashbrown, absl, boost, std, uthash and stb_ds
+# (installs what it needs; about 22 minutes on 2 cores).
+bench-maps: $(STATIC)
+	bash bench/maps/run.sh
 
 # slotmap vs the slotmap crate (SlotMap, DenseSlotMap) and a plain C++ one.
 bench-slotmap: $(STATIC)

@@ -1,0 +1,403 @@
+/*
+ * common.h -- the workload of the map benchmark, shared by its C and C++
+ * programs (slate_bench.c, c_maps.c, cpp_maps.cpp). go/main.go and
+ * rust/src/main.rs implement the same workload; see README.md.
+ *
+ * Keys: k_i = splitmix64 output i (state x = 42; x += golden; mix(x)),
+ * i = 0 .. N-1; the miss keys are outputs N .. 2N-1 (splitmix64 is a
+ * bijection of its counter, so they are all distinct). String keys are
+ * "key:" followed by the decimal of the same u64s (20-24 bytes). The value
+ * of key i is i + 1.
+ *
+ * Phases, each timed as a whole with the process's CPU time
+ * (clock_gettime(CLOCK_PROCESS_CPUTIME_ID), less the cost of a reading;
+ * --clock wall: CLOCK_MONOTONIC):
+ *   insert   N inserts into a fresh map (no reserve)    checksum: length after
+ *   hit      N lookups in a shuffled order              checksum: sum(k ^ value)
+ *            (k: the u64 the key was made from)
+ *   miss     N lookups of absent keys                   checksum: misses (N)
+ *   iterate  every entry, summing values                checksum: the sum
+ *   delete   every key, in another shuffled order       checksum: length before
+ *                                                                 - length after
+ * Shuffles: Fisher-Yates driven by splitmix64 from state 7 (hits) and 8
+ * (deletes). The shuffled key arrays are built before the timed loops, so
+ * every timed loop reads its keys sequentially.
+ *
+ * Output, one line per result (machine-readable, 6 fields):
+ *   <impl> <u64|str> <phase> <N> <ns_per_op> <checksum>
+ * bench mode: phases insert hit miss iterate delete (median of the reps);
+ * tail mode:  tail_mean tail_p50 tail_p99 tail_p999 tail_p9999 tail_max
+ *             (ns, single inserts) and tail_nivcsw (involuntary context
+ *             switches during the inserts);
+ * mem mode:   mem_bytes_per_entry (peak RSS growth / N) and mem_peak_mib.
+ */
+#ifndef MAPS_COMMON_H
+#define MAPS_COMMON_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define KEY_STRIDE 32 /* bytes per string key in a key buffer (with its NUL) */
+
+static inline uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The phase clock: the process's CPU time (CLOCK_PROCESS_CPUTIME_ID, the
+ * default: on a shared machine it leaves out the time other processes hold
+ * the core) or wall time (CLOCK_MONOTONIC, --clock wall). Single inserts in
+ * tail mode always use wall time (now_ns). */
+static clockid_t phase_clock_id = CLOCK_PROCESS_CPUTIME_ID;
+static uint64_t phase_clock_cost; /* ns a back-to-back pair of reads measures */
+
+static inline uint64_t phase_now(void) {
+    struct timespec ts;
+    clock_gettime(phase_clock_id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Keeps a value (and the memory writes before it) from being optimized away
+ * or moved across the clock reading that follows. */
+static inline void keep(uint64_t v) { __asm__ volatile("" : : "r"(v) : "memory"); }
+
+static inline uint64_t splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static inline void die(const char *prog, const char *what, uint64_t n) {
+    fprintf(stderr, "%s: N=%" PRIu64 ": %s\n", prog, n, what);
+    exit(1);
+}
+
+static inline void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", n);
+        exit(2);
+    }
+    return p;
+}
+
+/* perm[0..n) = a permutation of 0..n (Fisher-Yates). */
+static inline void shuffle(uint32_t *perm, uint32_t n, uint64_t seed) {
+    uint64_t s = seed;
+    for (uint32_t i = 0; i < n; i++) perm[i] = i;
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = (uint32_t)(splitmix64(&s) % i);
+        uint32_t t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* "key:" + decimal of v, NUL-terminated, into out (KEY_STRIDE bytes);
+ * returns the length (without the NUL). */
+static inline uint32_t format_key(char *out, uint64_t v) {
+    char digits[24];
+    int d = 0;
+    do {
+        digits[d++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    memcpy(out, "key:", 4);
+    for (int i = 0; i < d; i++) out[4 + i] = digits[d - 1 - i];
+    out[4 + d] = '\0';
+    return (uint32_t)(4 + d);
+}
+
+/* The workload for one N: the keys in insert order, in hit order and in
+ * delete order, and the miss keys; u64 values and, with strings, their
+ * string forms (KEY_STRIDE-byte records, NUL-terminated) and lengths. */
+typedef struct {
+    uint32_t n;
+    uint64_t *keys, *hit, *hit_val, *del, *miss; /* u64s; hit_val: the expected values */
+    char *s_keys, *s_hit, *s_del, *s_miss;       /* strings (NULL without) */
+    uint8_t *l_keys, *l_hit, *l_del, *l_miss;    /* their lengths */
+    uint64_t want_hit, want_sum;                 /* closed forms of the checksums */
+} workload;
+
+static inline void workload_make(workload *w, uint32_t n, int strings, int lookups) {
+    memset(w, 0, sizeof *w);
+    w->n = n;
+    uint64_t s = 42;
+    w->keys = (uint64_t *)xmalloc(sizeof(uint64_t) * n);
+    for (uint32_t i = 0; i < n; i++) w->keys[i] = splitmix64(&s);
+    w->want_sum = (uint64_t)n * (n + 1) / 2;
+    if (lookups) {
+        w->miss = (uint64_t *)xmalloc(sizeof(uint64_t) * n);
+        for (uint32_t i = 0; i < n; i++) w->miss[i] = splitmix64(&s);
+        uint32_t *perm = (uint32_t *)xmalloc(sizeof(uint32_t) * n);
+        w->hit = (uint64_t *)xmalloc(sizeof(uint64_t) * n);
+        w->hit_val = (uint64_t *)xmalloc(sizeof(uint64_t) * n);
+        shuffle(perm, n, 7);
+        for (uint32_t i = 0; i < n; i++) {
+            w->hit[i] = w->keys[perm[i]];
+            w->hit_val[i] = perm[i] + 1u;
+            w->want_hit += w->hit[i] ^ w->hit_val[i];
+        }
+        w->del = (uint64_t *)xmalloc(sizeof(uint64_t) * n);
+        shuffle(perm, n, 8);
+        for (uint32_t i = 0; i < n; i++) w->del[i] = w->keys[perm[i]];
+        free(perm);
+    }
+    if (strings) {
+        uint64_t *src[4] = {w->keys, w->hit, w->del, w->miss};
+        char **dst[4] = {&w->s_keys, &w->s_hit, &w->s_del, &w->s_miss};
+        uint8_t **len[4] = {&w->l_keys, &w->l_hit, &w->l_del, &w->l_miss};
+        for (int a = 0; a < 4; a++) {
+            if (!src[a]) continue;
+            *dst[a] = (char *)xmalloc((size_t)KEY_STRIDE * n);
+            *len[a] = (uint8_t *)xmalloc(n);
+            for (uint32_t i = 0; i < n; i++)
+                (*len[a])[i] = (uint8_t)format_key(*dst[a] + (size_t)KEY_STRIDE * i, src[a][i]);
+        }
+    }
+}
+
+static inline void workload_free(workload *w) {
+    free(w->keys); free(w->hit); free(w->hit_val); free(w->del); free(w->miss);
+    free(w->s_keys); free(w->s_hit); free(w->s_del); free(w->s_miss);
+    free(w->l_keys); free(w->l_hit); free(w->l_del); free(w->l_miss);
+    memset(w, 0, sizeof *w);
+}
+
+static inline int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static inline int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static inline double median_ns(uint64_t *v, uint32_t n) {
+    qsort(v, n, sizeof *v, cmp_u64);
+    return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+/* Peak resident set size so far, bytes. */
+static inline uint64_t peak_rss(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (uint64_t)ru.ru_maxrss * 1024u;
+}
+
+static inline long nivcsw(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_nivcsw;
+}
+
+/* Command line shared by all programs:
+ *   PROG [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
+ *        [--clock cpu|wall] [--ops K] [N ...]
+ * bench: reps per N = clamp(K / N, 1, 1000) (K default 1,000,000);
+ * tail and mem use the first N (default 10,000,000). */
+typedef struct {
+    const char *impl;
+    int strings;
+    int mode; /* 0 bench, 1 tail, 2 mem */
+    int wall; /* --clock wall */
+    uint64_t ops;
+    uint32_t sizes[16];
+    int nsizes;
+} options;
+
+static inline void parse_options(options *o, int argc, char **argv, const char *default_impl) {
+    memset(o, 0, sizeof *o);
+    o->impl = default_impl;
+    o->ops = 1000000;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--impl") && i + 1 < argc) o->impl = argv[++i];
+        else if (!strcmp(a, "--keys") && i + 1 < argc) {
+            const char *k = argv[++i];
+            if (!strcmp(k, "u64")) o->strings = 0;
+            else if (!strcmp(k, "str")) o->strings = 1;
+            else { fprintf(stderr, "bad --keys %s\n", k); exit(2); }
+        } else if (!strcmp(a, "--mode") && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "bench")) o->mode = 0;
+            else if (!strcmp(m, "tail")) o->mode = 1;
+            else if (!strcmp(m, "mem")) o->mode = 2;
+            else { fprintf(stderr, "bad --mode %s\n", m); exit(2); }
+        } else if (!strcmp(a, "--clock") && i + 1 < argc) {
+            const char *c = argv[++i];
+            if (!strcmp(c, "cpu")) o->wall = 0;
+            else if (!strcmp(c, "wall")) o->wall = 1;
+            else { fprintf(stderr, "bad --clock %s\n", c); exit(2); }
+        } else if (!strcmp(a, "--ops") && i + 1 < argc) o->ops = strtoull(argv[++i], NULL, 10);
+        else if (a[0] >= '0' && a[0] <= '9' && o->nsizes < 16) {
+            unsigned long long n = strtoull(a, NULL, 10);
+            if (n == 0 || n > 100000000ull) { fprintf(stderr, "bad N %s\n", a); exit(2); }
+            o->sizes[o->nsizes++] = (uint32_t)n;
+        } else { fprintf(stderr, "unknown argument %s\n", a); exit(2); }
+    }
+    if (o->nsizes == 0) {
+        if (o->mode == 0) { o->sizes[0] = 1000; o->sizes[1] = 100000; o->sizes[2] = 10000000; o->nsizes = 3; }
+        else { o->sizes[0] = 10000000; o->nsizes = 1; }
+    }
+    if (o->ops == 0) o->ops = 1;
+    phase_clock_id = o->wall ? CLOCK_MONOTONIC : CLOCK_PROCESS_CPUTIME_ID;
+    /* The cost of one reading, subtracted from every phase time. */
+    uint64_t d[201];
+    for (int i = 0; i < 201; i++) {
+        uint64_t a = phase_now(), b = phase_now();
+        d[i] = b - a;
+    }
+    qsort(d, 201, sizeof d[0], cmp_u64);
+    phase_clock_cost = d[100];
+}
+
+static inline uint32_t reps_for(const options *o, uint32_t n) {
+    uint64_t r = o->ops / n;
+    return r < 1 ? 1 : r > 1000 ? 1000 : (uint32_t)r;
+}
+
+static inline const char *keys_name(const options *o) { return o->strings ? "str" : "u64"; }
+
+static inline void print_line(const options *o, const char *phase, uint32_t n, double ns, uint64_t checksum) {
+    printf("%s %s %s %u %.3f %" PRIu64 "\n", o->impl, keys_name(o), phase, n, ns, checksum);
+}
+
+/* Tail mode: per-insert times lat[0..n) in ns -> the tail lines. */
+static inline void print_tail(const options *o, uint32_t *lat, uint32_t n, uint64_t total_ns,
+                              long csw, uint64_t len) {
+    qsort(lat, n, sizeof *lat, cmp_u32);
+    static const struct { const char *name; double q; } qs[] = {
+        {"tail_p50", 0.5}, {"tail_p99", 0.99}, {"tail_p999", 0.999}, {"tail_p9999", 0.9999}};
+    print_line(o, "tail_mean", n, (double)total_ns / n, len);
+    for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+        uint32_t idx = (uint32_t)(qs[i].q * n);
+        if (idx >= n) idx = n - 1;
+        print_line(o, qs[i].name, n, lat[idx], len);
+    }
+    print_line(o, "tail_max", n, lat[n - 1], len);
+    print_line(o, "tail_nivcsw", n, (double)csw, len);
+}
+
+static inline void print_mem(const options *o, uint32_t n, uint64_t base, uint64_t peak, uint64_t len) {
+    print_line(o, "mem_bytes_per_entry", n, (double)(peak - base) / n, len);
+    print_line(o, "mem_peak_mib", n, (double)peak / (1024.0 * 1024.0), len);
+}
+
+/* ------------------------------------------------------------ the driver */
+
+/* One implementation, as phase-level loops (one indirect call per phase,
+ * never per operation). Each returns its phase's checksum and exits through
+ * die() on a wrong count inside the loop. */
+typedef struct {
+    void *(*create)(void);
+    void (*destroy)(void *map);
+    uint64_t (*insert)(void *map, const workload *w);  /* length after */
+    uint64_t (*hit)(void *map, const workload *w);     /* sum(k ^ value); dies unless N found */
+    uint64_t (*miss)(void *map, const workload *w);    /* keys not found */
+    uint64_t (*iterate)(void *map, const workload *w); /* sum of values; dies unless N seen */
+    uint64_t (*del)(void *map, const workload *w);     /* keys deleted */
+    uint64_t (*length)(void *map);
+    /* tail mode: the inserts of phase insert, each timed into lat[i] */
+    void (*tail)(void *map, const workload *w, uint32_t *lat);
+    /* optional: called once per workload before anything is timed or the
+     * memory baseline taken (the C++ program builds its std::strings here) */
+    void (*prepare)(const workload *w);
+} impl_ops;
+
+static const char *const PHASES[5] = {"insert", "hit", "miss", "iterate", "delete"};
+
+static inline int run_program(const options *o, const impl_ops *ops) {
+    const char *prog = o->impl;
+    if (o->mode == 1) { /* tail */
+        uint32_t n = o->sizes[0];
+        workload w;
+        workload_make(&w, n, o->strings, 0);
+        if (ops->prepare) ops->prepare(&w);
+        uint32_t *lat = (uint32_t *)xmalloc(sizeof(uint32_t) * n);
+        memset(lat, 0, sizeof(uint32_t) * n);
+        void *m = ops->create();
+        long csw = nivcsw();
+        uint64_t t0 = now_ns();
+        ops->tail(m, &w, lat);
+        uint64_t total = now_ns() - t0;
+        csw = nivcsw() - csw;
+        uint64_t len = ops->length(m);
+        if (len != n) die(prog, "tail: wrong length", n);
+        print_tail(o, lat, n, total, csw, len);
+        ops->destroy(m);
+        free(lat);
+        workload_free(&w);
+        return 0;
+    }
+    if (o->mode == 2) { /* mem */
+        uint32_t n = o->sizes[0];
+        workload w;
+        workload_make(&w, n, o->strings, 0);
+        if (ops->prepare) ops->prepare(&w);
+        uint64_t base = peak_rss();
+        void *m = ops->create();
+        uint64_t len = ops->insert(m, &w);
+        uint64_t peak = peak_rss();
+        if (len != n || ops->length(m) != n) die(prog, "mem: wrong length", n);
+        print_mem(o, n, base, peak, len);
+        fflush(stdout);
+        ops->destroy(m);
+        workload_free(&w);
+        return 0;
+    }
+    for (int s = 0; s < o->nsizes; s++) {
+        uint32_t n = o->sizes[s];
+        workload w;
+        workload_make(&w, n, o->strings, 1);
+        if (ops->prepare) ops->prepare(&w);
+        uint32_t reps = reps_for(o, n);
+        uint64_t *t[5];
+        uint64_t ck[5] = {0, 0, 0, 0, 0};
+        for (int p = 0; p < 5; p++) t[p] = (uint64_t *)xmalloc(sizeof(uint64_t) * reps);
+        for (uint32_t r = 0; r < reps; r++) {
+            void *m = ops->create();
+            uint64_t c[5], t0, t1;
+#define MAPS_PHASE(p, call)                                          \
+    t0 = phase_now();                                                \
+    c[p] = call;                                                     \
+    keep(c[p]);                                                      \
+    t1 = phase_now();                                                \
+    t[p][r] = t1 - t0 > phase_clock_cost ? t1 - t0 - phase_clock_cost : 0;
+            MAPS_PHASE(0, ops->insert(m, &w))
+            MAPS_PHASE(1, ops->hit(m, &w))
+            MAPS_PHASE(2, ops->miss(m, &w))
+            MAPS_PHASE(3, ops->iterate(m, &w))
+            MAPS_PHASE(4, ops->del(m, &w))
+#undef MAPS_PHASE
+            if (c[0] != n) die(prog, "insert: wrong length", n);
+            if (c[1] != w.want_hit) die(prog, "hit: wrong checksum", n);
+            if (c[2] != n) die(prog, "miss: a miss key was found", n);
+            if (c[3] != w.want_sum) die(prog, "iterate: wrong sum", n);
+            if (c[4] != n || ops->length(m) != 0) die(prog, "delete: map not emptied", n);
+            for (int p = 0; p < 5; p++) ck[p] = c[p];
+            ops->destroy(m);
+        }
+        for (int p = 0; p < 5; p++) {
+            print_line(o, PHASES[p], n, median_ns(t[p], reps) / n, ck[p]);
+            free(t[p]);
+        }
+        fflush(stdout);
+        workload_free(&w);
+    }
+    return 0;
+}
+
+#endif /* MAPS_COMMON_H */

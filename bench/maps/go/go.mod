@@ -1,0 +1,3 @@
+module slatebench/maps
+
+go 1.24

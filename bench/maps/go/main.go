@@ -1,0 +1,529 @@
+// Command maps is the Go peer of the slate-rs map benchmark: Go's built-in
+// map (a Swiss table with extendible hashing since Go 1.24, the design
+// slate-rs follows), map[uint64]uint64 and map[string]uint64, created with
+// make and no size hint.
+//
+// The workload, the modes and the output are those of ../common.h: same
+// keys (splitmix64 from 42; "key:" + decimal), same shuffles (state 7 for
+// hits, 8 for deletes), same checksums, and the same lines:
+//
+//	go <u64|str> <phase> <N> <ns_per_op> <checksum>
+//
+// Go's map keeps the string header only: inserting a string key shares its
+// bytes with the caller (no copy), where the C, C++ and Rust maps copy them.
+// The delete checksum is the length before minus the length after (Go's
+// delete returns nothing).
+//
+// Usage: maps [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
+//
+//	[--clock cpu|wall] [--ops K] [N ...]
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// The phase clock of common.h: the process's CPU time (all threads, so the
+// garbage collector's background work counts), or wall time with
+// --clock wall; cost is one reading, subtracted from every phase.
+type phaseClock struct {
+	id   uintptr
+	cost int64
+}
+
+const (
+	clockMonotonic      = 1
+	clockProcessCputime = 2
+)
+
+func (c *phaseClock) now() int64 {
+	var ts syscall.Timespec
+	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, c.id, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Sec*1e9 + ts.Nsec
+}
+
+func (c *phaseClock) since(t0 int64) int64 {
+	d := c.now() - t0 - c.cost
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+func newPhaseClock(wall bool) *phaseClock {
+	c := &phaseClock{id: clockProcessCputime}
+	if wall {
+		c.id = clockMonotonic
+	}
+	d := make([]int64, 201)
+	for i := range d {
+		a := c.now()
+		d[i] = c.now() - a
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	c.cost = d[100]
+	return c
+}
+
+func splitmix64(state *uint64) uint64 {
+	*state += 0x9E3779B97F4A7C15
+	z := *state
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+func shuffle(n int, seed uint64) []int {
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	s := seed
+	for i := n; i > 1; i-- {
+		j := int(splitmix64(&s) % uint64(i))
+		perm[i-1], perm[j] = perm[j], perm[i-1]
+	}
+	return perm
+}
+
+func die(what string, n int) {
+	fmt.Fprintf(os.Stderr, "maps(go): N=%d: %s\n", n, what)
+	os.Exit(1)
+}
+
+type workload struct {
+	n                        int
+	keys, hit, del, miss     []uint64
+	sKeys, sHit, sDel, sMiss []string
+	wantHit, wantSum         uint64
+}
+
+func makeWorkload(n int, strings, lookups bool) *workload {
+	w := &workload{n: n}
+	s := uint64(42)
+	w.keys = make([]uint64, n)
+	for i := range w.keys {
+		w.keys[i] = splitmix64(&s)
+	}
+	w.wantSum = uint64(n) * uint64(n+1) / 2
+	if lookups {
+		w.miss = make([]uint64, n)
+		for i := range w.miss {
+			w.miss[i] = splitmix64(&s)
+		}
+		perm := shuffle(n, 7)
+		w.hit = make([]uint64, n)
+		for i, p := range perm {
+			w.hit[i] = w.keys[p]
+			w.wantHit += w.keys[p] ^ uint64(p+1)
+		}
+		perm = shuffle(n, 8)
+		w.del = make([]uint64, n)
+		for i, p := range perm {
+			w.del[i] = w.keys[p]
+		}
+	}
+	if strings {
+		f := func(v []uint64) []string {
+			if v == nil {
+				return nil
+			}
+			out := make([]string, len(v))
+			for i, k := range v {
+				out[i] = "key:" + strconv.FormatUint(k, 10)
+			}
+			return out
+		}
+		w.sKeys, w.sHit, w.sDel, w.sMiss = f(w.keys), f(w.hit), f(w.del), f(w.miss)
+	}
+	return w
+}
+
+type options struct {
+	impl    string
+	strings bool
+	mode    int
+	wall    bool
+	ops     uint64
+	sizes   []int
+}
+
+func parse() options {
+	o := options{impl: "go", ops: 1000000}
+	args := os.Args[1:]
+	bad := func(a string) {
+		fmt.Fprintf(os.Stderr, "maps(go): bad argument %s\n", a)
+		os.Exit(2)
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() string {
+			i++
+			if i >= len(args) {
+				bad(a)
+			}
+			return args[i]
+		}
+		switch a {
+		case "--impl":
+			o.impl = next()
+		case "--keys":
+			switch next() {
+			case "u64":
+				o.strings = false
+			case "str":
+				o.strings = true
+			default:
+				bad(a)
+			}
+		case "--mode":
+			switch next() {
+			case "bench":
+				o.mode = 0
+			case "tail":
+				o.mode = 1
+			case "mem":
+				o.mode = 2
+			default:
+				bad(a)
+			}
+		case "--clock":
+			switch next() {
+			case "cpu":
+				o.wall = false
+			case "wall":
+				o.wall = true
+			default:
+				bad(a)
+			}
+		case "--ops":
+			v, err := strconv.ParseUint(next(), 10, 64)
+			if err != nil {
+				bad(a)
+			}
+			if v == 0 {
+				v = 1
+			}
+			o.ops = v
+		default:
+			v, err := strconv.Atoi(a)
+			if err != nil || v <= 0 {
+				bad(a)
+			}
+			o.sizes = append(o.sizes, v)
+		}
+	}
+	if len(o.sizes) == 0 {
+		if o.mode == 0 {
+			o.sizes = []int{1000, 100000, 10000000}
+		} else {
+			o.sizes = []int{10000000}
+		}
+	}
+	return o
+}
+
+// The phase loops, one set per key type.
+
+type bench interface {
+	create()
+	length() int
+	insert(w *workload) uint64
+	tail(w *workload, lat []uint32)
+	hit(w *workload) uint64
+	miss(w *workload) uint64
+	iterate(w *workload) uint64
+	del(w *workload) uint64
+}
+
+type u64Map struct{ m map[uint64]uint64 }
+
+func (b *u64Map) create()     { b.m = make(map[uint64]uint64) }
+func (b *u64Map) length() int { return len(b.m) }
+
+//go:noinline
+func (b *u64Map) insert(w *workload) uint64 {
+	m := b.m
+	for i, k := range w.keys {
+		m[k] = uint64(i + 1)
+	}
+	return uint64(len(m))
+}
+
+//go:noinline
+func (b *u64Map) tail(w *workload, lat []uint32) {
+	m := b.m
+	for i, k := range w.keys {
+		t0 := time.Now()
+		m[k] = uint64(i + 1)
+		lat[i] = uint32(time.Since(t0))
+	}
+}
+
+//go:noinline
+func (b *u64Map) hit(w *workload) uint64 {
+	m := b.m
+	var sum uint64
+	found := 0
+	for _, k := range w.hit {
+		if v, ok := m[k]; ok {
+			sum += k ^ v
+			found++
+		}
+	}
+	if found != w.n {
+		die("hit: key not found", w.n)
+	}
+	return sum
+}
+
+//go:noinline
+func (b *u64Map) miss(w *workload) uint64 {
+	m := b.m
+	var missing uint64
+	for _, k := range w.miss {
+		if _, ok := m[k]; !ok {
+			missing++
+		}
+	}
+	return missing
+}
+
+//go:noinline
+func (b *u64Map) iterate(w *workload) uint64 {
+	var sum uint64
+	count := 0
+	for _, v := range b.m {
+		sum += v
+		count++
+	}
+	if count != w.n {
+		die("iterate: wrong count", w.n)
+	}
+	return sum
+}
+
+//go:noinline
+func (b *u64Map) del(w *workload) uint64 {
+	m := b.m
+	before := len(m)
+	for _, k := range w.del {
+		delete(m, k)
+	}
+	return uint64(before - len(m))
+}
+
+type strMap struct{ m map[string]uint64 }
+
+func (b *strMap) create()     { b.m = make(map[string]uint64) }
+func (b *strMap) length() int { return len(b.m) }
+
+//go:noinline
+func (b *strMap) insert(w *workload) uint64 {
+	m := b.m
+	for i, k := range w.sKeys {
+		m[k] = uint64(i + 1)
+	}
+	return uint64(len(m))
+}
+
+//go:noinline
+func (b *strMap) tail(w *workload, lat []uint32) {
+	m := b.m
+	for i, k := range w.sKeys {
+		t0 := time.Now()
+		m[k] = uint64(i + 1)
+		lat[i] = uint32(time.Since(t0))
+	}
+}
+
+//go:noinline
+func (b *strMap) hit(w *workload) uint64 {
+	m := b.m
+	var sum uint64
+	found := 0
+	for i, k := range w.sHit {
+		if v, ok := m[k]; ok {
+			sum += w.hit[i] ^ v
+			found++
+		}
+	}
+	if found != w.n {
+		die("hit: key not found", w.n)
+	}
+	return sum
+}
+
+//go:noinline
+func (b *strMap) miss(w *workload) uint64 {
+	m := b.m
+	var missing uint64
+	for _, k := range w.sMiss {
+		if _, ok := m[k]; !ok {
+			missing++
+		}
+	}
+	return missing
+}
+
+//go:noinline
+func (b *strMap) iterate(w *workload) uint64 {
+	var sum uint64
+	count := 0
+	for _, v := range b.m {
+		sum += v
+		count++
+	}
+	if count != w.n {
+		die("iterate: wrong count", w.n)
+	}
+	return sum
+}
+
+//go:noinline
+func (b *strMap) del(w *workload) uint64 {
+	m := b.m
+	before := len(m)
+	for _, k := range w.sDel {
+		delete(m, k)
+	}
+	return uint64(before - len(m))
+}
+
+func rusage() syscall.Rusage {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru
+}
+
+func median(v []int64) float64 {
+	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+	n := len(v)
+	if n%2 == 1 {
+		return float64(v[n/2])
+	}
+	return (float64(v[n/2-1]) + float64(v[n/2])) / 2
+}
+
+func main() {
+	o := parse()
+	kt := "u64"
+	var b bench = &u64Map{}
+	if o.strings {
+		kt = "str"
+		b = &strMap{}
+	}
+	line := func(phase string, n int, ns float64, ck uint64) {
+		fmt.Printf("%s %s %s %d %.3f %d\n", o.impl, kt, phase, n, ns, ck)
+	}
+	switch o.mode {
+	case 1:
+		n := o.sizes[0]
+		w := makeWorkload(n, o.strings, false)
+		lat := make([]uint32, n)
+		runtime.GC()
+		b.create()
+		csw := rusage().Nivcsw
+		t0 := time.Now()
+		b.tail(w, lat)
+		total := time.Since(t0)
+		csw = rusage().Nivcsw - csw
+		l := uint64(b.length())
+		if l != uint64(n) {
+			die("tail: wrong length", n)
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		line("tail_mean", n, float64(total.Nanoseconds())/float64(n), l)
+		for _, q := range []struct {
+			name string
+			q    float64
+		}{{"tail_p50", 0.5}, {"tail_p99", 0.99}, {"tail_p999", 0.999}, {"tail_p9999", 0.9999}} {
+			idx := int(q.q * float64(n))
+			if idx >= n {
+				idx = n - 1
+			}
+			line(q.name, n, float64(lat[idx]), l)
+		}
+		line("tail_max", n, float64(lat[n-1]), l)
+		line("tail_nivcsw", n, float64(csw), l)
+	case 2:
+		n := o.sizes[0]
+		w := makeWorkload(n, o.strings, false)
+		runtime.GC()
+		base := uint64(rusage().Maxrss) * 1024
+		b.create()
+		l := b.insert(w)
+		peak := uint64(rusage().Maxrss) * 1024
+		if l != uint64(n) || b.length() != n {
+			die("mem: wrong length", n)
+		}
+		line("mem_bytes_per_entry", n, float64(peak-base)/float64(n), l)
+		line("mem_peak_mib", n, float64(peak)/(1024*1024), l)
+		runtime.KeepAlive(w)
+	default:
+		for _, n := range o.sizes {
+			w := makeWorkload(n, o.strings, true)
+			runtime.GC()
+			reps := int(o.ops / uint64(n))
+			if reps < 1 {
+				reps = 1
+			}
+			if reps > 1000 {
+				reps = 1000
+			}
+			t := make([][]int64, 5)
+			for p := range t {
+				t[p] = make([]int64, reps)
+			}
+			var ck [5]uint64
+			clock := newPhaseClock(o.wall)
+			for r := 0; r < reps; r++ {
+				b.create()
+				var c [5]uint64
+				t0 := clock.now()
+				c[0] = b.insert(w)
+				t[0][r] = clock.since(t0)
+				t0 = clock.now()
+				c[1] = b.hit(w)
+				t[1][r] = clock.since(t0)
+				t0 = clock.now()
+				c[2] = b.miss(w)
+				t[2][r] = clock.since(t0)
+				t0 = clock.now()
+				c[3] = b.iterate(w)
+				t[3][r] = clock.since(t0)
+				t0 = clock.now()
+				c[4] = b.del(w)
+				t[4][r] = clock.since(t0)
+				if c[0] != uint64(n) {
+					die("insert: wrong length", n)
+				}
+				if c[1] != w.wantHit {
+					die("hit: wrong checksum", n)
+				}
+				if c[2] != uint64(n) {
+					die("miss: a miss key was found", n)
+				}
+				if c[3] != w.wantSum {
+					die("iterate: wrong sum", n)
+				}
+				if c[4] != uint64(n) || b.length() != 0 {
+					die("delete: map not emptied", n)
+				}
+				ck = c
+			}
+			for p, name := range []string{"insert", "hit", "miss", "iterate", "delete"} {
+				line(name, n, median(t[p])/float64(n), ck[p])
+			}
+			b.create() // drop the last map
+			runtime.KeepAlive(w)
+		}
+	}
+}
