@@ -482,17 +482,23 @@ impl Map {
     }
 
     /// Calls `f` with every entry until it returns non-zero; returns that
-    /// value, or 0.
+    /// value, or 0. Walks tables in directory order, then groups, then the
+    /// full slots of each control word (the order `next_entry` follows).
     pub fn each(&self, mut f: impl FnMut(&[u8], *mut c_void) -> i32) -> i32 {
         let _walk = Walk::new(&self.walkers);
-        let mut c = Cursor::default();
-        while let Some(e) = self.next_entry(&mut c) {
-            // SAFETY: `e` is a full slot of a live table.
-            let slot = unsafe { (*e.table).slot(e.group, e.slot) };
-            // SAFETY: full slots hold live keys.
-            let r = f(unsafe { slot.key.bytes() }, slot.value);
-            if r != 0 {
-                return r;
+        for tp in self.tables() {
+            // SAFETY: a live table; `f` cannot modify the map (walkers).
+            let t = unsafe { &*tp };
+            for g in 0..t.group_count() {
+                let group = t.group(g);
+                for i in group.ctrl.match_full() {
+                    let slot = &group.slots[i];
+                    // SAFETY: full slots hold live keys.
+                    let r = f(unsafe { slot.key.bytes() }, slot.value);
+                    if r != 0 {
+                        return r;
+                    }
+                }
             }
         }
         0
