@@ -22,7 +22,8 @@ B        := build
 
 # C suites: each source runs as C11 and as C++17, static and shared.
 SUITES   := test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks
-SOURCES  := $(wildcard src/*.rs) Cargo.toml Cargo.lock
+SOURCES  := $(wildcard src/*.rs src/ffi/*.rs) Cargo.toml Cargo.lock
+TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h include/slate-generic.h
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
         clang-test header-strict valgrind sanitize compile-fail symbols wasm cli cli-test \
@@ -80,19 +81,19 @@ rust-test:
 miri:
 	scripts/run-suite.sh miri scripts/cargo-test.sh +nightly miri --lib
 
-$(B)/%-c-static: c-tests/%.c c-tests/test.h $(STATIC) include/slate.h
+$(B)/%-c-static: c-tests/%.c $(TEST_HEADERS) $(STATIC) include/slate.h
 	@mkdir -p $(B)
 	$(CC) $(CSTD) $(CFLAGS) $< $(STATIC) $(SYSLIBS) -o $@
 
-$(B)/%-c-shared: c-tests/%.c c-tests/test.h $(SHARED) include/slate.h
+$(B)/%-c-shared: c-tests/%.c $(TEST_HEADERS) $(SHARED) include/slate.h
 	@mkdir -p $(B)
 	$(CC) $(CSTD) $(CFLAGS) $< -L$(LIBDIR) -lslate -Wl,-rpath,'$$ORIGIN/../$(LIBDIR)' -o $@
 
-$(B)/%-cpp-static: c-tests/%.c c-tests/test.h $(STATIC) include/slate.h
+$(B)/%-cpp-static: c-tests/%.c $(TEST_HEADERS) $(STATIC) include/slate.h
 	@mkdir -p $(B)
 	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $< -x none $(STATIC) $(SYSLIBS) -o $@
 
-$(B)/%-cpp-shared: c-tests/%.c c-tests/test.h $(SHARED) include/slate.h
+$(B)/%-cpp-shared: c-tests/%.c $(TEST_HEADERS) $(SHARED) include/slate.h
 	@mkdir -p $(B)
 	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $< -x none -L$(LIBDIR) -lslate -Wl,-rpath,'$$ORIGIN/../$(LIBDIR)' -o $@
 
@@ -103,11 +104,11 @@ C_BINS   := $(foreach s,$(SUITES),$(foreach v,$(VARIANTS),$(B)/$(s)-$(v)))
 CPP_SUITES := test_cpp test_hpp
 CPP_BINS   := $(foreach s,$(CPP_SUITES),$(B)/$(s)-static $(B)/$(s)-shared)
 
-$(B)/%-static: cpp-tests/%.cpp c-tests/test.h $(STATIC) include/slate.h
+$(B)/%-static: cpp-tests/%.cpp $(TEST_HEADERS) $(STATIC) include/slate.h include/slate.hpp
 	@mkdir -p $(B)
 	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< $(STATIC) $(SYSLIBS) -o $@
 
-$(B)/%-shared: cpp-tests/%.cpp c-tests/test.h $(SHARED) include/slate.h
+$(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include/slate.hpp
 	@mkdir -p $(B)
 	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< -L$(LIBDIR) -lslate -Wl,-rpath,'$$ORIGIN/../$(LIBDIR)' -lpthread -o $@
 
