@@ -11,7 +11,7 @@ use crate::map::{Map, MODE_DIR, MODE_SMALL};
 use crate::table::Table;
 use crate::Error;
 
-use super::guard;
+use super::{guard, read, write, Shell, Walked};
 
 /// A map. A complete type: put it on the stack, in a struct or in an array,
 /// initialize it with `slate()`, release it with `slate_free()`. It holds no
@@ -24,6 +24,17 @@ pub struct slate_s {
 
 const _: () = assert!(size_of::<Map>() <= size_of::<slate_s>());
 const _: () = assert!(align_of::<Map>() <= align_of::<slate_s>());
+
+// SAFETY: the two assertions above.
+unsafe impl Shell for slate_s {
+    type Body = Map;
+}
+
+impl Walked for Map {
+    fn walking(&self) -> bool {
+        Map::walking(self)
+    }
+}
 
 /// Called by `slate_each` and `slate_delete_if` once per entry. `key` is the
 /// map's own copy of the key's bytes (not NUL-terminated; an integer key is
@@ -92,33 +103,6 @@ pub struct slate_table_info_s {
     pub growth_left: u32,
     /// Groups of 8 slots (`capacity / 8`).
     pub groups: u32,
-}
-
-/// A map to read.
-///
-/// # Safety
-/// `map` is NULL or points to an initialized `slate_s`.
-#[inline]
-unsafe fn read<'a>(map: *const slate_s) -> Result<&'a Map, Error> {
-    // SAFETY: the caller's guarantee; `slate_s` is large and aligned enough.
-    unsafe { map.cast::<Map>().as_ref() }.ok_or(Error::Invalid)
-}
-
-/// A map to modify: refused while one of its walks is in progress.
-///
-/// # Safety
-/// `map` is NULL or points to an initialized `slate_s`.
-#[inline]
-unsafe fn write<'a>(map: *mut slate_s) -> Result<&'a mut Map, Error> {
-    // SAFETY: the caller's guarantee. The shared look at `walkers` ends
-    // before the unique reference is made, and that reference is only made
-    // when no walk holds a shared one.
-    unsafe {
-        if read(map)?.walking() {
-            return Err(Error::Invalid);
-        }
-        Ok(&mut *map.cast::<Map>())
-    }
 }
 
 /// A NUL-terminated string key.

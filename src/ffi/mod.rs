@@ -50,3 +50,44 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), Error>) -> c_int {
         Err(_) => Error::Invalid as c_int,
     }
 }
+
+/// A caller-allocated C struct (`slate_s`, `slotmap_s`) and the Rust body
+/// that lives in its bytes.
+///
+/// # Safety
+/// `Body` fits in `Self` and needs no stricter alignment.
+pub(crate) unsafe trait Shell {
+    type Body: Walked;
+}
+
+/// A body whose walks (callbacks in progress) forbid modification.
+pub(crate) trait Walked {
+    fn walking(&self) -> bool;
+}
+
+/// The body to read.
+///
+/// # Safety
+/// `p` is NULL or points to an initialized struct.
+#[inline(always)]
+pub(crate) unsafe fn read<'a, S: Shell>(p: *const S) -> Result<&'a S::Body, Error> {
+    // SAFETY: the caller's guarantee; `Shell` guarantees size and alignment.
+    unsafe { p.cast::<S::Body>().as_ref() }.ok_or(Error::Invalid)
+}
+
+/// The body to modify: refused while one of its walks is in progress.
+///
+/// # Safety
+/// `p` is NULL or points to an initialized struct.
+#[inline(always)]
+pub(crate) unsafe fn write<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, Error> {
+    // SAFETY: the caller's guarantee. The shared look at the walk counter
+    // ends before the unique reference is made, and that reference is only
+    // made when no walk holds a shared one.
+    unsafe {
+        if read(p)?.walking() {
+            return Err(Error::Invalid);
+        }
+        Ok(&mut *p.cast::<S::Body>())
+    }
+}

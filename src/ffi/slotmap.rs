@@ -8,7 +8,7 @@ use crate::alloc::Allocator;
 use crate::slotmap::SlotMap;
 use crate::Error;
 
-use super::guard;
+use super::{guard, read, write, Shell, Walked};
 
 /// A slotmap key: the low 32 bits name a slot, the high 32 bits its
 /// generation. 0 is never a valid key. A key stays valid until its row is
@@ -29,34 +29,21 @@ pub struct slotmap_s {
 const _: () = assert!(size_of::<SlotMap>() <= size_of::<slotmap_s>());
 const _: () = assert!(align_of::<SlotMap>() <= align_of::<slotmap_s>());
 
+// SAFETY: the two assertions above.
+unsafe impl Shell for slotmap_s {
+    type Body = SlotMap;
+}
+
+impl Walked for SlotMap {
+    fn walking(&self) -> bool {
+        SlotMap::walking(self)
+    }
+}
+
 /// Called by `slotmap_each` and `slotmap_erase_if` once per row: the row's
 /// key, its column-0 element, and the caller's `data`. Return 0 to go on.
 pub type slotmap_each_f =
     Option<unsafe extern "C" fn(key: slotmap_key, row: *mut c_void, data: *mut c_void) -> c_int>;
-
-/// # Safety
-/// `sm` is NULL or points to an initialized `slotmap_s`.
-#[inline]
-unsafe fn read<'a>(sm: *const slotmap_s) -> Result<&'a SlotMap, Error> {
-    // SAFETY: the caller's guarantee; `slotmap_s` is large and aligned enough.
-    unsafe { sm.cast::<SlotMap>().as_ref() }.ok_or(Error::Invalid)
-}
-
-/// A slotmap to modify: refused while one of its walks is in progress.
-///
-/// # Safety
-/// `sm` is NULL or points to an initialized `slotmap_s`.
-#[inline]
-unsafe fn write<'a>(sm: *mut slotmap_s) -> Result<&'a mut SlotMap, Error> {
-    // SAFETY: the caller's guarantee; the shared look ends before the
-    // unique reference is made, which only happens outside any walk.
-    unsafe {
-        if read(sm)?.walking() {
-            return Err(Error::Invalid);
-        }
-        Ok(&mut *sm.cast::<SlotMap>())
-    }
-}
 
 /// # Safety
 /// `sm` is NULL or writable; `sizes` holds `count` column sizes.
