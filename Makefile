@@ -147,6 +147,7 @@ compile-fail: $(STATIC)
 
 symbols: $(STATIC) $(SHARED)
 	scripts/run-suite.sh symbols scripts/check-symbols.sh $(STATIC) $(SHARED)
+	scripts/run-suite.sh unwind scripts/check-unwind.py $(SHARED)
 
 # Every suite once (C11, static); the quick ones also as C++17 against the
 # shared library.

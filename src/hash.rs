@@ -35,6 +35,11 @@ pub fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Keys up to this many bytes take XXH3's short paths (0–16, 17–128
+/// bytes): straight-line code over the key that the compiler proves cannot
+/// panic, so lookups of such keys need no unwinding guard.
+pub const SHORT: usize = 128;
+
 /// The hash of a key's bytes under `seed`.
 #[inline]
 pub fn hash(seed: u64, bytes: &[u8]) -> u64 {

@@ -301,7 +301,12 @@ impl<'a> Needle<'a> {
     #[inline]
     pub fn key(&self) -> &[u8] {
         if self.image.is_inline() {
-            &self.image.bytes16()[4..4 + self.key_len() as usize]
+            // `get`: no bounds panic on the lookup path (inline keys are
+            // at most 12 bytes, so this never falls back).
+            self.image
+                .bytes16()
+                .get(4..4 + self.key_len() as usize)
+                .unwrap_or(&[])
         } else {
             self.long
         }
@@ -333,6 +338,43 @@ impl Key for Needle<'_> {
         } else {
             heap_repr(self.long, alloc)
         }
+    }
+}
+
+/// A byte key of at most [`crate::hash::SHORT`] bytes: hashing it stays on
+/// XXH3's short-input paths, which compile without any panic path, so a
+/// lookup of it needs no unwinding guard.
+#[derive(Clone, Copy)]
+pub struct Short<'a>(Needle<'a>);
+
+impl<'a> Short<'a> {
+    /// `None` for a key longer than [`crate::hash::SHORT`].
+    #[inline(always)]
+    pub fn new(n: Needle<'a>) -> Option<Short<'a>> {
+        (n.key().len() <= crate::hash::SHORT).then_some(Short(n))
+    }
+}
+
+impl Key for Short<'_> {
+    #[inline(always)]
+    fn hash(&self, seed: u64) -> u64 {
+        let k = self.0.key();
+        if k.len() > crate::hash::SHORT {
+            // SAFETY: `new` checked the length; telling the compiler lets
+            // it drop XXH3's long-input code from the lookup.
+            unsafe { core::hint::unreachable_unchecked() }
+        }
+        crate::hash::hash(seed, k)
+    }
+
+    #[inline(always)]
+    unsafe fn matches(&self, slot: &KeyRepr) -> bool {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.0.matches(slot) }
+    }
+
+    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
+        self.0.to_stored(alloc)
     }
 }
 

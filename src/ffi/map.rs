@@ -6,12 +6,12 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::Directory;
-use crate::key::{IntKey, Key, Needle, TAG_I64, TAG_U64};
+use crate::key::{IntKey, Key, Needle, Short, TAG_I64, TAG_U64};
 use crate::map::{Map, MODE_DIR, MODE_SMALL};
 use crate::table::Table;
 use crate::Error;
 
-use super::{guard, read, write, Shell, Walked};
+use super::{code, guard, read, write, Shell, Walked};
 
 /// A map. A complete type: put it on the stack, in a struct or in an array,
 /// initialize it with `slate()`, release it with `slate_free()`. It holds no
@@ -145,16 +145,53 @@ unsafe fn bytes_key<'a>(key: *const c_void, len: u32) -> Result<Needle<'a>, Erro
 /// As for `read`; `value` is NULL or writable.
 #[inline(always)]
 unsafe fn get(map: *const slate_s, key: Result<impl Key, Error>, value: *mut *mut c_void) -> c_int {
-    guard(|| {
+    // No `guard`: a lookup runs no user code, allocates nothing and has no
+    // panicking operation, so it cannot unwind (`make symbols` checks that
+    // the compiled function has no unwind path).
+    // SAFETY: the caller's guarantees.
+    code(unsafe { lookup(map, key, value) })
+}
+
+/// `get` for a byte key.
+///
+/// # Safety
+/// As for `get`.
+#[inline(always)]
+unsafe fn get_bytes_key(
+    map: *const slate_s,
+    key: Result<Needle<'_>, Error>,
+    value: *mut *mut c_void,
+) -> c_int {
+    let n = match key {
+        Ok(n) => n,
+        Err(e) => return e as c_int,
+    };
+    match Short::new(n) {
         // SAFETY: the caller's guarantees.
-        let m = unsafe { read(map)? };
-        let found = m.get(&key?).ok_or(Error::NotFound)?;
-        if !value.is_null() {
-            // SAFETY: a non-NULL `value` is writable.
-            unsafe { *value = found };
-        }
-        Ok(())
-    })
+        Some(short) => unsafe { get(map, Ok(short), value) },
+        // Hashing a long key runs XXH3's long-input code (slice arithmetic
+        // the compiler cannot prove panic-free): under `guard`.
+        // SAFETY: as above.
+        None => guard(|| unsafe { lookup(map, Ok(n), value) }),
+    }
+}
+
+/// # Safety
+/// As for `get`.
+#[inline(always)]
+unsafe fn lookup(
+    map: *const slate_s,
+    key: Result<impl Key, Error>,
+    value: *mut *mut c_void,
+) -> Result<(), Error> {
+    // SAFETY: the caller's guarantees.
+    let m = unsafe { read(map)? };
+    let found = m.get(&key?).ok_or(Error::NotFound)?;
+    if !value.is_null() {
+        // SAFETY: a non-NULL `value` is writable.
+        unsafe { *value = found };
+    }
+    Ok(())
 }
 
 /// # Safety
@@ -247,7 +284,7 @@ pub unsafe extern "C" fn slate_get(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get(map, string_key(key), value) }
+    unsafe { get_bytes_key(map, string_key(key), value) }
 }
 
 /// Removes `key` and frees the map's copy of it. Memory of the table is
@@ -293,7 +330,7 @@ pub unsafe extern "C" fn slate_get_bytes(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get(map, bytes_key(key, key_length), value) }
+    unsafe { get_bytes_key(map, bytes_key(key, key_length), value) }
 }
 
 /// `slate_delete` for a byte key (see `slate_set_bytes`).

@@ -1,15 +1,22 @@
 //! The C ABI: thin `extern "C"` shims over [`crate::Map`] (`map.rs`) and
 //! [`crate::slotmap::SlotMap`] (`slotmap.rs`).
 //!
-//! Every shim checks its pointers, converts its arguments and runs the call
-//! under `catch_unwind`, so no Rust panic ever unwinds into C (a panic would
-//! be a bug in this crate; the call then reports `SLATE_ERROR_INVALID`). The
-//! doc comments here are the header's: cbindgen copies them into
+//! Every shim checks its pointers and converts its arguments, and no Rust
+//! panic ever unwinds into C. Shims that allocate or run user code run
+//! their body under `guard` (`catch_unwind`; a panic would be a bug in this
+//! crate, and the call then reports `SLATE_ERROR_INVALID`). The hot paths
+//! (lookups, and the slotmap's insert without growth and erase) allocate
+//! nothing, call nothing that could panic and skip the guard, which would
+//! cost a closure call. Either way, `make symbols` checks the compiled
+//! library: no exported function keeps an unwinding path
+//! (`scripts/check-unwind.py`).
+//!
+//! The doc comments here are the header's: cbindgen copies them into
 //! `include/slate.h`.
 
 #![allow(non_camel_case_types)]
 
-use core::ffi::c_int;
+use core::ffi::{c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::Error;
@@ -34,6 +41,10 @@ pub enum slate_error_e {
     SLATE_ERROR_FULL = -3,
 }
 
+/// `SLATE_OK` as an `int`.
+pub(crate) const SLATE_OK: c_int = slate_error_e::SLATE_OK as c_int;
+
+#[inline(always)]
 pub(crate) fn code(r: Result<(), Error>) -> c_int {
     match r {
         Ok(()) => slate_error_e::SLATE_OK as c_int,
@@ -41,13 +52,36 @@ pub(crate) fn code(r: Result<(), Error>) -> c_int {
     }
 }
 
-/// Runs `f`, turning a panic into `SLATE_ERROR_INVALID`. Inlined into
-/// every shim: the unwinding path costs nothing until a panic happens.
+/// Runs `f`, turning a panic into `SLATE_ERROR_INVALID`.
+///
+/// The `catch_unwind` sits in `guarded`, out of line behind an `extern "C"`
+/// call. Rust treats such calls as unable to unwind, so the shim itself
+/// keeps no unwinding path: `make symbols` (scripts/check-unwind.py) checks
+/// that no exported function has one, which proves every panic site of a
+/// shim lies inside its guard.
 #[inline(always)]
-pub(crate) fn guard(f: impl FnOnce() -> Result<(), Error>) -> c_int {
-    match catch_unwind(AssertUnwindSafe(f)) {
+pub(crate) fn guard<F: FnOnce() -> Result<(), Error>>(f: F) -> c_int {
+    let mut f = Some(f);
+    // SAFETY: `f` is a live `Option<F>` that `guarded::<F>` reads once.
+    unsafe { guarded::<F>((&mut f as *mut Option<F>).cast()) }
+}
+
+/// # Safety
+/// `f` points to a `Some` `Option<F>`, taken here.
+#[inline(never)]
+unsafe extern "C" fn guarded<F: FnOnce() -> Result<(), Error>>(f: *mut c_void) -> c_int {
+    // SAFETY: the caller's guarantee.
+    let f = unsafe { &mut *f.cast::<Option<F>>() };
+    match catch_unwind(AssertUnwindSafe(|| {
+        f.take().map_or(Err(Error::Invalid), |f| f())
+    })) {
         Ok(r) => code(r),
-        Err(_) => Error::Invalid as c_int,
+        Err(payload) => {
+            // Dropping a payload runs its destructor, which could panic in
+            // turn; leaking it keeps the guard itself from unwinding.
+            core::mem::forget(payload);
+            Error::Invalid as c_int
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use crate::alloc::Allocator;
 use crate::slotmap::SlotMap;
 use crate::Error;
 
-use super::{guard, read, write, Shell, Walked};
+use super::{code, guard, read, write, Shell, Walked, SLATE_OK};
 
 /// A slotmap key: the low 32 bits name a slot, the high 32 bits its
 /// generation. 0 is never a valid key. A key stays valid until its row is
@@ -146,16 +146,38 @@ pub unsafe extern "C" fn slotmap_insert(
     row: *const c_void,
     key: *mut slotmap_key,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's guarantees.
-        let m = unsafe { write(sm)? };
-        if key.is_null() {
-            return Err(Error::Invalid);
-        }
-        // SAFETY: `row` is NULL or a packed row; `key` is writable.
-        unsafe { key.write(m.insert(row.cast())?) };
-        Ok(())
-    })
+    // SAFETY: the caller's guarantees.
+    let m = match unsafe { write(sm) } {
+        Ok(m) if !key.is_null() => m,
+        _ => return Error::Invalid as c_int,
+    };
+    // SAFETY: `row` is NULL or a packed row.
+    let k = unsafe { m.insert_fast(row.cast()) };
+    if k != 0 {
+        // SAFETY: `key` is writable.
+        unsafe { key.write(k) };
+        return SLATE_OK;
+    }
+    // SAFETY: as above.
+    unsafe { insert_slow(m, row, key) }
+}
+
+/// `slotmap_insert` beyond `insert_fast`, out of line.
+///
+/// # Safety
+/// As for `slotmap_insert`, with `key` writable.
+#[inline(never)]
+unsafe fn insert_slow(m: &mut SlotMap, row: *const c_void, key: *mut slotmap_key) -> c_int {
+    // Without growth nothing allocates or can panic: no `guard`.
+    // SAFETY: `row` is NULL or a packed row.
+    match unsafe { m.insert_in_place(row.cast()) } {
+        Ok(0) => {}
+        // SAFETY: `key` is writable.
+        placed => return code(placed.map(|k| unsafe { key.write(k) })),
+    }
+    // Growing allocates and may panic (a bug): under `guard`.
+    // SAFETY: as above.
+    guard(|| unsafe { m.insert(row.cast()) }.map(|k| unsafe { key.write(k) }))
 }
 
 /// Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in
@@ -172,15 +194,24 @@ pub unsafe extern "C" fn slotmap_get(
     key: slotmap_key,
     element: *mut *mut c_void,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's guarantee.
-        let p = unsafe { read(sm)? }.get(key).ok_or(Error::NotFound)?;
-        if !element.is_null() {
-            // SAFETY: a non-NULL `element` is writable.
-            unsafe { element.write(p.cast()) };
+    // No `guard` here or in the other lookups: they run no user code,
+    // allocate nothing and cannot panic (`make symbols` checks that no
+    // exported function has an unwind path).
+    // SAFETY: the caller's guarantee.
+    let p = match unsafe { read(sm) } {
+        Ok(m) => m.get(key),
+        Err(e) => return e as c_int,
+    };
+    match p {
+        Some(p) => {
+            if !element.is_null() {
+                // SAFETY: a non-NULL `element` is writable.
+                unsafe { element.write(p.cast()) };
+            }
+            SLATE_OK
         }
-        Ok(())
-    })
+        None => Error::NotFound as c_int,
+    }
 }
 
 /// Stores `key`'s dense row index in `*row` (valid until the next insert,
@@ -197,17 +228,19 @@ pub unsafe extern "C" fn slotmap_row(
     key: slotmap_key,
     row: *mut u32,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's guarantee.
-        let m = unsafe { read(sm)? };
-        if row.is_null() {
-            return Err(Error::Invalid);
+    // SAFETY: the caller's guarantee.
+    let m = match unsafe { read(sm) } {
+        Ok(m) if !row.is_null() => m,
+        _ => return Error::Invalid as c_int,
+    };
+    match m.row_of(key) {
+        Some(r) => {
+            // SAFETY: `row` is writable.
+            unsafe { row.write(r) };
+            SLATE_OK
         }
-        let r = m.row_of(key).ok_or(Error::NotFound)?;
-        // SAFETY: `row` is writable.
-        unsafe { row.write(r) };
-        Ok(())
-    })
+        None => Error::NotFound as c_int,
+    }
 }
 
 /// The base of dense column `column`: rows `0 .. slotmap_length-1`, each
@@ -262,8 +295,9 @@ pub unsafe extern "C" fn slotmap_contains(sm: *const slotmap_s, key: slotmap_key
 /// `sm` is NULL or an initialized slotmap.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_erase(sm: *mut slotmap_s, key: slotmap_key) -> c_int {
+    // Allocates nothing and cannot panic: no `guard`.
     // SAFETY: the caller's guarantee.
-    guard(|| unsafe { write(sm)? }.erase(key))
+    code(unsafe { write(sm) }.and_then(|m| m.erase(key)))
 }
 
 /// Erases every row for which `predicate(key, row, data)` returns non-zero.
