@@ -67,6 +67,15 @@ impl KeyRepr {
         }
     }
 
+    /// An inline key from its two words.
+    #[inline(always)]
+    fn from_words(w0: u64, w1: u64) -> KeyRepr {
+        let mut raw = [0u8; 16];
+        raw[..8].copy_from_slice(&w0.to_le_bytes());
+        raw[8..].copy_from_slice(&w1.to_le_bytes());
+        KeyRepr::new(raw)
+    }
+
     #[inline]
     fn bytes16(&self) -> &[u8; 16] {
         // SAFETY: every constructor initializes all 16 bytes.
@@ -93,6 +102,7 @@ impl KeyRepr {
         self.key_len() as usize <= INLINE
     }
 
+    #[inline(always)]
     fn heap_ptr(&self) -> *mut u8 {
         // SAFETY: bytes 8.. hold a pointer written by `heap_repr` (read
         // unaligned: the array is only 8-aligned as a whole, which is
@@ -230,10 +240,7 @@ impl Key for IntKey {
     #[inline(always)]
     fn to_stored(&self, _alloc: &Allocator) -> Result<KeyRepr, Error> {
         let (w0, w1) = int_words(self.tag, self.value);
-        let mut raw = [0u8; 16];
-        raw[..8].copy_from_slice(&w0.to_le_bytes());
-        raw[8..].copy_from_slice(&w1.to_le_bytes());
-        Ok(KeyRepr::new(raw))
+        Ok(KeyRepr::from_words(w0, w1))
     }
 }
 
@@ -247,96 +254,132 @@ pub fn int_words(tag: u8, v: u64) -> (u64, u64) {
     )
 }
 
-/// A key being looked up: the slot image it must match, and its bytes.
+/// A key being looked up: the slot words it must match, and its bytes.
+///
+/// Built in registers, without copying the key: lookups hash the caller's
+/// bytes where they are and compare words.
 #[derive(Clone, Copy)]
 pub struct Needle<'a> {
-    /// For inline keys the exact slot image; for heap keys only the first
-    /// word (length and prefix) is meaningful.
-    image: KeyRepr,
-    /// A heap key's bytes (empty for inline keys: they live in `image`).
-    long: &'a [u8],
+    /// The slot's first word: length, and the key's first four bytes.
+    w0: u64,
+    /// An inline key's second slot word (bytes 4..12, zero padded); 0 for
+    /// heap keys, whose slots hold a pointer there.
+    w1: u64,
+    key: &'a [u8],
 }
 
 impl<'a> Needle<'a> {
     /// A byte key. The length must fit in `u32` (the C API guarantees it).
-    #[inline]
+    #[inline(always)]
     pub fn bytes(key: &'a [u8]) -> Needle<'a> {
-        if key.len() <= INLINE {
-            Needle {
-                image: KeyRepr::new(head(key.len(), key)),
-                long: &[],
-            }
+        let len = key.len();
+        let head = load_le(key.get(..len.min(4)).unwrap_or(&[]));
+        let w1 = if len <= INLINE {
+            load_le(key.get(4..).unwrap_or(&[]))
         } else {
-            // Length and the first four bytes: fixed-size copies only.
-            let mut raw = [0u8; 16];
-            raw[0..4].copy_from_slice(&(key.len() as u32).to_le_bytes());
-            raw[4..8].copy_from_slice(&key[..4]);
-            Needle {
-                image: KeyRepr::new(raw),
-                long: key,
-            }
-        }
-    }
-
-    /// An integer key in the 10-byte encoding.
-    #[inline]
-    pub fn int(tag: u8, value: u64) -> Needle<'static> {
-        let v = value.to_le_bytes();
-        let mut raw = [0u8; 16];
-        raw[0] = INT_LEN as u8;
-        raw[5] = tag;
-        raw[6..14].copy_from_slice(&v);
+            0
+        };
         Needle {
-            image: KeyRepr::new(raw),
-            long: &[],
+            w0: len as u64 | head << 32,
+            w1,
+            key,
         }
     }
 
-    #[inline]
-    pub fn key_len(&self) -> u32 {
-        self.image.key_len()
+    /// The key's bytes.
+    #[inline(always)]
+    pub fn key(&self) -> &'a [u8] {
+        self.key
     }
 
-    /// The key's bytes (for hashing).
-    #[inline]
-    pub fn key(&self) -> &[u8] {
-        if self.image.is_inline() {
-            // `get`: no bounds panic on the lookup path (inline keys are
-            // at most 12 bytes, so this never falls back).
-            self.image
-                .bytes16()
-                .get(4..4 + self.key_len() as usize)
-                .unwrap_or(&[])
-        } else {
-            self.long
-        }
+    #[inline(always)]
+    fn is_inline(&self) -> bool {
+        self.key.len() <= INLINE
+    }
+}
+
+/// Up to 8 bytes as a little-endian word, zero above; without a call or a
+/// loop (overlapping loads, as XXH3 reads short keys). Bytes past 8 are
+/// ignored.
+#[inline(always)]
+fn load_le(p: &[u8]) -> u64 {
+    let n = p.len();
+    if n >= 8 {
+        le(p, 0, 8)
+    } else if n >= 4 {
+        // The two 4-byte reads overlap; shared bytes land on themselves.
+        le(p, 0, 4) | le(p, n - 4, 4) << (8 * (n - 4))
+    } else if n > 0 {
+        // Bytes 0, n/2 and n-1 cover every byte of a 1-3 byte key.
+        let at = |i: usize| (p.get(i).copied().unwrap_or(0) as u64) << (8 * i);
+        at(0) | at(n / 2) | at(n - 1)
+    } else {
+        0
+    }
+}
+
+/// `w` (4 or 8) bytes of `p` from `at`, little-endian; 0 out of bounds
+/// (never, for the callers here: the check only keeps panics off the path).
+#[inline(always)]
+fn le(p: &[u8], at: usize, w: usize) -> u64 {
+    match p.get(at..at + w) {
+        Some(b) if w == 8 => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
+        Some(b) => u32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as u64,
+        None => 0,
+    }
+}
+
+/// Whether the `key.len()` bytes at `p` equal `key` (a heap key of more
+/// than `INLINE` bytes): keys up to 32 bytes by overlapping 8-byte loads
+/// from both ends, without a `memcmp` call.
+///
+/// # Safety
+/// `p` points to `key.len()` readable bytes.
+#[inline(always)]
+unsafe fn eq_heap(p: *const u8, key: &[u8]) -> bool {
+    let n = key.len();
+    // SAFETY (the reads below): offsets stay below `n`, the length of both.
+    let at = |q: *const u8, i: usize| unsafe { q.add(i).cast::<u64>().read_unaligned() };
+    let k = key.as_ptr();
+    if n <= 16 {
+        // `n > INLINE >= 8`.
+        at(p, 0) == at(k, 0) && at(p, n - 8) == at(k, n - 8)
+    } else if n <= 32 {
+        at(p, 0) == at(k, 0)
+            && at(p, 8) == at(k, 8)
+            && at(p, n - 16) == at(k, n - 16)
+            && at(p, n - 8) == at(k, n - 8)
+    } else {
+        // SAFETY: the caller's guarantee.
+        unsafe { core::slice::from_raw_parts(p, n) == key }
     }
 }
 
 impl Key for Needle<'_> {
     #[inline(always)]
     fn hash(&self, seed: u64) -> u64 {
-        crate::hash::hash(seed, self.key())
+        crate::hash::hash(seed, self.key)
     }
 
-    #[inline]
+    #[inline(always)]
     unsafe fn matches(&self, slot: &KeyRepr) -> bool {
-        if slot.w0() != self.image.w0() {
+        if slot.w0() != self.w0 {
             return false;
         }
-        if self.image.is_inline() {
-            slot.w1() == self.image.w1()
+        if self.is_inline() {
+            slot.w1() == self.w1
         } else {
-            // SAFETY: the caller guarantees the stored key is live.
-            unsafe { slot.bytes() == self.long }
+            // SAFETY: equal first words: the slot holds a heap key of this
+            // length, live by the caller's guarantee.
+            unsafe { eq_heap(slot.heap_ptr(), self.key) }
         }
     }
 
     fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
-        if self.image.is_inline() {
-            Ok(self.image)
+        if self.is_inline() {
+            Ok(KeyRepr::from_words(self.w0, self.w1))
         } else {
-            heap_repr(self.long, alloc)
+            heap_repr(self.key, alloc)
         }
     }
 }
@@ -382,35 +425,52 @@ impl Key for Short<'_> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn int_needle_is_the_byte_encoding() {
-        let v: i64 = -2;
-        let mut enc = vec![0x00, TAG_I64];
+    fn encoding(tag: u8, v: u64) -> Vec<u8> {
+        let mut enc = vec![0x00, tag];
         enc.extend_from_slice(&v.to_le_bytes());
-        let a = Needle::int(TAG_I64, v as u64);
-        let b = Needle::bytes(&enc);
-        assert_eq!(a.key(), &enc[..]);
-        assert_eq!(a.image, b.image);
-        // SAFETY: inline reprs own nothing.
-        unsafe { assert!(a.matches(&b.to_stored(&Allocator::default()).unwrap())) };
+        enc
     }
 
     #[test]
-    fn int_words_are_the_slot_image() {
+    fn int_key_is_its_byte_encoding() {
+        let alloc = Allocator::default();
         for (tag, v) in [
+            (TAG_I64, -2i64 as u64),
             (TAG_I64, 0u64),
             (TAG_U64, u64::MAX),
             (TAG_I64, 0x0123_4567_89AB_CDEF),
         ] {
-            let n = Needle::int(tag, v);
-            assert_eq!(int_words(tag, v), (n.image.w0(), n.image.w1()));
+            let enc = encoding(tag, v);
+            let (int, bytes) = (IntKey::new(tag, v), Needle::bytes(&enc));
+            assert_eq!(int_words(tag, v), (bytes.w0, bytes.w1));
+            assert_eq!(int.hash(99), bytes.hash(99));
+            let (a, b) = (
+                int.to_stored(&alloc).unwrap(),
+                bytes.to_stored(&alloc).unwrap(),
+            );
+            assert_eq!(a, b);
+            // SAFETY: inline reprs own nothing.
+            unsafe { assert!(int.matches(&b) && bytes.matches(&a)) };
+            let other = encoding(tag, v ^ 1);
+            // SAFETY: as above.
+            unsafe { assert!(!Needle::bytes(&other).matches(&a)) };
+        }
+    }
+
+    #[test]
+    fn load_le_reads_every_short_length() {
+        let bytes: Vec<u8> = (1..=8).collect();
+        for n in 0..=8 {
+            let mut want = [0u8; 8];
+            want[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(load_le(&bytes[..n]), u64::from_le_bytes(want), "n = {n}");
         }
     }
 
     #[test]
     fn inline_and_heap_round_trip() {
         let alloc = Allocator::default();
-        for len in 0..40usize {
+        for len in 0..70usize {
             let key: Vec<u8> = (0..len as u8).map(|b| b.wrapping_mul(37)).collect();
             let n = Needle::bytes(&key);
             let stored = n.to_stored(&alloc).unwrap();
@@ -419,11 +479,15 @@ mod tests {
             unsafe {
                 assert_eq!(stored.bytes(), &key[..]);
                 assert!(n.matches(&stored));
-                let mut other = key.clone();
-                if let Some(last) = other.last_mut() {
-                    *last ^= 1;
-                    assert!(!Needle::bytes(&other).matches(&stored));
+                // A change at any byte is seen (the heap compare reads from
+                // both ends; inline keys compare words).
+                for at in 0..len {
+                    let mut other = key.clone();
+                    other[at] ^= 1;
+                    assert!(!Needle::bytes(&other).matches(&stored), "len {len} at {at}");
                 }
+                let shorter = &key[..len.saturating_sub(1)];
+                assert_eq!(Needle::bytes(shorter).matches(&stored), len == 0);
                 let dup = stored.duplicate(&alloc).unwrap();
                 assert_eq!(dup.bytes(), &key[..]);
                 dup.release(&alloc);

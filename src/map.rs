@@ -757,7 +757,7 @@ impl Map {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::{Needle, TAG_U64};
+    use crate::key::{IntKey, Needle, TAG_U64};
 
     /// A value that is a number, not an address (no provenance for Miri).
     fn v(i: u64) -> *mut c_void {
@@ -776,7 +776,7 @@ mod tests {
         let n = if cfg!(miri) { 1_000 } else { 5_000 };
         let mut m = Map::new(Allocator::default());
         for i in 0..n {
-            m.set(&Needle::int(TAG_U64, i), v(i)).unwrap();
+            m.set(&IntKey::new(TAG_U64, i), v(i)).unwrap();
             if i % 4 == 0 {
                 m.set(&Needle::bytes(&long(i)), v(i + 1)).unwrap();
             }
@@ -784,7 +784,7 @@ mod tests {
         m.check().unwrap();
         assert!(m.global_depth >= 1, "no split happened");
         for i in (0..n).step_by(3) {
-            m.delete(&Needle::int(TAG_U64, i)).unwrap();
+            m.delete(&IntKey::new(TAG_U64, i)).unwrap();
         }
         let mut c = m.try_clone(Allocator::default()).unwrap();
         c.check().unwrap();
@@ -792,8 +792,8 @@ mod tests {
         m.check().unwrap();
         for i in 0..n {
             let want = (i % 3 != 0).then_some(v(i));
-            assert_eq!(m.get(&Needle::int(TAG_U64, i)), want);
-            assert_eq!(c.get(&Needle::int(TAG_U64, i)), want);
+            assert_eq!(m.get(&IntKey::new(TAG_U64, i)), want);
+            assert_eq!(c.get(&IntKey::new(TAG_U64, i)), want);
             if i % 4 == 0 {
                 assert_eq!(m.get(&Needle::bytes(&long(i))), Some(v(i + 1)));
             }

@@ -30,7 +30,7 @@ use crate::alloc::Allocator;
 use crate::group::{Ctrl, DELETED, EMPTY, SLOTS};
 use crate::hash::{h1, h2};
 #[cfg(test)]
-use crate::key::Needle;
+use crate::key::IntKey;
 use crate::key::{Key, KeyRepr};
 use crate::Error;
 
@@ -469,7 +469,7 @@ mod tests {
     fn filled(alloc: &Allocator, capacity: usize, keys: u64) -> *mut Table {
         let t = Table::new(alloc, capacity, 0).unwrap();
         for k in 0..keys {
-            let n = Needle::int(2, k);
+            let n = IntKey::new(2, k);
             // SAFETY: `t` is live.
             let Lookup::Vacant { group, slot, reuse } = (unsafe { &*t }).lookup(k << 8, &n) else {
                 panic!("no room for {k}")
@@ -495,12 +495,12 @@ mod tests {
             let tp = filled(&alloc, 16, 8);
             let t = &mut *tp;
             assert_eq!(t.group(0).ctrl.match_full().count(), 8);
-            let (g, i) = t.find(3 << 8, &Needle::int(2, 3)).unwrap();
+            let (g, i) = t.find(3 << 8, &IntKey::new(2, 3)).unwrap();
             t.erase(g, i);
             assert_eq!(t.group(0).ctrl.get(i), DELETED);
             assert_eq!((t.used, t.growth_left, t.tombstones()), (7, 6, 1));
             // The tombstone is reused by the next absent key on that probe.
-            let n = Needle::int(2, 100);
+            let n = IntKey::new(2, 100);
             let Lookup::Vacant { group, slot, reuse } = t.lookup(100 << 8, &n) else {
                 panic!()
             };
@@ -515,16 +515,16 @@ mod tests {
             );
             assert_eq!((t.used, t.growth_left, t.tombstones()), (8, 6, 0));
             // Tombstones do not count as empty: the group still has none.
-            let (g, i) = t.find(5 << 8, &Needle::int(2, 5)).unwrap();
+            let (g, i) = t.find(5 << 8, &IntKey::new(2, 5)).unwrap();
             t.erase(g, i);
-            let (g, j) = t.find(6 << 8, &Needle::int(2, 6)).unwrap();
+            let (g, j) = t.find(6 << 8, &IntKey::new(2, 6)).unwrap();
             t.erase(g, j);
             assert_eq!(
                 (t.group(0).ctrl.get(i), t.group(0).ctrl.get(j)),
                 (DELETED, DELETED)
             );
             // A group with an empty slot gets its slot emptied again.
-            let n = Needle::int(2, 200);
+            let n = IntKey::new(2, 200);
             let Lookup::Vacant { group, slot, reuse } = t.lookup(201, &n) else {
                 panic!()
             };
@@ -554,11 +554,11 @@ mod tests {
             let t = &mut *tp;
             assert_eq!(t.growth_left, 0);
             assert!(matches!(
-                t.lookup(99 << 8, &Needle::int(2, 99)),
+                t.lookup(99 << 8, &IntKey::new(2, 99)),
                 Lookup::NoRoom
             ));
-            assert!(t.find(99 << 8, &Needle::int(2, 99)).is_none());
-            let (g, i) = t.find(3 << 8, &Needle::int(2, 3)).unwrap();
+            assert!(t.find(99 << 8, &IntKey::new(2, 99)).is_none());
+            let (g, i) = t.find(3 << 8, &IntKey::new(2, 3)).unwrap();
             t.erase(g, i);
             assert_eq!(t.group(0).ctrl.get(i), EMPTY);
             assert_eq!(t.growth_left, 1);

@@ -7,7 +7,7 @@ use std::ffi::c_void;
 
 use proptest::prelude::*;
 use slate::alloc::Allocator;
-use slate::key::{Needle, TAG_I64, TAG_U64};
+use slate::key::{IntKey, KeyRepr, Needle, TAG_I64, TAG_U64};
 use slate::{Error, Map};
 
 #[derive(Clone, Debug)]
@@ -17,18 +17,59 @@ enum Key {
     U64(u64),
 }
 
-impl Key {
-    fn needle(&self) -> Needle<'_> {
+/// A key as the map takes it: integers through `IntKey` (their fast
+/// path), bytes through `Needle`. Both paths must agree on the 10-byte
+/// encoding, which the byte keys below also produce.
+enum Probe<'a> {
+    Bytes(Needle<'a>),
+    Int(IntKey),
+}
+
+impl slate::key::Key for Probe<'_> {
+    fn hash(&self, seed: u64) -> u64 {
         match self {
-            Key::Bytes(b) => Needle::bytes(b),
-            Key::I64(v) => Needle::int(TAG_I64, *v as u64),
-            Key::U64(v) => Needle::int(TAG_U64, *v),
+            Probe::Bytes(n) => n.hash(seed),
+            Probe::Int(k) => k.hash(seed),
+        }
+    }
+
+    unsafe fn matches(&self, stored: &KeyRepr) -> bool {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe {
+            match self {
+                Probe::Bytes(n) => n.matches(stored),
+                Probe::Int(k) => k.matches(stored),
+            }
+        }
+    }
+
+    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
+        match self {
+            Probe::Bytes(n) => n.to_stored(alloc),
+            Probe::Int(k) => k.to_stored(alloc),
+        }
+    }
+}
+
+impl Key {
+    fn needle(&self) -> Probe<'_> {
+        match self {
+            Key::Bytes(b) => Probe::Bytes(Needle::bytes(b)),
+            Key::I64(v) => Probe::Int(IntKey::new(TAG_I64, *v as u64)),
+            Key::U64(v) => Probe::Int(IntKey::new(TAG_U64, *v)),
         }
     }
 
     /// The bytes the map stores (the 10-byte encoding for integers).
     fn encoded(&self) -> Vec<u8> {
-        self.needle().key().to_vec()
+        let (tag, v) = match self {
+            Key::Bytes(b) => return b.clone(),
+            Key::I64(v) => (TAG_I64, *v as u64),
+            Key::U64(v) => (TAG_U64, *v),
+        };
+        let mut enc = vec![0, tag];
+        enc.extend_from_slice(&v.to_le_bytes());
+        enc
     }
 }
 
@@ -159,7 +200,7 @@ proptest! {
 fn growth_splits_and_finds_everything() {
     let mut m = Map::new(Allocator::default());
     for i in 0..200_000u64 {
-        m.set(&Needle::int(TAG_U64, i), (i + 1) as *mut c_void)
+        m.set(&IntKey::new(TAG_U64, i), (i + 1) as *mut c_void)
             .unwrap();
         if i % 20_000 == 0 {
             m.check().unwrap();
@@ -168,11 +209,11 @@ fn growth_splits_and_finds_everything() {
     m.check().unwrap();
     for i in 0..200_000u64 {
         assert_eq!(
-            m.get(&Needle::int(TAG_U64, i)),
+            m.get(&IntKey::new(TAG_U64, i)),
             Some((i + 1) as *mut c_void)
         );
     }
-    assert_eq!(m.get(&Needle::int(TAG_I64, 5)), None);
+    assert_eq!(m.get(&IntKey::new(TAG_I64, 5)), None);
     m.free();
 }
 
@@ -183,13 +224,13 @@ fn tombstones_are_reused_and_pruned() {
     for round in 0..50u64 {
         for i in 0..600u64 {
             m.set(
-                &Needle::int(TAG_U64, round * 1000 + i),
+                &IntKey::new(TAG_U64, round * 1000 + i),
                 std::ptr::null_mut(),
             )
             .unwrap();
         }
         for i in 0..600u64 {
-            m.delete(&Needle::int(TAG_U64, round * 1000 + i)).unwrap();
+            m.delete(&IntKey::new(TAG_U64, round * 1000 + i)).unwrap();
         }
         m.check().unwrap();
     }
@@ -248,7 +289,7 @@ fn long_key(i: u64) -> Vec<u8> {
 /// the first error, with the map as it stood.
 fn workload(m: &mut Map) -> Result<(), Error> {
     for i in 0..3000u64 {
-        m.set(&Needle::int(TAG_U64, i), i as *mut c_void)?;
+        m.set(&IntKey::new(TAG_U64, i), i as *mut c_void)?;
         if i % 3 == 0 {
             m.set(&Needle::bytes(&long_key(i)), i as *mut c_void)?;
         }
@@ -256,7 +297,7 @@ fn workload(m: &mut Map) -> Result<(), Error> {
     let mut c = m.try_clone(m_alloc(m))?;
     c.free();
     for i in 0..2000u64 {
-        m.delete(&Needle::int(TAG_U64, i))?;
+        m.delete(&IntKey::new(TAG_U64, i))?;
     }
     m.compact()?;
     m.reserve(8000)?;
@@ -317,10 +358,10 @@ fn workload_checked(m: &mut Map) -> Result<(), Error> {
         e
     };
     for i in 0..3000u64 {
-        let k = Needle::int(TAG_U64, i);
+        let k = IntKey::new(TAG_U64, i);
         m.set(&k, i as *mut c_void)
             .map_err(|e| fail(m, &model, e))?;
-        model.insert(k.key().to_vec(), i as usize);
+        model.insert(Key::U64(i).encoded(), i as usize);
         if i % 3 == 0 {
             let key = long_key(i);
             m.set(&Needle::bytes(&key), i as *mut c_void)
@@ -332,9 +373,9 @@ fn workload_checked(m: &mut Map) -> Result<(), Error> {
     assert_eq!(contents(&c), model);
     c.free();
     for i in 0..2000u64 {
-        let k = Needle::int(TAG_U64, i);
+        let k = IntKey::new(TAG_U64, i);
         m.delete(&k).map_err(|e| fail(m, &model, e))?;
-        model.remove(k.key());
+        model.remove(&Key::U64(i).encoded());
     }
     m.compact().map_err(|e| fail(m, &model, e))?;
     m.reserve(8000).map_err(|e| fail(m, &model, e))?;
