@@ -10,6 +10,11 @@
 # program reported the same checksums, and prints one table: ns/op per
 # implementation, the ratios of slate to each peer, and the targets:
 #
+# slate-lto is the same C program built with clang-22 -flto=thin against an
+# LTO build of libslate.a (RUSTFLAGS=-Clinker-plugin-lto), when clang-22
+# and lld-22 are installed: the C API calls can then be inlined into the
+# caller. Both are judged against the targets:
+#
 #   get      slate / faster of (SlotMap, DenseSlotMap) <= 1.30
 #   iterate  slate / DenseSlotMap                      <= 1.05 (1.0 + ~5% noise)
 #   insert   slate / faster of (SlotMap, DenseSlotMap) <= 1.50
@@ -77,6 +82,9 @@ mkdir -p "$build"
 slate_bin="$build/slotmap_slate"
 seed_bin="$build/seed_slotmap"
 rust_bin="$here/rust/target/release/slotmap_bench"
+lto_bin="$build/slotmap_slate_lto"
+LTO_CC=${LTO_CC:-clang-22}
+LTO_LD=${LTO_LD:-lld-22}
 
 if ((do_build)); then
     echo "== build" >&2
@@ -87,6 +95,21 @@ if ((do_build)); then
     ${CXX:-g++} -std=c++17 -O2 -Wall -Wextra -Werror \
         "$here/seed_slotmap.cpp" -o "$seed_bin"
     (cd "$here/rust" && CARGO_TARGET_DIR="$here/rust/target" cargo build --release --quiet)
+    rm -f "$lto_bin"
+    if command -v "$LTO_CC" >/dev/null && command -v "ld.$LTO_LD" >/dev/null; then
+        echo "== build slate-lto ($LTO_CC -flto=thin, RUSTFLAGS=-Clinker-plugin-lto)" >&2
+        if ! ( (cd "$root" && RUSTFLAGS="-Clinker-plugin-lto" cargo build --release --quiet \
+                    --target-dir "$build/lto-target") &&
+                "$LTO_CC" --target=x86_64-unknown-linux-gnu -std=c11 -O2 -flto=thin \
+                    -fuse-ld="$LTO_LD" -Wall -Wextra -Werror -I"$root/include" \
+                    "$here/slotmap_slate.c" "$build/lto-target/release/libslate.a" \
+                    -lpthread -ldl -lm -o "$lto_bin"); then
+            echo "run.sh: the cross-language-LTO build failed: slate-lto skipped" >&2
+            rm -f "$lto_bin"
+        fi
+    else
+        echo "run.sh: $LTO_CC / ld.$LTO_LD not found: slate-lto skipped" >&2
+    fi
 fi
 
 # See "Memory" above; an empty GLIBC_TUNABLES keeps glibc's defaults.
@@ -115,6 +138,7 @@ run_one() { # round, label, command...
 for ((r = 1; r <= rounds; r++)); do
     echo "== round $r/$rounds" >&2
     run_one "$r" slate "$slate_bin"
+    [[ -x $lto_bin ]] && run_one "$r" slate-lto "$lto_bin" --name slate-lto
     run_one "$r" SlotMap "$rust_bin" --impl slotmap
     run_one "$r" DenseSlotMap "$rust_bin" --impl dense
     run_one "$r" seed "$seed_bin"
@@ -125,10 +149,11 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 
 echo
 echo "slotmap benchmark: 16-byte element {u64 id; f32 x; f32 y}, one column; ns/op, median of $rounds round(s)"
-echo "  (each round's value: the median of a program's repetitions; interleaved slate, SlotMap, DenseSlotMap, C++ seed)"
+echo "  (each round's value: the median of a program's repetitions; interleaved slate, slate-lto, SlotMap, DenseSlotMap, C++ seed)"
 echo "  cpus: $(nproc 2>/dev/null || echo '?'); load average before: $load_before, after: $load_after; run time ${elapsed}s"
 echo "  GLIBC_TUNABLES=${GLIBC_TUNABLES:-(glibc defaults)}"
-echo "  slate: C ABI, libslate.a; SlotMap/DenseSlotMap: slotmap crate, native Rust (LTO); seed: plain C++ dense slotmap, g++ -O2"
+echo "  slate: C ABI, libslate.a, gcc -O2; slate-lto: the same with clang-22 -O2 -flto=thin (cross-language LTO)"
+echo "  SlotMap/DenseSlotMap: slotmap crate, native Rust (LTO); seed: plain C++ dense slotmap, g++ -O2"
 echo
 
 awk -v phases="insert get iterate each erase" -v sizes="$sizes" '
@@ -159,19 +184,21 @@ function ratio(a, b) { return (a < 0 || b <= 0) ? "-" : sprintf("%.2f", a / b) }
 END {
     np = split(phases, P, " ")
     ns_ = split(sizes, S, " ")
-    printf "%-8s %9s | %8s %8s %8s %8s | %8s %8s %8s %8s | %-14s %s\n", \
-        "phase", "N", "slate", "SlotMap", "DenseSM", "C++seed", "/SlotMap", "/DenseSM", "/C++seed", "/best", "target", "status"
-    line = sprintf("%92s", ""); gsub(/ /, "-", line); print line "------------------"
-    met = 0; total = 0
+    printf "%-8s %9s | %8s %9s %8s %8s %8s | %8s %8s %8s %8s %8s | %-14s %-12s %s\n", \
+        "phase", "N", "slate", "slate-lto", "SlotMap", "DenseSM", "C++seed", \
+        "/SlotMap", "/DenseSM", "/C++seed", "/best", "lto/best", "target", "slate", "slate-lto"
+    line = sprintf("%136s", ""); gsub(/ /, "-", line); print line
+    met = 0; total = 0; lmet = 0; ltotal = 0
     for (p = 1; p <= np; p++) {
         for (s = 1; s <= ns_; s++) {
             ph = P[p]; n = S[s]
             sl = median("slate" SUBSEP ph SUBSEP n)
+            lt = median("slate-lto" SUBSEP ph SUBSEP n)
             sm = median("SlotMap" SUBSEP ph SUBSEP n)
             dm = median("DenseSlotMap" SUBSEP ph SUBSEP n)
             sd = median("seed" SUBSEP ph SUBSEP n)
             best = (sm >= 0 && (dm < 0 || sm <= dm)) ? sm : dm
-            target = "-"; status = ""
+            target = "-"; status = "(info)"; lstatus = ""
             if (ph == "get")     { lim = 1.30; ref = best; target = "<=1.30 x best" }
             if (ph == "insert")  { lim = 1.50; ref = best; target = "<=1.50 x best" }
             if (ph == "erase")   { lim = 1.50; ref = best; target = "<=1.50 x best" }
@@ -180,12 +207,20 @@ END {
                 total++
                 if (sl >= 0 && ref > 0 && sl / ref <= lim) { status = "ok"; met++ }
                 else status = "MISS (" ratio(sl, ref) ")"
-            } else status = "(info)"
-            printf "%-8s %9s | %8s %8s %8s %8s | %8s %8s %8s %8s | %-14s %s\n", \
-                ph, n, ns(sl), ns(sm), ns(dm), ns(sd), ratio(sl, sm), ratio(sl, dm), ratio(sl, sd), ratio(sl, best), target, status
+                if (lt >= 0) {
+                    ltotal++
+                    if (ref > 0 && lt / ref <= lim) { lstatus = "ok"; lmet++ }
+                    else lstatus = "MISS (" ratio(lt, ref) ")"
+                }
+            }
+            printf "%-8s %9s | %8s %9s %8s %8s %8s | %8s %8s %8s %8s %8s | %-14s %-12s %s\n", \
+                ph, n, ns(sl), ns(lt), ns(sm), ns(dm), ns(sd), ratio(sl, sm), ratio(sl, dm), \
+                ratio(sl, sd), ratio(sl, best), ratio(lt, best), target, status, lstatus
         }
     }
-    print line "------------------"
-    printf "targets met: %d of %d%s\n", met, total, bad ? "; CHECKSUMS DISAGREE" : "; checksums agree across all programs"
+    print line
+    printf "targets met: slate %d of %d", met, total
+    if (ltotal) printf ", slate-lto %d of %d", lmet, ltotal
+    printf "%s\n", bad ? "; CHECKSUMS DISAGREE" : "; checksums agree across all programs"
     exit bad
 }' "$results"
