@@ -570,9 +570,8 @@ impl SlotMap {
         } else {
             true
         };
-        if self.columns != 1
+        if !self.simple_rows()
             || row.is_null()
-            || !matches!(size, 4 | 8 | 12 | 16)
             || self.len >= self.limit
             || self.len == self.cap
             || !slot_ok
@@ -706,6 +705,40 @@ impl SlotMap {
         } else {
             self.move_columns(from, to);
         }
+        self.move_index(from, to);
+    }
+
+    /// Whether rows are one column of 4, 8, 12 or 16 bytes: the case that
+    /// `move_row_fast` and `insert_fast` handle.
+    #[inline(always)]
+    fn simple_rows(&self) -> bool {
+        self.columns == 1 && matches!(self.sizes[0], 4 | 8 | 12 | 16)
+    }
+
+    /// `move_row` for `simple_rows`: straight-line code without calls.
+    #[inline(always)]
+    fn move_row_fast(&mut self, from: u32, to: u32) {
+        let size = self.sizes[0] as usize;
+        // SAFETY: both rows are below `len`, inside the block; distinct;
+        // `size` is one of the four.
+        unsafe {
+            let src = self.col0.add(from as usize * size);
+            let dst = self.col0.add(to as usize * size);
+            match size {
+                4 => copy_words::<1>(src, dst),
+                8 => copy_words::<2>(src, dst),
+                12 => copy_words::<3>(src, dst),
+                _ => dst
+                    .cast::<[u64; 2]>()
+                    .write_unaligned(src.cast::<[u64; 2]>().read_unaligned()),
+            }
+        }
+        self.move_index(from, to);
+    }
+
+    /// The reverse map and the moved row's slot, after a row move.
+    #[inline(always)]
+    fn move_index(&mut self, from: u32, to: u32) {
         // SAFETY: both rows have reverse entries.
         let slot = unsafe {
             let slot = *self.rev.add(from as usize);
@@ -715,7 +748,8 @@ impl SlotMap {
         self.slot_mut(slot).link = to;
     }
 
-    /// `move_row`'s copy for several columns (kept out of the hot path).
+    /// `move_row`'s copy for several columns, or one of an uncommon size
+    /// (kept out of the hot path).
     #[inline(never)]
     fn move_columns(&mut self, from: u32, to: u32) {
         let (base, cap) = (self.base(), self.cap as usize);
@@ -734,13 +768,33 @@ impl SlotMap {
         }
     }
 
-    /// Swap-and-pop erase.
-    #[inline]
+    /// Swap-and-pop erase. Simple rows take a path without calls (so
+    /// that `slotmap_erase` needs no stack frame); others go out of line.
+    #[inline(always)]
     pub fn erase(&mut self, key: u64) -> Result<(), Error> {
+        if self.simple_rows() {
+            self.erase_with::<true>(key)
+        } else {
+            self.erase_general(key)
+        }
+    }
+
+    #[inline(never)]
+    fn erase_general(&mut self, key: u64) -> Result<(), Error> {
+        self.erase_with::<false>(key)
+    }
+
+    /// The erase itself; `SIMPLE`: the rows are `simple_rows`.
+    #[inline(always)]
+    fn erase_with<const SIMPLE: bool>(&mut self, key: u64) -> Result<(), Error> {
         let row = self.row_of(key).ok_or(Error::NotFound)?;
         let last = self.len - 1;
         if row != last {
-            self.move_row(last, row);
+            if SIMPLE {
+                self.move_row_fast(last, row);
+            } else {
+                self.move_row(last, row);
+            }
         }
         self.vacate(key as u32);
         self.len -= 1;
