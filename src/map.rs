@@ -243,6 +243,32 @@ impl Map {
         unsafe { find_in(groups, mask, h, n).map(|(g, i)| (*groups.add(g)).slots[i].value) }
     }
 
+    /// `set` when no table must be made or grown: `None` (nothing done)
+    /// otherwise. Allocates at most a long key's copy and cannot panic: the
+    /// hot path of the C API's inserts, which then needs no guard.
+    #[inline(always)]
+    pub fn set_in_place(&mut self, n: &impl Key, value: *mut c_void) -> Option<Result<(), Error>> {
+        if self.mode == MODE_EMPTY {
+            return None;
+        }
+        let h = self.hash(n);
+        // SAFETY: a live table of this map; `self` is borrowed uniquely.
+        let t = unsafe { &mut *self.table_for(h) };
+        match t.lookup(h, n) {
+            Lookup::Found(g, i) => t.slot_mut(g, i).value = value,
+            Lookup::Vacant { group, slot, reuse } => {
+                let key = match n.to_stored(&self.alloc) {
+                    Ok(key) => key,
+                    Err(e) => return Some(Err(e)),
+                };
+                t.occupy(group, slot, reuse, h, key, value);
+                self.len += 1;
+            }
+            Lookup::NoRoom => return None,
+        }
+        Some(Ok(()))
+    }
+
     /// Inserts or replaces. On error the map is unchanged.
     pub fn set(&mut self, n: &impl Key, value: *mut c_void) -> Result<(), Error> {
         let mut owned: Option<KeyRepr> = None;
@@ -306,6 +332,24 @@ impl Map {
 
     /// Removes a key.
     pub fn delete(&mut self, n: &impl Key) -> Result<(), Error> {
+        self.remove(n)?;
+        if self.len == 0 {
+            self.reseed();
+        }
+        Ok(())
+    }
+
+    /// A map left empty takes a fresh seed (out of line: drawing the first
+    /// seed of the process reads OS entropy).
+    #[inline(never)]
+    pub fn reseed(&mut self) {
+        self.seed = fresh_seed();
+    }
+
+    /// `delete` without the fresh seed of a map left empty: the caller
+    /// calls `reseed` then. Allocates nothing and cannot panic.
+    #[inline(always)]
+    pub fn remove(&mut self, n: &impl Key) -> Result<(), Error> {
         if self.mode == MODE_EMPTY {
             return Err(Error::NotFound);
         }
@@ -317,9 +361,6 @@ impl Map {
         // SAFETY: the erased slot owned the key.
         unsafe { key.release(&self.alloc) };
         self.len -= 1;
-        if self.len == 0 {
-            self.seed = fresh_seed();
-        }
         Ok(())
     }
 

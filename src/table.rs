@@ -288,7 +288,11 @@ impl Table {
         let g = self.group_mut(group);
         debug_assert!(g.ctrl.get(slot) == if reuse { DELETED } else { EMPTY });
         g.ctrl.set(slot, h2(hash));
-        g.slots[slot] = Slot { key, value };
+        // `% SLOTS` (here and below): slot indices come from a control
+        // word's bitset, so they are below 8 already; the mask lets the
+        // compiler drop the bounds check, and with it a panic path of the
+        // C API's insert.
+        g.slots[slot % SLOTS] = Slot { key, value };
         self.used += 1;
         if !reuse {
             self.growth_left -= 1;
@@ -302,7 +306,7 @@ impl Table {
         let single = self.capacity as usize == SLOTS;
         let g = self.group_mut(group);
         debug_assert!(g.ctrl.get(slot) < 0x80);
-        let key = g.slots[slot].key;
+        let key = g.slots[slot % SLOTS].key;
         let tombstone = !single && !g.ctrl.match_empty().any();
         g.ctrl.set(slot, if tombstone { DELETED } else { EMPTY });
         self.used -= 1;
@@ -314,12 +318,12 @@ impl Table {
 
     #[inline]
     pub fn slot(&self, group: usize, slot: usize) -> &Slot {
-        &self.group(group).slots[slot]
+        &self.group(group).slots[slot % SLOTS]
     }
 
     #[inline]
     pub fn slot_mut(&mut self, group: usize, slot: usize) -> &mut Slot {
-        &mut self.group_mut(group).slots[slot]
+        &mut self.group_mut(group).slots[slot % SLOTS]
     }
 
     /// Adds an entry known to be absent to a table without tombstones
@@ -334,7 +338,7 @@ impl Table {
             if let Some(i) = self.group(p.offset).ctrl.match_empty().first() {
                 let g = self.group_mut(p.offset);
                 g.ctrl.set(i, h2(hash));
-                g.slots[i] = entry;
+                g.slots[i % SLOTS] = entry;
                 self.used += 1;
                 self.growth_left -= 1;
                 return true;

@@ -199,7 +199,34 @@ unsafe fn lookup(
 #[inline(always)]
 unsafe fn set(map: *mut slate_s, key: Result<impl Key, Error>, value: *mut c_void) -> c_int {
     // SAFETY: the caller's guarantee.
-    guard(|| unsafe { write(map)? }.set(&key?, value))
+    let (m, key) = match (unsafe { write(map) }, key) {
+        (Ok(m), Ok(key)) => (m, key),
+        (Err(e), _) | (_, Err(e)) => return e as c_int,
+    };
+    // Unless a table must be made or grown, a set cannot panic: no guard.
+    match m.set_in_place(&key, value) {
+        Some(r) => code(r),
+        None => guard(|| m.set(&key, value)),
+    }
+}
+
+/// `set` for a byte key: long keys (see `get_bytes_key`) under `guard`.
+///
+/// # Safety
+/// As for `set`.
+#[inline(always)]
+unsafe fn set_bytes_key(
+    map: *mut slate_s,
+    key: Result<Needle<'_>, Error>,
+    value: *mut c_void,
+) -> c_int {
+    match key.map(|n| (n, Short::new(n))) {
+        Err(e) => e as c_int,
+        // SAFETY: the caller's guarantees.
+        Ok((_, Some(short))) => unsafe { set(map, Ok(short), value) },
+        // SAFETY: as above.
+        Ok((n, None)) => guard(|| unsafe { write(map)? }.set(&n, value)),
+    }
 }
 
 /// # Safety
@@ -207,7 +234,34 @@ unsafe fn set(map: *mut slate_s, key: Result<impl Key, Error>, value: *mut c_voi
 #[inline(always)]
 unsafe fn delete(map: *mut slate_s, key: Result<impl Key, Error>) -> c_int {
     // SAFETY: the caller's guarantee.
-    guard(|| unsafe { write(map)? }.delete(&key?))
+    let (m, key) = match (unsafe { write(map) }, key) {
+        (Ok(m), Ok(key)) => (m, key),
+        (Err(e), _) | (_, Err(e)) => return e as c_int,
+    };
+    // Removing cannot panic: no guard. A map left empty draws a fresh seed,
+    // which may read OS entropy: under `guard`.
+    match m.remove(&key) {
+        Ok(()) if m.is_empty() => guard(|| {
+            m.reseed();
+            Ok(())
+        }),
+        r => code(r),
+    }
+}
+
+/// `delete` for a byte key: long keys (see `get_bytes_key`) under `guard`.
+///
+/// # Safety
+/// As for `delete`.
+#[inline(always)]
+unsafe fn delete_bytes_key(map: *mut slate_s, key: Result<Needle<'_>, Error>) -> c_int {
+    match key.map(|n| (n, Short::new(n))) {
+        Err(e) => e as c_int,
+        // SAFETY: the caller's guarantees.
+        Ok((_, Some(short))) => unsafe { delete(map, Ok(short)) },
+        // SAFETY: as above.
+        Ok((n, None)) => guard(|| unsafe { write(map)? }.delete(&n)),
+    }
 }
 
 /// Initializes `map` as an empty map. Allocates nothing (the first insert
@@ -264,7 +318,7 @@ pub unsafe extern "C" fn slate_set(
     value: *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { set(map, string_key(key), value) }
+    unsafe { set_bytes_key(map, string_key(key), value) }
 }
 
 /// Looks `key` up. On `SLATE_OK` stores its value in `*value` unless
@@ -298,7 +352,7 @@ pub unsafe extern "C" fn slate_get(
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete(map: *mut slate_s, key: *const c_char) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { delete(map, string_key(key)) }
+    unsafe { delete_bytes_key(map, string_key(key)) }
 }
 
 /// `slate_set` for a key of `key_length` arbitrary bytes (embedded NULs
@@ -315,7 +369,7 @@ pub unsafe extern "C" fn slate_set_bytes(
     value: *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { set(map, bytes_key(key, key_length), value) }
+    unsafe { set_bytes_key(map, bytes_key(key, key_length), value) }
 }
 
 /// `slate_get` for a byte key (see `slate_set_bytes`).
@@ -344,7 +398,7 @@ pub unsafe extern "C" fn slate_delete_bytes(
     key_length: u32,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { delete(map, bytes_key(key, key_length)) }
+    unsafe { delete_bytes_key(map, bytes_key(key, key_length)) }
 }
 
 /// `slate_set` for an `int64_t` key. The key is stored as 10 bytes:
