@@ -161,6 +161,11 @@ LTO_LD=${LTO_LD:-lld-22}
 if ((do_build)); then
     log "build: libslate.a (cargo build --release)"
     (cd "$root" && cargo build --release --quiet)
+    # The revision the programs are built from (the report prints it).
+    rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
+    dirty=$(git -C "$root" status --porcelain -- src include Cargo.toml Cargo.lock 2>/dev/null | wc -l)
+    ((dirty == 0)) || rev="$rev + uncommitted changes in src/include/Cargo ($dirty files)"
+    echo "$rev" >"$build/revision"
     log "build: slate_bench (C11, $CC $OPT, libslate.a)"
     $CC -std=c11 $OPT -Wall -Wextra -Werror -I"$root/include" "$here/slate_bench.c" \
         "$root/target/release/libslate.a" -lpthread -ldl -lm -o "$build/slate_bench"
@@ -286,11 +291,9 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 
 report="$build/report.txt"
 summary="$build/summary.tsv"
-rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
-dirty=$(git -C "$root" status --porcelain -- src include Cargo.toml Cargo.lock 2>/dev/null | wc -l)
-((dirty == 0)) || rev="$rev + uncommitted changes in src/include/Cargo ($dirty files)"
+rev=$(cat "$build/revision" 2>/dev/null || echo '?')
 {
-    echo "slate-rs revision: $rev; $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "slate-rs revision (built from): $rev; $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "map benchmark: ns/op, median of $rounds round(s) (${big_sizes[*]:+N >= 1,000,000: $big_rounds round(s); }each round: the median of a program's repetitions, $ops ops per phase and N, at least 1 rep)"
     echo "  phase clock: $clock ($([[ $clock == cpu ]] && echo 'process CPU time: the time other processes hold the core is left out' || echo 'wall time')), less the cost of one reading"
     echo "  cpus: $(nproc 2>/dev/null || echo '?'); load average before: $load_before, after: $load_after; timing runs ${bench_time}s, total ${elapsed}s"
