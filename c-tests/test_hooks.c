@@ -27,6 +27,7 @@
 #define SLATE_IMPLEMENTATION
 #include "slate.h"
 #include "test.h"
+#include "inject.h"
 #include "support.h"
 
 #include <stdlib.h>
@@ -213,15 +214,8 @@ typedef struct run_s {
   model_s mm, mc;     /* what they should hold */
   int c_live;         /* c has been cloned */
   unsigned ops;
-  unsigned alloc_errors;   /* calls that returned SLATE_ERROR_ALLOC */
-  unsigned unexplained;    /* ... without an injected failure */
-  unsigned swallowed;      /* injected failures that did not surface */
-  unsigned wrong_rc;       /* unexpected return codes (after any retry) */
-  unsigned changed;        /* failed calls that changed the map */
-  unsigned bad_clone_copy; /* failed clones whose copy was not an empty map */
-  unsigned retry_failed;   /* the call did not succeed on the retry */
+  injection_s inj;    /* what the failures did (inject.h) */
   unsigned messages;
-  int failed_op;           /* kind of the call that failed, -1 none */
   uint32_t depth_reached;  /* global depth after the first 2500 inserts */
 } run_s;
 
@@ -361,10 +355,10 @@ static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) 
   unsigned long long failures = hk.failures;
   int rc = exec_op(r, kind, m, key, value);
   if (rc == SLATE_ERROR_ALLOC) {
-    r->alloc_errors++;
-    r->failed_op = kind;
+    r->inj.alloc_errors++;
+    r->inj.failed_op = kind;
     if (hk.failures == failures) {
-      r->unexplained++;
+      r->inj.unexplained++;
       note(r, "SLATE_ERROR_ALLOC without an allocation failure", kind, key, rc);
     }
     /* nothing changed */
@@ -372,7 +366,7 @@ static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) 
     take_shape(src, &shape_after_);
     unsigned mismatches = verify_model(src, md);
     if (!same_shape(&shape_before_, &shape_after_) || mismatches != 0) {
-      r->changed++;
+      r->inj.changed++;
       note(r, "the failed call changed the map", kind, key, mismatches);
     }
     if (kind == OP_CLONE) {
@@ -385,22 +379,22 @@ static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) 
       slate_free(&r->c);
       slate_free(&r->c);
       if (!ok) {
-        r->bad_clone_copy++;
+        r->inj.bad_clone_copy++;
         note(r, "the copy of a failed clone is not an empty map", kind, key, 0);
       }
     }
     /* later calls succeed: the same call again */
     rc = exec_op(r, kind, m, key, value);
     if (rc != expected) {
-      r->retry_failed++;
+      r->inj.retry_failed++;
       note(r, "the retried call failed", kind, key, rc);
     }
   } else if (hk.failures != failures) {
-    r->swallowed++;
+    r->inj.swallowed++;
     note(r, "an allocation failed but the call did not report SLATE_ERROR_ALLOC", kind, key, rc);
   }
   if (rc != expected) {
-    r->wrong_rc++;
+    r->inj.wrong_rc++;
     note(r, "unexpected return code", kind, key, rc);
     return;
   }
@@ -434,7 +428,7 @@ static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) 
 static unsigned workload(run_s* r) {
   unsigned bad = 0;
   memset(r, 0, sizeof *r);
-  r->failed_op = -1;
+  r->inj.failed_op = -1;
   unsigned long long attempts = hk.attempts;
   if (slate(&r->m) != SLATE_OK) bad++;
   if (hk.attempts != attempts) bad++; /* slate() allocates nothing */
@@ -485,6 +479,8 @@ static unsigned workload(run_s* r) {
   return bad;
 }
 
+static unsigned workload_any(void* r) { return workload((run_s*)r); }
+
 static void test_failure_injection(void) {
   TEST_SECTION("allocation failure injection");
   run_s* r = &run_;
@@ -496,76 +492,22 @@ static void test_failure_injection(void) {
   unsigned long long total = hk.attempts;
   CHECK(total > 50);
   CHECK(r->depth_reached >= 2); /* splits and directory doublings happened */
-  CHECK_EQ_INT(r->alloc_errors, 0);
-  CHECK_EQ_INT(r->wrong_rc, 0);
+  CHECK_EQ_INT(r->inj.alloc_errors, 0);
+  CHECK_EQ_INT(r->inj.wrong_rc, 0);
   CHECK_EQ_U64(hk.live_bytes, 0);
   CHECK_EQ_U64(hk.allocations - allocs0, hk.frees - frees0);
   fprintf(stderr, "   baseline: %llu allocations in %u calls\n", total, r->ops);
 
   /* fail allocation N, for every N */
-  unsigned long long runs = 0, not_one_alloc_error = 0, mismatched_end = 0, leaks = 0,
-                     unexplained = 0, swallowed = 0, wrong_rc = 0, changed = 0, bad_copy = 0,
-                     retry_failed = 0, bad_frees = 0;
-  unsigned long long by_op[OP_DELETE_IF + 1];
-  memset(by_op, 0, sizeof by_op);
-  int messages = 0;
-  unsigned long long limit = total * 2 + 200;
-  unsigned long long n;
-  for (n = 1; n <= limit; n++) {
-    allocs0 = hk.allocations;
-    frees0 = hk.frees;
-    unsigned long long bad_frees0 = hk.bad_frees;
-    hooks_reset(&hk);
-    hk.fail_at = n;
-    unsigned end = workload(r);
-    int triggered = hk.failures != 0;
-    hk.fail_at = 0;
-    if (!triggered) break; /* the workload made fewer than n allocations */
-    runs++;
-    if (r->failed_op >= 0) by_op[r->failed_op]++;
-    int bad_run = 0;
-    if (r->alloc_errors != 1) not_one_alloc_error++, bad_run = 1;
-    if (end != 0) mismatched_end++, bad_run = 1;
-    if (hk.live_bytes != 0 || hk.allocations - allocs0 != hk.frees - frees0) leaks++, bad_run = 1;
-    if (hk.bad_frees != bad_frees0) bad_frees++, bad_run = 1;
-    unexplained += r->unexplained;
-    swallowed += r->swallowed;
-    wrong_rc += r->wrong_rc;
-    changed += r->changed;
-    bad_copy += r->bad_clone_copy;
-    retry_failed += r->retry_failed;
-    if (bad_run && messages++ < 6)
-      fprintf(stderr,
-              "   fail_at=%llu: %u ALLOC errors, %u end mismatches, live bytes %llu, "
-              "allocations-frees %lld\n",
-              n, r->alloc_errors, end, hk.live_bytes,
-              (long long)(hk.allocations - allocs0) - (long long)(hk.frees - frees0));
-    if (hk.live_bytes != 0) {
-      /* do not let one leak poison the next runs */
-      hk.live_bytes = 0;
-    }
-  }
-  fprintf(stderr, "   %llu failure runs; failing call: ", runs);
-  for (int k = 0; k <= OP_DELETE_IF; k++)
-    if (by_op[k]) fprintf(stderr, "%s %llu  ", op_names[k], by_op[k]);
-  fprintf(stderr, "\n");
-  CHECK(n <= limit); /* ended with a run that made fewer than n allocations */
-  CHECK(runs + 50 >= total);
-  CHECK(by_op[OP_CLONE] > 0);
-  CHECK(by_op[OP_COMPACT] > 0);
-  CHECK(by_op[OP_RESERVE] > 0);
-  CHECK(by_op[OP_SET_U64] > 0);
-  CHECK(by_op[OP_SET_STR] > 0);
-  CHECK_EQ_U64(not_one_alloc_error, 0);
-  CHECK_EQ_U64(mismatched_end, 0);
-  CHECK_EQ_U64(leaks, 0);
-  CHECK_EQ_U64(bad_frees, 0);
-  CHECK_EQ_U64(unexplained, 0);
-  CHECK_EQ_U64(swallowed, 0);
-  CHECK_EQ_U64(wrong_rc, 0);
-  CHECK_EQ_U64(changed, 0);
-  CHECK_EQ_U64(bad_copy, 0);
-  CHECK_EQ_U64(retry_failed, 0);
+  injection_totals_s t;
+  inject_each_failure(workload_any, r, &r->inj, op_names, OP_DELETE_IF + 1, total * 2 + 200, &t);
+  check_injection(&t);
+  CHECK(t.runs + 50 >= total);
+  CHECK(t.by_op[OP_CLONE] > 0);
+  CHECK(t.by_op[OP_COMPACT] > 0);
+  CHECK(t.by_op[OP_RESERVE] > 0);
+  CHECK(t.by_op[OP_SET_U64] > 0);
+  CHECK(t.by_op[OP_SET_STR] > 0);
 }
 
 /* A clone failing at each of its allocations, explicitly. */
