@@ -11,7 +11,7 @@ use crate::map::{Map, MODE_DIR, MODE_SMALL};
 use crate::table::Table;
 use crate::Error;
 
-use super::{code, guard, read, write, Shell, Walked};
+use super::{code, guard, guard_walk, read, write, Shell, Walked};
 
 /// A map. A complete type: put it on the stack, in a struct or in an array,
 /// initialize it with `slate()`, release it with `slate_free()`. It holds no
@@ -496,23 +496,16 @@ pub unsafe extern "C" fn slate_each(
     callback: slate_each_f,
     data: *mut c_void,
 ) -> c_int {
-    let mut result = 0;
-    let status = guard(|| {
+    guard_walk(|| {
         // SAFETY: the caller's guarantee.
         let m = unsafe { read(map)? };
         let f = callback.ok_or(Error::Invalid)?;
-        result = m.each(|k, v| {
+        Ok(m.each(|k, v| {
             // SAFETY: the key bytes live for this call; the callback's
             // contract is the caller's.
             unsafe { f(k.as_ptr().cast(), k.len() as u32, v, data) }
-        });
-        Ok(())
-    });
-    if status != 0 {
-        status
-    } else {
-        result
-    }
+        }))
+    })
 }
 
 /// Deletes every entry for which `predicate(key, key_length, value, data)`

@@ -66,6 +66,23 @@ pub(crate) fn guard<F: FnOnce() -> Result<(), Error>>(f: F) -> c_int {
     unsafe { guarded::<F>((&mut f as *mut Option<F>).cast()) }
 }
 
+/// `guard` for a walk: `f` returns the callback's stopping value, which
+/// becomes the call's result unless the walk could not start (an error
+/// code) or panicked.
+#[inline(always)]
+pub(crate) fn guard_walk(f: impl FnOnce() -> Result<c_int, Error>) -> c_int {
+    let mut result = 0;
+    let status = guard(|| {
+        result = f()?;
+        Ok(())
+    });
+    if status != 0 {
+        status
+    } else {
+        result
+    }
+}
+
 /// # Safety
 /// `f` points to a `Some` `Option<F>`, taken here.
 #[inline(never)]

@@ -8,7 +8,7 @@ use crate::alloc::Allocator;
 use crate::slotmap::SlotMap;
 use crate::Error;
 
-use super::{code, guard, read, write, Shell, Walked, SLATE_OK};
+use super::{code, guard, guard_walk, read, write, Shell, Walked, SLATE_OK};
 
 /// A slotmap key: the low 32 bits name a slot, the high 32 bits its
 /// generation. 0 is never a valid key. A key stays valid until its row is
@@ -371,20 +371,13 @@ pub unsafe extern "C" fn slotmap_each(
     callback: slotmap_each_f,
     data: *mut c_void,
 ) -> c_int {
-    let mut result = 0;
-    let status = guard(|| {
+    guard_walk(|| {
         // SAFETY: the caller's guarantee.
         let m = unsafe { read(sm)? };
         let f = callback.ok_or(Error::Invalid)?;
         // SAFETY: the callback's contract is the caller's.
-        result = m.each(|k, row| unsafe { f(k, row.cast(), data) });
-        Ok(())
-    });
-    if status != 0 {
-        status
-    } else {
-        result
-    }
+        Ok(m.each(|k, row| unsafe { f(k, row.cast(), data) }))
+    })
 }
 
 /// The number of rows; 0 for NULL.
