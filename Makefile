@@ -23,7 +23,7 @@ B        := build
 # C suites: each source runs as C11 and as C++17, static and shared.
 SUITES   := test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks
 SOURCES  := $(wildcard src/*.rs src/ffi/*.rs) Cargo.toml Cargo.lock
-TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h include/slate-generic.h
+TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h include/slate-generic.h
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
         clang-test header-strict valgrind sanitize compile-fail symbols wasm cli cli-test \

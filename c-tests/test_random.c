@@ -54,6 +54,7 @@
 #include "slate.h"
 #include "test.h"
 #include "support.h"
+#include "rng.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -73,23 +74,6 @@
 /* A pointer no value ever equals: what a NOT_FOUND lookup must leave alone. */
 static char sentinel_object_;
 #define SENTINEL ((void*)&sentinel_object_)
-
-/* ------------------------------------------------------------------------ */
-/* PRNG: splitmix64                                                          */
-/* ------------------------------------------------------------------------ */
-
-static uint64_t rng_state_;
-
-static uint64_t rng_next(void) {
-  uint64_t z = (rng_state_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/* Uniform enough in 0 .. n-1 for n > 0. */
-static uint32_t rng_below(uint32_t n) { return (uint32_t)(rng_next() % n); }
-static int one_in(uint32_t n) { return rng_below(n) == 0; }
 
 /* ------------------------------------------------------------------------ */
 /* keys                                                                      */

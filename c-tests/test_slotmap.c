@@ -46,6 +46,8 @@
 #define SLATE_IMPLEMENTATION
 #include "slate.h"
 #include "test.h"
+#include "rng.h"
+#include "rows3.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -69,17 +71,6 @@ static char sentinel_object_;
 
 static int aligned16(const void* p) { return ((uintptr_t)p % 16u) == 0; }
 
-/* splitmix64: the fixed sequences of the deterministic tests and the
-   randomized part's operations. */
-static uint64_t rng_state_;
-static uint64_t rng_next(void) {
-  uint64_t z = (rng_state_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-static uint32_t rng_below(uint32_t n) { return (uint32_t)(rng_next() % n); }
-
 /* --- one column of uint64_t ------------------------------------------- */
 
 /* Inserts v; returns its key (0 and counts a problem on failure). */
@@ -98,30 +89,6 @@ static uint64_t value_u64(const slotmap_s* sm, slotmap_key k, uint64_t fallback)
 }
 
 /* --- three columns: a 12-byte struct, an 8-byte id, a 1-byte flag ----- */
-
-typedef struct rec_s {
-  uint32_t a, b, c;
-} rec_s;
-static const uint32_t SIZES3[3] = {12, 8, 1};
-#define ROW3 21 /* 12 + 8 + 1, back to back, no padding */
-
-static rec_s rec_for(uint64_t id) {
-  rec_s r;
-  r.a = (uint32_t)((id * 2654435761u) % 1000u); /* duplicates: a sort key */
-  r.b = (uint32_t)id ^ 0xA5A5A5A5u;
-  r.c = (uint32_t)(id >> 32) * 3u + 7u;
-  return r;
-}
-static uint8_t flag_for(uint64_t id) { return (uint8_t)(id * 37u + 1u); }
-static uint64_t id_of_rec(const rec_s* r) { return (uint64_t)(r->b ^ 0xA5A5A5A5u); }
-
-static void pack3(unsigned char row[ROW3], uint64_t id) {
-  rec_s r = rec_for(id);
-  uint8_t f = flag_for(id);
-  memcpy(row, &r, 12);
-  memcpy(row + 12, &id, 8);
-  row[20] = f;
-}
 
 static slotmap_key put3(slotmap_s* sm, uint64_t id, unsigned* bad) {
   unsigned char row[ROW3];

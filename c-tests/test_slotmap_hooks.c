@@ -38,6 +38,7 @@
 #define SLATE_IMPLEMENTATION
 #include "slate.h"
 #include "test.h"
+#include "rows3.h"
 #include "inject.h"
 
 #include <stdio.h>
@@ -56,30 +57,6 @@
 
 #define KEY_SLOT(k) ((uint32_t)((k)&0xFFFFFFFFu))
 #define SENTINEL_KEY 0x5EED5EED5EED5EEDull
-
-typedef struct rec_s {
-  uint32_t a, b, c;
-} rec_s;
-static const uint32_t SIZES3[3] = {12, 8, 1};
-#define ROW3 21
-
-static rec_s rec_for(uint64_t id) {
-  rec_s r;
-  r.a = (uint32_t)((id * 2654435761u) % 1000u);
-  r.b = (uint32_t)id ^ 0xA5A5A5A5u;
-  r.c = (uint32_t)(id >> 32) * 3u + 7u;
-  return r;
-}
-static uint8_t flag_for(uint64_t id) { return (uint8_t)(id * 37u + 1u); }
-static uint64_t id_of_rec(const rec_s* r) { return (uint64_t)(r->b ^ 0xA5A5A5A5u); }
-
-static void pack3(unsigned char row[ROW3], uint64_t id) {
-  rec_s r = rec_for(id);
-  uint8_t f = flag_for(id);
-  memcpy(row, &r, 12);
-  memcpy(row + 12, &id, 8);
-  row[20] = f;
-}
 
 static int put3(slotmap_s* sm, uint64_t id, slotmap_key* key) {
   unsigned char row[ROW3];
