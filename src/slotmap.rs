@@ -202,13 +202,29 @@ unsafe fn copy_in(src: *const u8, dst: *mut u8, size: usize) {
     // SAFETY (all arms): the caller's guarantee.
     unsafe {
         match size {
-            4 => copy_words::<1>(src, dst),
-            8 => copy_words::<2>(src, dst),
-            12 => copy_words::<3>(src, dst),
-            16 => copy_words::<4>(src, dst),
+            4 | 8 | 12 | 16 => copy_simple(src, dst, size),
             24 => copy_words::<6>(src, dst),
             32 => copy_words::<8>(src, dst),
             _ => ptr::copy_nonoverlapping(src, dst, size),
+        }
+    }
+}
+
+/// Copies an element of 4, 8, 12 or 16 bytes (the sizes of `simple_rows`;
+/// any other size is copied as 16) in 4-byte pieces, as `copy_in` explains:
+/// straight-line code without calls, for the fast insert.
+///
+/// # Safety
+/// As `ptr::copy_nonoverlapping(src, dst, size)`, `size` one of the four.
+#[inline(always)]
+unsafe fn copy_simple(src: *const u8, dst: *mut u8, size: usize) {
+    // SAFETY (all arms): the caller's guarantee.
+    unsafe {
+        match size {
+            4 => copy_words::<1>(src, dst),
+            8 => copy_words::<2>(src, dst),
+            12 => copy_words::<3>(src, dst),
+            _ => copy_words::<4>(src, dst),
         }
     }
 }
@@ -518,79 +534,79 @@ impl SlotMap {
     pub unsafe fn insert(&mut self, row: *const u8) -> Result<u64, Error> {
         // SAFETY: the caller's guarantee.
         match unsafe { self.insert_in_place(row) } {
-            Ok(0) => {}
-            r => return r,
+            // SAFETY: as above; `insert_in_place` found no room.
+            Ok(0) => unsafe { self.insert_growing(row) },
+            r => r,
         }
+    }
+
+    /// `insert` once `insert_in_place` found no room: grows, then places.
+    ///
+    /// # Safety
+    /// As for `insert`.
+    pub unsafe fn insert_growing(&mut self, row: *const u8) -> Result<u64, Error> {
         let new_slot = (self.free_head == NONE) as u32;
         let retired = self.grow(self.len + 1, new_slot)?;
-        // SAFETY: as above; `grow` made room for a row and a slot.
+        // SAFETY: the caller's guarantee; `grow` made room for a row and a
+        // slot.
         let key = unsafe { self.place(row) };
         // Only now: `row` may have pointed into the old block.
         self.release(retired);
         Ok(key)
     }
 
+    /// Whether an insert fits without allocating: `Err(Full)` at the limit
+    /// (or with versions used up), `Ok(false)` when the dense block or the
+    /// sparse index must grow first.
+    #[inline(always)]
+    fn room(&self) -> Result<bool, Error> {
+        if self.len >= self.limit {
+            return Err(Error::Full);
+        }
+        if self.free_head != NONE {
+            return Ok(self.len < self.cap);
+        }
+        if self.next_version == 0 {
+            // Every version was used up by slots created before a `free`.
+            return Err(Error::Full);
+        }
+        Ok(self.len < self.cap && self.slots < self.slot_cap)
+    }
+
     /// `insert` when it needs no allocation: the key, or 0 (never a key,
-    /// nothing done) when the slotmap must grow first. The hot path of
-    /// `slotmap_insert`: no allocation and nothing that can panic.
+    /// nothing done) when the slotmap must grow first. Nothing here
+    /// allocates or can panic.
     ///
     /// # Safety
     /// As for `insert`.
     #[inline(always)]
     pub unsafe fn insert_in_place(&mut self, row: *const u8) -> Result<u64, Error> {
-        if self.len >= self.limit {
-            return Err(Error::Full);
-        }
-        let new_slot = (self.free_head == NONE) as u32;
-        if new_slot == 1 && self.next_version == 0 {
-            // Every version was used up by slots created before a `free`.
-            return Err(Error::Full);
-        }
-        if self.len == self.cap || self.slots + new_slot > self.slot_cap {
+        if !self.room()? {
             return Ok(0);
         }
         // SAFETY: the caller's guarantee; there is room for a row and a slot.
         Ok(unsafe { self.place(row) })
     }
 
-    /// The commonest insert, and nothing else: one column of 4, 8, 12 or 16
-    /// bytes, a row given, room for it and its slot.
-    /// Returns the key, or 0 (never a key, nothing done) for every other
-    /// case. Straight-line code without calls, so that `slotmap_insert`
-    /// needs no stack frame on this path.
+    /// The commonest insert, and nothing else: `simple_rows`, a row given,
+    /// room for it and its slot. Returns the key, or 0 (never a key,
+    /// nothing done) for every other case. Straight-line code without
+    /// calls, so that `slotmap_insert` needs no stack frame on this path.
     ///
     /// # Safety
     /// As for `insert`.
     #[inline(always)]
     pub unsafe fn insert_fast(&mut self, row: *const u8) -> u64 {
-        let size = self.sizes[0] as usize;
-        let new_slot = self.free_head == NONE;
-        let slot_ok = if new_slot {
-            self.slots < self.slot_cap && self.next_version != 0
-        } else {
-            true
-        };
-        if !self.simple_rows()
-            || row.is_null()
-            || self.len >= self.limit
-            || self.len == self.cap
-            || !slot_ok
-        {
+        if !self.simple_rows() || row.is_null() || self.room() != Ok(true) {
             return 0;
         }
+        let size = self.sizes[0] as usize;
         self.take_slot(|m, r| {
             // SAFETY: row `r` of the one column is inside the block
             // (`r < cap`); `row` has `size` bytes.
             let dst = unsafe { m.col0.add(r as usize * size) };
-            // SAFETY: as above.
-            unsafe {
-                match size {
-                    4 => copy_words::<1>(row, dst),
-                    8 => copy_words::<2>(row, dst),
-                    12 => copy_words::<3>(row, dst),
-                    _ => copy_words::<4>(row, dst),
-                }
-            }
+            // SAFETY: as above; `simple_rows` checked the size.
+            unsafe { copy_simple(row, dst, size) }
         })
     }
 
@@ -721,6 +737,9 @@ impl SlotMap {
         let size = self.sizes[0] as usize;
         // SAFETY: both rows are below `len`, inside the block; distinct;
         // `size` is one of the four.
+        // Not `copy_simple`: these rows were written long ago, so a 16-byte
+        // row moves as one wide load and store (in 4-byte pieces the copy
+        // needed more registers and `slotmap_erase` a stack frame again).
         unsafe {
             let src = self.col0.add(from as usize * size);
             let dst = self.col0.add(to as usize * size);

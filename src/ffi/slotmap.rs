@@ -177,7 +177,7 @@ unsafe fn insert_slow(m: &mut SlotMap, row: *const c_void, key: *mut slotmap_key
     }
     // Growing allocates and may panic (a bug): under `guard`.
     // SAFETY: as above.
-    guard(|| unsafe { m.insert(row.cast()) }.map(|k| unsafe { key.write(k) }))
+    guard(|| unsafe { m.insert_growing(row.cast()) }.map(|k| unsafe { key.write(k) }))
 }
 
 /// Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in
