@@ -176,6 +176,21 @@ unsafe fn get_bytes_key(
     }
 }
 
+/// The map to modify and the key, or the error to return (the map's
+/// first, as the checks run in that order).
+///
+/// # Safety
+/// As for `write`.
+#[inline(always)]
+unsafe fn target<'m, K>(
+    map: *mut slate_s,
+    key: Result<K, Error>,
+) -> Result<(&'m mut Map, K), Error> {
+    // SAFETY: the caller's guarantee.
+    let m = unsafe { write(map)? };
+    Ok((m, key?))
+}
+
 /// # Safety
 /// As for `get`.
 #[inline(always)]
@@ -199,9 +214,9 @@ unsafe fn lookup(
 #[inline(always)]
 unsafe fn set(map: *mut slate_s, key: Result<impl Key, Error>, value: *mut c_void) -> c_int {
     // SAFETY: the caller's guarantee.
-    let (m, key) = match (unsafe { write(map) }, key) {
-        (Ok(m), Ok(key)) => (m, key),
-        (Err(e), _) | (_, Err(e)) => return e as c_int,
+    let (m, key) = match unsafe { target(map, key) } {
+        Ok(target) => target,
+        Err(e) => return e as c_int,
     };
     // Unless a table must be made or grown, a set cannot panic: no guard.
     match m.set_in_place(&key, value) {
@@ -234,9 +249,9 @@ unsafe fn set_bytes_key(
 #[inline(always)]
 unsafe fn delete(map: *mut slate_s, key: Result<impl Key, Error>) -> c_int {
     // SAFETY: the caller's guarantee.
-    let (m, key) = match (unsafe { write(map) }, key) {
-        (Ok(m), Ok(key)) => (m, key),
-        (Err(e), _) | (_, Err(e)) => return e as c_int,
+    let (m, key) = match unsafe { target(map, key) } {
+        Ok(target) => target,
+        Err(e) => return e as c_int,
     };
     // Removing cannot panic: no guard. A map left empty draws a fresh seed,
     // which may read OS entropy: under `guard`.
