@@ -168,6 +168,13 @@ typedef struct slate_table_info_s {
    * Groups of 8 slots (`capacity / 8`).
    */
   uint32_t groups;
+  /**
+   * Its slot layout: 0 for any key (24-byte slots), or `0x01` / `0x02`
+   * when it holds only `i64` / only `u64` keys, kept as 8-byte values
+   * in 16-byte slots (a table takes the kind of the first key it holds
+   * and turns general when a key of another kind arrives).
+   */
+  uint32_t int_keys;
 } slate_table_info_s;
 
 /**

@@ -24,9 +24,9 @@ use core::fmt::{self, Write};
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::{DELETED, EMPTY, SLOTS};
 use crate::hash::{self, h2};
-use crate::key::Needle;
+use crate::key::{Needle, TAG_I64, TAG_U64};
 use crate::map::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
-use crate::table::{max_load, Table, MAX_CAPACITY};
+use crate::table::{max_load, Table, KIND_BYTES, MAX_CAPACITY};
 
 /// A report of the first broken invariant, without allocation.
 pub struct Message {
@@ -137,8 +137,11 @@ impl Map {
             }
             for k in j..j + span {
                 let ek = dir.entry(k);
-                if ek.groups != t.groups_ptr() || ek.mask != t.group_count() - 1 {
-                    fail!("table {n}: directory entry {k} points elsewhere or has a stale mask");
+                if ek.groups != t.groups_ptr()
+                    || ek.mask as usize != t.group_count() - 1
+                    || ek.kind != t.kind
+                {
+                    fail!("table {n}: directory entry {k} points elsewhere or has a stale mask or kind");
                 }
             }
             if (t.capacity as usize) < 2 * SLOTS {
@@ -157,9 +160,12 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     if !capacity.is_power_of_two() || !(SLOTS..=MAX_CAPACITY).contains(&capacity) {
         fail!("table {n}: capacity {capacity} not a power of two in 8..=1024");
     }
+    if t.kind != KIND_BYTES && t.kind != TAG_I64 as u32 && t.kind != TAG_U64 as u32 {
+        fail!("table {n}: unknown kind {}", t.kind);
+    }
     let (mut used, mut tombstones, mut empty) = (0usize, 0usize, 0usize);
     for g in 0..t.group_count() {
-        let ctrl = t.group(g).ctrl;
+        let ctrl = t.ctrl(g);
         for i in 0..SLOTS {
             match ctrl.get(i) {
                 EMPTY => empty += 1,
@@ -193,7 +199,10 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
         fail!("table {n}: no empty slot left, probes would not end");
     }
     for (g, i) in t.full_slots() {
-        let slot = t.slot(g, i);
+        let slot = t.entry(g, i);
+        if t.kind != KIND_BYTES && slot.key.int().map(|(tag, _)| tag as u32) != Some(t.kind) {
+            fail!("table {n}: group {g} slot {i}: an integer table holds another key");
+        }
         let len = slot.key.key_len() as usize;
         if !slot.key.is_inline() && slot.key.bytes_ptr().is_null() {
             fail!("table {n}: group {g} slot {i}: key of {len} bytes has no copy");
@@ -202,10 +211,14 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
         // placement, not their memory).
         let bytes = unsafe { slot.key.bytes() };
         let h = hash::hash(map.seed, bytes);
-        if h2(h) != t.group(g).ctrl.get(i) {
+        // SAFETY: as above.
+        if unsafe { t.hash_at(map.seed, g, i) } != h {
+            fail!("table {n}: group {g} slot {i}: the table hashes its key differently");
+        }
+        if h2(h) != t.ctrl(g).get(i) {
             fail!(
                 "table {n}: group {g} slot {i}: fingerprint {:#04x} but key hashes to {:#04x}",
-                t.group(g).ctrl.get(i),
+                t.ctrl(g).get(i),
                 h2(h)
             );
         }

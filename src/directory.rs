@@ -23,7 +23,7 @@
 use core::mem::size_of;
 
 use crate::alloc::Allocator;
-use crate::table::{Group, Table};
+use crate::table::Table;
 use crate::Error;
 
 /// Deepest directory: a limit on the index, well past any memory.
@@ -34,13 +34,15 @@ pub const MAX_DEPTH: u32 = if usize::BITS >= 64 {
 };
 
 /// One directory entry: a table, named by its groups (the header sits
-/// right before them) and its group mask, so a lookup goes from the entry
-/// straight to a group without loading the table's header first.
+/// right before them), its group mask and its slot layout, so a lookup goes
+/// from the entry straight to a group without loading the table's header
+/// first.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct Entry {
-    pub groups: *mut Group,
-    pub mask: usize,
+    pub groups: *mut u8,
+    pub mask: u32,
+    pub kind: u32,
 }
 
 impl Entry {
@@ -54,7 +56,8 @@ impl Entry {
         unsafe {
             Entry {
                 groups: (*t).groups_ptr(),
-                mask: (*t).group_count() - 1,
+                mask: (*t).group_count() as u32 - 1,
+                kind: (*t).kind,
             }
         }
     }

@@ -17,7 +17,10 @@
 //!
 //! Integer keys are the bytes `[0x00, tag, v0 .. v7]` (`tag` 0x01 for i64,
 //! 0x02 for u64, the value little-endian), so they never meet a string key
-//! by accident and `slate_each` can report them as bytes.
+//! by accident and `slate_each` can report them as bytes. This is the
+//! general layout; a table that holds integer keys of one kind only keeps
+//! just their 8-byte values (see `table.rs`), and [`Key::int`] recognises
+//! an integer key in any form, also as raw bytes.
 
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
@@ -91,6 +94,19 @@ impl KeyRepr {
     #[inline]
     pub(crate) fn w1(&self) -> u64 {
         u64::from_le_bytes(self.bytes16()[8..16].try_into().unwrap())
+    }
+
+    /// An integer key's inline repr.
+    #[inline(always)]
+    pub fn from_int(tag: u8, v: u64) -> KeyRepr {
+        let (w0, w1) = int_words(tag, v);
+        KeyRepr::from_words(w0, w1)
+    }
+
+    /// The integer key this repr holds, if it holds one: `(tag, value)`.
+    #[inline(always)]
+    pub fn int(&self) -> Option<(u8, u64)> {
+        int_of_words(self.w0(), self.w1())
     }
 
     #[inline]
@@ -191,6 +207,11 @@ fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
 /// [`Needle`] (any byte key) and [`IntKey`] (the integer fast path); the
 /// map's operations are generic over it, so each kind gets its own probe.
 pub trait Key {
+    /// Whether every key of this type is an integer key ([`IntKey`]): the
+    /// lookups keep the probe of the layout a key type usually meets
+    /// inline, and call out for the other.
+    const INT: bool = false;
+
     /// The hash under `seed`.
     fn hash(&self, seed: u64) -> u64;
 
@@ -202,6 +223,10 @@ pub trait Key {
 
     /// The repr to store: inline keys as they are, long keys copied.
     fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error>;
+
+    /// The integer key this is, `(tag, value)`, if it is the 10-byte
+    /// encoding of one: integer tables keep only the value.
+    fn int(&self) -> Option<(u8, u64)>;
 }
 
 /// An integer key (`tag` is [`TAG_I64`] or [`TAG_U64`]): hashed by
@@ -220,6 +245,8 @@ impl IntKey {
 }
 
 impl Key for IntKey {
+    const INT: bool = true;
+
     #[inline(always)]
     fn hash(&self, seed: u64) -> u64 {
         crate::hash::hash_int(seed, self.tag, self.value)
@@ -233,8 +260,12 @@ impl Key for IntKey {
 
     #[inline(always)]
     fn to_stored(&self, _alloc: &Allocator) -> Result<KeyRepr, Error> {
-        let (w0, w1) = int_words(self.tag, self.value);
-        Ok(KeyRepr::from_words(w0, w1))
+        Ok(KeyRepr::from_int(self.tag, self.value))
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<(u8, u64)> {
+        Some((self.tag, self.value))
     }
 }
 
@@ -246,6 +277,28 @@ pub fn int_words(tag: u8, v: u64) -> (u64, u64) {
         INT_LEN as u64 | (tag as u64) << 40 | (v & 0xFFFF) << 48,
         v >> 16,
     )
+}
+
+/// An integer key's 10-byte encoding `[0x00, tag, v0 .. v7]`.
+#[inline(always)]
+pub fn int_bytes(tag: u8, v: u64) -> [u8; INT_LEN] {
+    let mut b = [0u8; INT_LEN];
+    b[1] = tag;
+    b[2..].copy_from_slice(&v.to_le_bytes());
+    b
+}
+
+/// The integer key whose inline words these are, if they are one:
+/// `w0 = [10, 0, 0, 0, 0x00, tag, v0, v1]` with `tag` 0x01 or 0x02, and
+/// `w1 = [v2 .. v7, 0, 0]`.
+#[inline(always)]
+fn int_of_words(w0: u64, w1: u64) -> Option<(u8, u64)> {
+    let tag = (w0 >> 40) as u8;
+    if w0 as u32 == INT_LEN as u32 && (w0 >> 32) as u8 == 0 && (tag == TAG_I64 || tag == TAG_U64) {
+        Some((tag, w0 >> 48 | w1 << 16))
+    } else {
+        None
+    }
 }
 
 /// A key being looked up: the slot words it must match, and its bytes.
@@ -380,12 +433,18 @@ impl Key for Needle<'_> {
         }
     }
 
+    #[inline]
     fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
         if self.is_inline() {
             Ok(KeyRepr::from_words(self.w0, self.w1))
         } else {
             heap_repr(self.key(), alloc)
         }
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<(u8, u64)> {
+        int_of_words(self.w0, self.w1)
     }
 }
 
@@ -421,8 +480,14 @@ impl Key for Short<'_> {
         unsafe { self.0.matches(slot) }
     }
 
+    #[inline]
     fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
         self.0.to_stored(alloc)
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<(u8, u64)> {
+        self.0.int()
     }
 }
 
@@ -433,6 +498,7 @@ mod tests {
     fn encoding(tag: u8, v: u64) -> Vec<u8> {
         let mut enc = vec![0x00, tag];
         enc.extend_from_slice(&v.to_le_bytes());
+        assert_eq!(enc, int_bytes(tag, v));
         enc
     }
 
@@ -456,9 +522,36 @@ mod tests {
             assert_eq!(a, b);
             // SAFETY: inline reprs own nothing.
             unsafe { assert!(int.matches(&b) && bytes.matches(&a)) };
+            assert_eq!(
+                (int.int(), bytes.int(), a.int()),
+                (Some((tag, v)), Some((tag, v)), Some((tag, v)))
+            );
+            assert_eq!(KeyRepr::from_int(tag, v), a);
             let other = encoding(tag, v ^ 1);
             // SAFETY: as above.
             unsafe { assert!(!Needle::bytes(&other).matches(&a)) };
+        }
+    }
+
+    /// Only the exact 10-byte encodings are integer keys.
+    #[test]
+    fn near_encodings_are_not_integer_keys() {
+        let alloc = Allocator::default();
+        let mut cases = vec![encoding(0x03, 5), encoding(0x00, 5), b"0123456789".to_vec()];
+        let mut first = encoding(TAG_U64, 5);
+        first[0] = 1;
+        cases.push(first);
+        let mut long = encoding(TAG_U64, 5);
+        long.push(0);
+        cases.push(long);
+        cases.push(encoding(TAG_U64, 5)[..9].to_vec());
+        for key in cases {
+            let n = Needle::bytes(&key);
+            assert_eq!(n.int(), None, "{key:02x?}");
+            let stored = n.to_stored(&alloc).unwrap();
+            assert_eq!(stored.int(), None, "{key:02x?}");
+            // SAFETY: made above, not used again.
+            unsafe { stored.release(&alloc) };
         }
     }
 

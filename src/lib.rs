@@ -10,7 +10,9 @@
 //!   its low bits the first group to probe.
 //! - **table**: a power of two of groups, 8 to 1024 slots, filled to at
 //!   most 7/8; `growth_left` counts the slots an insert may still take
-//!   (see [`table`]).
+//!   (see [`table`]). Its **kind** is its slot layout: general (any key,
+//!   24-byte slots) or integer (only `u64` keys, or only `i64` keys, kept
+//!   as 8-byte values in 16-byte slots).
 //! - **directory**: `1 << global_depth` table pointers indexed by the top
 //!   `global_depth` bits of h1; a table of **local depth** `d` fills
 //!   `1 << (global_depth - d)` neighbouring entries (see [`directory`]).
@@ -40,8 +42,9 @@
 //! rebuilt: in place when a tenth of it is tombstones, doubled while below
 //! 1024 slots, else split in two tables by the next hash bit (doubling the
 //! directory, a pointer copy, when the table's local depth equals the
-//! global depth). No insert moves more than 1024 entries, so there is no
-//! latency spike however large the map grows. Deletion returns no memory;
+//! global depth). A key that an integer table cannot hold rebuilds that
+//! table at its size in the general layout. No insert moves more than 1024
+//! entries, so there is no latency spike however large the map grows. Deletion returns no memory;
 //! `slate_compact` and `slate_free` do.
 //!
 //! # Iteration

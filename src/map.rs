@@ -21,9 +21,12 @@ use core::ptr;
 use crate::alloc::Allocator;
 use crate::directory::{Directory, Tables, MAX_DEPTH};
 use crate::group::SLOTS;
-use crate::hash::{self, fresh_seed};
-use crate::key::{Key, KeyRepr};
-use crate::table::{find_in, max_load, Lookup, Slot, Table, FIRST_CAPACITY, MAX_CAPACITY};
+use crate::hash::fresh_seed;
+use crate::key::{int_bytes, Key, KeyRepr};
+use crate::table::{
+    get_in, kind_of, max_load, IntSlot, Lookup, Slot, Table, FIRST_CAPACITY, KIND_BYTES,
+    MAX_CAPACITY,
+};
 use crate::Error;
 
 pub const MODE_EMPTY: u8 = 0;
@@ -116,7 +119,7 @@ impl Plan {
         }
         // The whole shape must be addressable (it never is on 32-bit targets
         // near the limit).
-        Table::bytes(MAX_CAPACITY)
+        Table::bytes(MAX_CAPACITY, KIND_BYTES)
             .checked_mul(1usize << depth)
             .ok_or(Error::Full)?;
         Ok(Plan::Tables {
@@ -234,24 +237,23 @@ impl Map {
         let h = self.hash(n);
         // From the directory entry straight to the groups: the table's
         // header is not loaded (one dependent cache miss less).
-        let (groups, mask) = if self.mode == MODE_SMALL {
+        let (groups, mask, kind) = if self.mode == MODE_SMALL {
             // SAFETY: in small mode the root is a live table of one group.
-            (unsafe { (*self.root.cast::<Table>()).groups_ptr() }, 0)
+            let t = unsafe { &*self.root.cast::<Table>() };
+            (t.groups_ptr(), 0, t.kind)
         } else {
             let dir = self.dir();
             let e = dir.entry(dir.index(h));
-            (e.groups, e.mask)
+            (e.groups, e.mask as usize, e.kind)
         };
-        // SAFETY: the groups and mask of a live table; the slot is full.
-        // Prefetching slots pays once the map outgrows the caches: from
+        // SAFETY: the groups, mask and kind of a live table. Prefetching
+        // slots pays once the map outgrows the caches: from
         // 2^PREFETCH_DEPTH tables (about 650,000 entries, 27 MB) on.
-        let found = if self.global_depth >= PREFETCH_DEPTH {
-            unsafe { find_in::<true>(groups, mask, h, n) }
+        if self.global_depth >= PREFETCH_DEPTH {
+            unsafe { get_in::<true, _>(groups, mask, kind, h, n) }
         } else {
-            unsafe { find_in::<false>(groups, mask, h, n) }
-        };
-        // SAFETY: a found slot is full and live.
-        found.map(|(g, i)| unsafe { (*groups.add(g)).slots[i].value })
+            unsafe { get_in::<false, _>(groups, mask, kind, h, n) }
+        }
     }
 
     /// `set` when no table must be made or grown: `None` (nothing done)
@@ -265,17 +267,36 @@ impl Map {
         let h = self.hash(n);
         // SAFETY: a live table of this map; `self` is borrowed uniquely.
         let t = unsafe { &mut *self.table_for(h) };
-        match t.lookup(h, n) {
-            Lookup::Found(g, i) => t.slot_mut(g, i).value = value,
-            Lookup::Vacant { group, slot, reuse } => {
-                let key = match n.to_stored(&self.alloc) {
-                    Ok(key) => key,
-                    Err(e) => return Some(Err(e)),
-                };
-                t.occupy(group, slot, reuse, h, key, value);
-                self.len += 1;
+        // One branch on the layout, then a probe for it.
+        if t.kind == KIND_BYTES {
+            // SAFETY: full slots hold live keys.
+            match t.lookup_in::<Slot>(h, |s| unsafe { n.matches(&s.key) }) {
+                Lookup::Found(g, i) => t.slot_in::<Slot>(g, i).value = value,
+                // An empty table takes the layout of the key (`set`).
+                Lookup::Vacant { .. } if t.used == 0 && n.int().is_some() => return None,
+                Lookup::Vacant { group, slot, reuse } => {
+                    let key = match n.to_stored(&self.alloc) {
+                        Ok(key) => key,
+                        Err(e) => return Some(Err(e)),
+                    };
+                    t.occupy_in(group, slot, reuse, h, Slot { key, value });
+                    self.len += 1;
+                }
+                Lookup::NoRoom | Lookup::Foreign => return None,
             }
-            Lookup::NoRoom => return None,
+        } else {
+            let v = match n.int() {
+                Some((tag, v)) if tag as u32 == t.kind => v,
+                _ => return None,
+            };
+            match t.lookup_in::<IntSlot>(h, |s| s.key == v) {
+                Lookup::Found(g, i) => t.slot_in::<IntSlot>(g, i).value = value,
+                Lookup::Vacant { group, slot, reuse } => {
+                    t.occupy_in(group, slot, reuse, h, IntSlot { key: v, value });
+                    self.len += 1;
+                }
+                Lookup::NoRoom | Lookup::Foreign => return None,
+            }
         }
         Some(Ok(()))
     }
@@ -285,7 +306,7 @@ impl Map {
         let mut owned: Option<KeyRepr> = None;
         if self.mode == MODE_EMPTY {
             let key = n.to_stored(&self.alloc)?;
-            match Table::new(&self.alloc, SLOTS, 0) {
+            match Table::new(&self.alloc, SLOTS, 0, kind_of(n)) {
                 Ok(t) => {
                     self.root = t.cast();
                     self.mode = MODE_SMALL;
@@ -305,11 +326,17 @@ impl Map {
         let h = self.hash(n);
         loop {
             let tp = self.table_for(h);
+            // SAFETY: a live table of this map.
+            let (used, kind, fits) = unsafe { ((*tp).used, (*tp).kind, (*tp).fits(kind_of(n))) };
+            if used == 0 && kind != kind_of(n) && fits {
+                self.rekind(tp, kind_of(n));
+            }
             // SAFETY: a live table of this map; `self` is borrowed uniquely.
             let t = unsafe { &mut *tp };
-            match t.lookup(h, n) {
+            let lookup = t.lookup(h, n);
+            match lookup {
                 Lookup::Found(g, i) => {
-                    t.slot_mut(g, i).value = value;
+                    t.set_value(g, i, value);
                     if let Some(key) = owned {
                         // SAFETY: made above from this allocator, unused.
                         unsafe { key.release(&self.alloc) };
@@ -325,13 +352,19 @@ impl Map {
                     self.len += 1;
                     return Ok(());
                 }
-                Lookup::NoRoom => {
+                Lookup::NoRoom | Lookup::Foreign => {
+                    let foreign = matches!(lookup, Lookup::Foreign);
                     let key = match owned {
                         Some(key) => key,
                         None => n.to_stored(&self.alloc)?,
                     };
                     owned = Some(key);
-                    if let Err(e) = self.make_room(tp) {
+                    let made = if foreign {
+                        self.generalize(tp)
+                    } else {
+                        self.make_room(tp)
+                    };
+                    if let Err(e) = made {
                         // SAFETY: as above.
                         unsafe { key.release(&self.alloc) };
                         return Err(e);
@@ -367,10 +400,25 @@ impl Map {
         let h = self.hash(n);
         // SAFETY: a live table of this map; `self` is borrowed uniquely.
         let t = unsafe { &mut *self.table_for(h) };
-        let (g, i) = t.find(h, n).ok_or(Error::NotFound)?;
-        let key = t.erase(g, i);
-        // SAFETY: the erased slot owned the key.
-        unsafe { key.release(&self.alloc) };
+        if t.kind == KIND_BYTES {
+            // SAFETY: full slots hold live keys.
+            let (g, i) = t
+                .find_slot::<Slot>(h, |s| unsafe { n.matches(&s.key) })
+                .ok_or(Error::NotFound)?;
+            let key = t.slot_in::<Slot>(g, i).key;
+            t.vacate(g, i);
+            // SAFETY: the vacated slot owned the key.
+            unsafe { key.release(&self.alloc) };
+        } else {
+            let v = match n.int() {
+                Some((tag, v)) if tag as u32 == t.kind => v,
+                _ => return Err(Error::NotFound),
+            };
+            let (g, i) = t
+                .find_slot::<IntSlot>(h, |s| s.key == v)
+                .ok_or(Error::NotFound)?;
+            t.vacate(g, i);
+        }
         self.len -= 1;
         Ok(())
     }
@@ -385,19 +433,56 @@ impl Map {
         let t = unsafe { &*tp };
         let capacity = t.capacity as usize;
         if t.tombstones() * 10 >= capacity {
-            self.rebuild_table(tp, capacity)
+            self.rebuild_table(tp, capacity, t.kind)
         } else if capacity < MAX_CAPACITY {
-            self.rebuild_table(tp, capacity * 2)
+            self.rebuild_table(tp, capacity * 2, t.kind)
         } else {
             self.split(tp)
         }
     }
 
-    /// Replaces table `tp` by one of `capacity` slots holding its entries.
-    fn rebuild_table(&mut self, tp: *mut Table, capacity: usize) -> Result<(), Error> {
+    /// Switches the empty table `tp` to `kind`'s layout, which it has room
+    /// for (see [`Table::rekind`]).
+    fn rekind(&mut self, tp: *mut Table, kind: u32) {
+        // SAFETY: `tp` is a live table of this map; no reference to it is
+        // held.
+        unsafe { (*tp).rekind(kind) };
+        if self.mode == MODE_DIR {
+            let mut dir = self.dir();
+            // SAFETY: as above; its entries now carry the new kind.
+            unsafe {
+                let (first, depth) = ((*tp).index as usize, (*tp).local_depth);
+                dir.fill(first, dir.span(depth), tp);
+            }
+        }
+    }
+
+    /// Rebuilds the integer table `tp` at its size in the general layout,
+    /// so that it can take a key of another kind (moving at most 1024
+    /// entries, as any rebuild).
+    fn generalize(&mut self, tp: *mut Table) -> Result<(), Error> {
+        // SAFETY: `tp` is a live table of this map.
+        let capacity = unsafe { (*tp).capacity } as usize;
+        if self.mode == MODE_SMALL {
+            let new = Table::new(&self.alloc, capacity, 0, KIND_BYTES)?;
+            // SAFETY: both tables are live; `tp` is freed once its entries
+            // moved.
+            unsafe {
+                (*tp).move_into(self.seed, |_| new);
+                Table::free(tp, &self.alloc);
+            }
+            self.root = new.cast();
+            return Ok(());
+        }
+        self.rebuild_table(tp, capacity, KIND_BYTES)
+    }
+
+    /// Replaces table `tp` by one of `capacity` slots of `kind` holding its
+    /// entries.
+    fn rebuild_table(&mut self, tp: *mut Table, capacity: usize, kind: u32) -> Result<(), Error> {
         // SAFETY: `tp` is a live table of this map.
         let t = unsafe { &*tp };
-        let new = Table::new(&self.alloc, capacity, t.local_depth)?;
+        let new = Table::new(&self.alloc, capacity, t.local_depth, kind)?;
         let mut dir = self.dir();
         // SAFETY: `new` is live and sized for `t`'s entries; after the
         // move, `tp` is no longer referenced by the directory.
@@ -412,7 +497,9 @@ impl Map {
     /// The ninth entry: the single group becomes a table in a directory.
     fn small_to_directory(&mut self) -> Result<(), Error> {
         let tp: *mut Table = self.root.cast();
-        let new = Table::new(&self.alloc, FIRST_CAPACITY, 0)?;
+        // SAFETY: in small mode the root is a live table.
+        let kind = unsafe { (*tp).kind };
+        let new = Table::new(&self.alloc, FIRST_CAPACITY, 0, kind)?;
         let mut dir = match Directory::new(&self.alloc, 0) {
             Ok(dir) => dir,
             Err(e) => {
@@ -440,14 +527,14 @@ impl Map {
         // directory writes its `index`, so no reference to it may live
         // across that.
         // SAFETY: `tp` is a live table of this map.
-        let depth = unsafe { (*tp).local_depth };
+        let (depth, kind) = unsafe { ((*tp).local_depth, (*tp).kind) };
         let global = self.global_depth as u32;
         if depth == global && global >= MAX_DEPTH {
             return Err(Error::Full);
         }
         // Allocate everything first: a failure changes nothing.
-        let left = Table::new(&self.alloc, MAX_CAPACITY, depth + 1)?;
-        let right = match Table::new(&self.alloc, MAX_CAPACITY, depth + 1) {
+        let left = Table::new(&self.alloc, MAX_CAPACITY, depth + 1, kind)?;
+        let right = match Table::new(&self.alloc, MAX_CAPACITY, depth + 1, kind) {
             Ok(t) => t,
             Err(e) => {
                 // SAFETY: `left` is unused.
@@ -511,7 +598,7 @@ impl Map {
             // SAFETY: a live table of this map.
             let t = unsafe { &*tp };
             while c.group < t.group_count() {
-                let full = t.group(c.group).ctrl.match_full();
+                let full = t.ctrl(c.group).match_full();
                 if let Some(i) = full.into_iter().find(|&i| i >= c.slot) {
                     c.slot = i + 1;
                     return Some(Entry {
@@ -541,16 +628,17 @@ impl Map {
         for tp in self.tables() {
             // SAFETY: a live table; `f` cannot modify the map (walkers).
             let t = unsafe { &*tp };
-            for g in 0..t.group_count() {
-                let group = t.group(g);
-                for i in group.ctrl.match_full() {
-                    let slot = &group.slots[i];
-                    // SAFETY: full slots hold live keys.
-                    let r = f(unsafe { slot.key.bytes() }, slot.value);
-                    if r != 0 {
-                        return r;
-                    }
-                }
+            let r = if t.kind == KIND_BYTES {
+                // SAFETY: full slots hold live keys.
+                t.walk::<Slot>(|s| f(unsafe { s.key.bytes() }, s.value))
+            } else {
+                // An integer key is shown as its encoding, from a buffer
+                // that lives for the call.
+                let tag = t.kind as u8;
+                t.walk::<IntSlot>(|s| f(&int_bytes(tag, s.key), s.value))
+            };
+            if r != 0 {
+                return r;
             }
         }
         0
@@ -574,7 +662,7 @@ impl Map {
         while let Some(e) = unsafe { (*this).next_entry(&mut c) } {
             // SAFETY: a full slot of a live table; erasing other slots does
             // not move it.
-            let slot = unsafe { *(*e.table).slot(e.group, e.slot) };
+            let slot = unsafe { (*e.table).entry(e.group, e.slot) };
             // SAFETY: full slots hold live keys.
             if pred(unsafe { slot.key.bytes() }, slot.value) != 0 {
                 // SAFETY: `pred` returned; nothing else refers to the map.
@@ -726,15 +814,14 @@ impl Map {
             walkers: Cell::new(0),
             alloc: self.alloc,
         };
-        fresh.shape(plan)?;
+        fresh.shape(plan, self.common_kind())?;
         for tp in self.tables() {
             // SAFETY: live tables of the old structure.
             let t = unsafe { &*tp };
             for (g, i) in t.full_slots() {
-                let entry = *t.slot(g, i);
                 // SAFETY: full slots hold live keys.
-                let h = hash::hash(self.seed, unsafe { entry.key.bytes() });
-                if let Err(e) = fresh.insert_moved(h, entry) {
+                let h = unsafe { t.hash_at(self.seed, g, i) };
+                if let Err(e) = fresh.insert_moved(h, t.entry(g, i)) {
                     // SAFETY: the keys still belong to the old structure.
                     unsafe { fresh.free_structure(false) };
                     return Err(e);
@@ -749,13 +836,49 @@ impl Map {
         Ok(())
     }
 
-    /// Allocates an empty structure of `plan` (the map must be empty mode).
-    fn shape(&mut self, plan: Plan) -> Result<(), Error> {
+    /// The kind of table that holds every key of the map: an integer kind
+    /// when all keys are integer keys of that kind, else the general one
+    /// (also for an empty map, whose next keys are unknown).
+    fn common_kind(&self) -> u32 {
+        let mut common = None;
+        // Whether key kind `k` leaves the keys seen so far of one integer kind.
+        let mut agree = |k: u32| {
+            let one = k != KIND_BYTES && common.is_none_or(|c| c == k);
+            common = Some(k);
+            one
+        };
+        for tp in self.tables() {
+            // SAFETY: live tables of this map.
+            let t = unsafe { &*tp };
+            if t.kind != KIND_BYTES {
+                // An integer table's keys are all of its kind.
+                if t.used > 0 && !agree(t.kind) {
+                    return KIND_BYTES;
+                }
+                continue;
+            }
+            for (g, i) in t.full_slots() {
+                let k = t
+                    .entry(g, i)
+                    .key
+                    .int()
+                    .map_or(KIND_BYTES, |(tag, _)| tag as u32);
+                if !agree(k) {
+                    return KIND_BYTES;
+                }
+            }
+        }
+        common.unwrap_or(KIND_BYTES)
+    }
+
+    /// Allocates an empty structure of `plan` with tables of `kind` (the
+    /// map must be empty mode).
+    fn shape(&mut self, plan: Plan, kind: u32) -> Result<(), Error> {
         debug_assert_eq!(self.mode, MODE_EMPTY);
         match plan {
             Plan::Empty => {}
             Plan::Small => {
-                self.root = Table::new(&self.alloc, SLOTS, 0)?.cast();
+                self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
                 self.mode = MODE_SMALL;
             }
             Plan::Tables { depth, capacity } => {
@@ -764,7 +887,7 @@ impl Map {
                 self.global_depth = depth as u8;
                 self.mode = MODE_DIR;
                 for j in 0..dir.entries() {
-                    match Table::new(&self.alloc, capacity, depth) {
+                    match Table::new(&self.alloc, capacity, depth, kind) {
                         Ok(t) => {
                             // SAFETY: `t` is live.
                             unsafe {
@@ -809,7 +932,7 @@ impl Map {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::{IntKey, Needle, TAG_U64};
+    use crate::key::{IntKey, Needle, TAG_I64, TAG_U64};
 
     /// A value that is a number, not an address (no provenance for Miri).
     fn v(i: u64) -> *mut c_void {
@@ -863,6 +986,87 @@ mod tests {
         c.free();
         m.free();
         assert_eq!(m.capacity(), 0);
+    }
+
+    fn kinds(m: &Map) -> Vec<u32> {
+        // SAFETY: the map's tables are live.
+        m.tables().map(|t| unsafe { (*t).kind }).collect()
+    }
+
+    /// Tables take the layout of their keys: integer tables for one integer
+    /// kind, turned general one table at a time when another key arrives;
+    /// an empty general table (after `reserve`, or emptied) turns integer
+    /// in place; `compact` picks the layout from the keys.
+    #[test]
+    fn tables_take_the_layout_of_their_keys() {
+        let n = if cfg!(miri) { 2_000 } else { 10_000 };
+        let mut m = Map::new(Allocator::default());
+        m.set(&IntKey::new(TAG_U64, 0), v(1)).unwrap();
+        assert_eq!(kinds(&m), [TAG_U64 as u32]);
+        // Small mode: a string turns the single group general.
+        m.set(&Needle::bytes(b"text"), v(2)).unwrap();
+        assert_eq!(kinds(&m), [KIND_BYTES]);
+        assert_eq!(m.get(&IntKey::new(TAG_U64, 0)), Some(v(1)));
+        m.free();
+
+        for i in 0..n {
+            m.set(&IntKey::new(TAG_U64, i), v(i)).unwrap();
+        }
+        let tables = kinds(&m).len();
+        assert!(tables >= 2 && kinds(&m).iter().all(|&k| k == TAG_U64 as u32));
+        // An i64 key turns exactly its own table general.
+        m.set(&IntKey::new(TAG_I64, 7), v(7)).unwrap();
+        let general = kinds(&m).iter().filter(|&&k| k == KIND_BYTES).count();
+        assert_eq!((kinds(&m).len(), general), (tables, 1));
+        m.check().unwrap();
+        for i in 0..n {
+            assert_eq!(m.get(&IntKey::new(TAG_U64, i)), Some(v(i)));
+        }
+        assert_eq!(m.get(&IntKey::new(TAG_I64, 7)), Some(v(7)));
+        // Without the i64 key, compact goes back to integer tables only.
+        m.delete(&IntKey::new(TAG_I64, 7)).unwrap();
+        m.compact().unwrap();
+        m.check().unwrap();
+        assert!(kinds(&m).iter().all(|&k| k == TAG_U64 as u32));
+        // An emptied integer table takes a string by turning general.
+        m.clear();
+        m.set(&Needle::bytes(b"text"), v(2)).unwrap();
+        assert_eq!(kinds(&m).iter().filter(|&&k| k == KIND_BYTES).count(), 1);
+        m.check().unwrap();
+        m.free();
+
+        // `reserve` on an empty map makes general tables; integer keys
+        // turn each one integer in place as it takes its first key.
+        m.reserve(n).unwrap();
+        assert!(kinds(&m).iter().all(|&k| k == KIND_BYTES));
+        let before = m.tables().collect::<Vec<_>>();
+        for i in 0..n {
+            m.set(&IntKey::new(TAG_I64, i), v(i)).unwrap();
+        }
+        assert_eq!(
+            m.tables().collect::<Vec<_>>(),
+            before,
+            "reserve did not hold"
+        );
+        assert!(kinds(&m).iter().all(|&k| k == TAG_I64 as u32));
+        m.check().unwrap();
+        // Emptied, those tables take strings in place too (their memory
+        // was sized for the general layout). One key stays, so the map
+        // keeps its seed; only its table must be rebuilt.
+        for i in 1..n {
+            m.delete(&IntKey::new(TAG_I64, i)).unwrap();
+        }
+        for i in 0..n {
+            m.set(&Needle::bytes(format!("s{i}").as_bytes()), v(i))
+                .unwrap();
+        }
+        assert!(kinds(&m).iter().all(|&k| k == KIND_BYTES));
+        let after = m.tables().collect::<Vec<_>>();
+        let moved = before.iter().zip(&after).filter(|(a, b)| a != b).count();
+        assert!(moved <= 1, "{moved} tables reallocated");
+        assert_eq!(m.get(&IntKey::new(TAG_I64, 0)), Some(v(0)));
+        m.check().unwrap();
+        m.free();
     }
 
     /// A map large enough that lookups take the prefetching probe finds

@@ -21,6 +21,28 @@
 //! most 1024 entries: in place at the same size when tombstones are at least
 //! a tenth of the slots, else doubled, and at 1024 slots split in two by the
 //! next hash bit (the directory's part, see `directory.rs`).
+//!
+//! # Two slot layouts
+//!
+//! A table's `kind` says which keys it holds, and so how its slots look:
+//!
+//! ```text
+//! kind        holds                 slot                         group
+//! KIND_BYTES  any key               [key repr 16][value 8]  24 B  8 + 8 * 24 = 200 B
+//! TAG_U64     u64 keys only         [u64 key   8][value 8]  16 B  8 + 8 * 16 = 136 B
+//! TAG_I64     i64 keys only         [i64 key   8][value 8]  16 B  136 B
+//! ```
+//!
+//! Integer tables keep the key's value, not its 10-byte encoding: the tag is
+//! the table's. Their groups are a third smaller (a lookup touches fewer
+//! cache lines, a map takes less memory) and a key compares in one word.
+//! A table takes the kind of the first key a map ever holds, and its halves
+//! and rebuilds keep it. A key of another kind cannot be stored in an
+//! integer table, so it is absent there; inserting it first rebuilds that
+//! one table at the same size in the general layout ([`Lookup::Foreign`]),
+//! which moves at most 1024 entries like any rebuild. A byte key that is the
+//! encoding of an integer key is that integer key (see [`Key::int`]), so it
+//! finds and stores it in either layout.
 
 use core::ffi::c_void;
 use core::mem::size_of;
@@ -31,7 +53,7 @@ use crate::group::{Ctrl, DELETED, EMPTY, SLOTS};
 use crate::hash::{h1, h2};
 #[cfg(test)]
 use crate::key::IntKey;
-use crate::key::{Key, KeyRepr};
+use crate::key::{Key, KeyRepr, TAG_I64, TAG_U64};
 use crate::Error;
 
 /// Slots in the largest table; a full one splits instead of doubling.
@@ -39,7 +61,17 @@ pub const MAX_CAPACITY: usize = 1024;
 /// Slots in the table a small map turns into.
 pub const FIRST_CAPACITY: usize = 16;
 
-/// One stored entry.
+/// The kind of a table that holds any key, in [`Slot`]s. (The integer
+/// kinds are the integer keys' tags, [`TAG_I64`] and [`TAG_U64`].)
+pub const KIND_BYTES: u32 = 0;
+
+/// The kind of table a key calls for: its tag if it is an integer key.
+#[inline(always)]
+pub fn kind_of(n: &impl Key) -> u32 {
+    n.int().map_or(KIND_BYTES, |(tag, _)| tag as u32)
+}
+
+/// One stored entry of a general table.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct Slot {
@@ -47,11 +79,37 @@ pub struct Slot {
     pub value: *mut c_void,
 }
 
+/// One stored entry of an integer table: the key's value (its tag is the
+/// table's kind).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IntSlot {
+    pub key: u64,
+    pub value: *mut c_void,
+}
+
 /// A control word and the eight slots it describes.
 #[repr(C)]
-pub struct Group {
+pub struct GroupOf<S> {
     pub ctrl: Ctrl,
-    pub slots: [Slot; SLOTS],
+    pub slots: [S; SLOTS],
+}
+
+/// A general table's group.
+pub type Group = GroupOf<Slot>;
+/// An integer table's group.
+pub type IntGroup = GroupOf<IntSlot>;
+
+const _: () = assert!(core::mem::align_of::<IntGroup>() <= core::mem::align_of::<Group>());
+
+/// Bytes of one group of a table of `kind`.
+#[inline]
+pub fn group_bytes(kind: u32) -> usize {
+    if kind == KIND_BYTES {
+        size_of::<Group>()
+    } else {
+        size_of::<IntGroup>()
+    }
 }
 
 /// Entries a table of `capacity` slots may hold: 7/8 of them, except that
@@ -79,30 +137,36 @@ pub struct Table {
     pub local_depth: u32,
     /// First directory entry that points here (kept by the directory).
     pub index: u32,
-    _pad: u32,
+    /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
+    pub kind: u32,
+    /// The kind the allocation was sized for: a general-sized table has
+    /// room for either layout (see [`Table::rekind`]).
+    pub room: u32,
     /// The groups, right after the header in the same allocation. Kept as
     /// a pointer (rather than computed from `&self`) so that it carries the
     /// whole allocation's provenance, not just the header's.
-    groups: *mut Group,
+    groups: *mut u8,
 }
 
 const _: () = assert!(size_of::<Table>().is_multiple_of(core::mem::align_of::<Group>()));
 
-/// Finds `needle` among the groups `groups[0 ..= mask]` of a table, probing
-/// from `hash`: the lookup path, which needs nothing of the table's header
-/// (the directory entry carries `groups` and `mask`). `PREFETCH`: start
-/// loading each group's slots with its control word (see `prefetch_slots`);
-/// a constant, so that the small maps' probe carries no trace of it.
+/// Finds the slot that `eq` accepts among the groups `groups[0 ..= mask]`
+/// of a table laid out in `S` slots, probing from `hash`: the lookup path,
+/// which needs nothing of the table's header (the directory entry carries
+/// `groups`, `mask` and the kind). `PREFETCH`: start loading each group's
+/// slots with its control word (see `prefetch_slots`); a constant, so that
+/// the small maps' probe carries no trace of it.
 ///
 /// # Safety
-/// `groups` and `mask` are a live table's.
+/// `groups` and `mask` are a live table's, whose slots are `S`.
 #[inline(always)]
-pub unsafe fn find_in<const PREFETCH: bool>(
-    groups: *const Group,
+pub unsafe fn find_in<S, const PREFETCH: bool>(
+    groups: *const u8,
     mask: usize,
     hash: u64,
-    needle: &impl Key,
+    eq: impl Fn(&S) -> bool,
 ) -> Option<(usize, usize)> {
+    let groups = groups.cast::<GroupOf<S>>();
     let mut p = Probe::new(hash, mask);
     let h2 = h2(hash);
     loop {
@@ -112,8 +176,8 @@ pub unsafe fn find_in<const PREFETCH: bool>(
             prefetch_slots(g);
         }
         for i in g.ctrl.match_h2(h2) {
-            // SAFETY: `match_h2` only reports full slots, whose keys live.
-            if unsafe { needle.matches(&g.slots[i].key) } {
+            // `match_h2` only reports full slots, whose keys live.
+            if eq(&g.slots[i % SLOTS]) {
                 return Some((p.offset, i));
             }
         }
@@ -123,19 +187,133 @@ pub unsafe fn find_in<const PREFETCH: bool>(
     }
 }
 
-/// Starts loading a group's slots while its control word is still on its
-/// way: a group spans 200 bytes, so the slot a lookup compares is usually
-/// on another cache line than the control word, and without this the two
-/// misses of a large map's lookup come one after the other. Measured at 10M
-/// u64 keys: hits 92 -> 77 ns, misses unchanged. Maps that fit in the
-/// caches lose by it (misses 8% slower at 100K keys, which need no slot),
-/// so only large maps prefetch (see `Map::get`).
+/// Looks `n` up in a table given by its groups, mask and kind (a directory
+/// entry's fields): the value stored for it, if any.
+///
+/// # Safety
+/// `groups`, `mask` and `kind` are a live table's.
 #[inline(always)]
-fn prefetch_slots(g: &Group) {
+pub unsafe fn get_in<const PREFETCH: bool, K: Key>(
+    groups: *const u8,
+    mask: usize,
+    kind: u32,
+    hash: u64,
+    n: &K,
+) -> Option<*mut c_void> {
+    // The layout a key type usually meets is probed inline; the other
+    // (an integer key in a general table, a byte key that encodes an
+    // integer in an integer table) out of line, so that each lookup keeps
+    // one probe loop's worth of registers.
+    match (kind == KIND_BYTES, K::INT) {
+        // SAFETY: the caller's guarantee.
+        (true, false) => unsafe { get_general::<PREFETCH, K>(groups, mask, hash, n) },
+        // SAFETY: as above.
+        (true, true) => unsafe { get_general_cold::<PREFETCH, K>(groups, mask, hash, n) },
+        (false, _) => {
+            let v = match n.int() {
+                Some((tag, v)) if tag as u32 == kind => v,
+                // An integer table holds no other key.
+                _ => return None,
+            };
+            if K::INT {
+                // SAFETY: as above.
+                unsafe { get_int::<PREFETCH>(groups, mask, hash, v) }
+            } else {
+                // SAFETY: as above.
+                unsafe { get_int_cold::<PREFETCH>(groups, mask, hash, v) }
+            }
+        }
+    }
+}
+
+/// [`get_in`] in a general table.
+///
+/// # Safety
+/// As for [`get_in`], with a general table.
+#[inline(always)]
+unsafe fn get_general<const PREFETCH: bool, K: Key>(
+    groups: *const u8,
+    mask: usize,
+    hash: u64,
+    n: &K,
+) -> Option<*mut c_void> {
+    // SAFETY: the caller's guarantee; full slots hold live keys.
+    let found = unsafe { find_in::<Slot, PREFETCH>(groups, mask, hash, |s| n.matches(&s.key)) };
+    // SAFETY: a found slot is a full slot of the table.
+    found.map(|(g, i)| unsafe { slot_at::<Slot>(groups, g, i).value })
+}
+
+/// [`get_general`], out of line.
+///
+/// # Safety
+/// As for [`get_general`].
+#[inline(never)]
+unsafe fn get_general_cold<const PREFETCH: bool, K: Key>(
+    groups: *const u8,
+    mask: usize,
+    hash: u64,
+    n: &K,
+) -> Option<*mut c_void> {
+    // SAFETY: the caller's guarantee.
+    unsafe { get_general::<PREFETCH, K>(groups, mask, hash, n) }
+}
+
+/// [`get_in`] in an integer table, for the key value `v`.
+///
+/// # Safety
+/// As for [`get_in`], with an integer table of the key's kind.
+#[inline(always)]
+unsafe fn get_int<const PREFETCH: bool>(
+    groups: *const u8,
+    mask: usize,
+    hash: u64,
+    v: u64,
+) -> Option<*mut c_void> {
+    // SAFETY: the caller's guarantee.
+    let found = unsafe { find_in::<IntSlot, PREFETCH>(groups, mask, hash, |s| s.key == v) };
+    // SAFETY: a found slot is a full slot of the table.
+    found.map(|(g, i)| unsafe { slot_at::<IntSlot>(groups, g, i).value })
+}
+
+/// [`get_int`], out of line.
+///
+/// # Safety
+/// As for [`get_int`].
+#[inline(never)]
+unsafe fn get_int_cold<const PREFETCH: bool>(
+    groups: *const u8,
+    mask: usize,
+    hash: u64,
+    v: u64,
+) -> Option<*mut c_void> {
+    // SAFETY: the caller's guarantee.
+    unsafe { get_int::<PREFETCH>(groups, mask, hash, v) }
+}
+
+/// Slot `i` of group `g`.
+///
+/// # Safety
+/// `groups` is a live table's, laid out in `S` slots, with more than `g`
+/// groups.
+#[inline(always)]
+unsafe fn slot_at<'a, S>(groups: *const u8, g: usize, i: usize) -> &'a S {
+    // SAFETY: the caller's guarantee.
+    unsafe { &(*groups.cast::<GroupOf<S>>().add(g)).slots[i % SLOTS] }
+}
+
+/// Starts loading a group's slots while its control word is still on its
+/// way: a group spans 136 or 200 bytes, so the slot a lookup compares is
+/// usually on another cache line than the control word, and without this
+/// the two misses of a large map's lookup come one after the other.
+/// Measured at 10M u64 keys: hits 92 -> 77 ns, misses unchanged. Maps that
+/// fit in the caches lose by it (misses 8% slower at 100K keys, which need
+/// no slot), so only large maps prefetch (see `Map::get`).
+#[inline(always)]
+fn prefetch_slots<G>(g: &G) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = (g as *const Group).cast::<i8>();
+        let p = (g as *const G).cast::<i8>();
         // SAFETY: a prefetch never faults; the addresses are inside the
         // group.
         unsafe {
@@ -159,6 +337,9 @@ pub enum Lookup {
     },
     /// The key is absent and the table has no room: rebuild it first.
     NoRoom,
+    /// The key is absent and an integer table cannot hold it: rebuild the
+    /// table in the general layout first.
+    Foreign,
 }
 
 struct Probe {
@@ -187,30 +368,40 @@ impl Probe {
 }
 
 impl Table {
-    /// Bytes of one table allocation of `capacity` slots.
-    pub fn bytes(capacity: usize) -> usize {
-        size_of::<Table>() + capacity / SLOTS * size_of::<Group>()
+    /// Bytes of one table allocation of `capacity` slots of `kind`.
+    pub fn bytes(capacity: usize, kind: u32) -> usize {
+        size_of::<Table>() + capacity / SLOTS * group_bytes(kind)
     }
 
     /// A new empty table.
-    pub fn new(alloc: &Allocator, capacity: usize, local_depth: u32) -> Result<*mut Table, Error> {
+    pub fn new(
+        alloc: &Allocator,
+        capacity: usize,
+        local_depth: u32,
+        kind: u32,
+    ) -> Result<*mut Table, Error> {
         debug_assert!(capacity.is_power_of_two() && (SLOTS..=MAX_CAPACITY).contains(&capacity));
-        let p = alloc.alloc(Table::bytes(capacity))?.cast::<Table>();
+        debug_assert!(matches!(kind as u8, 0 | TAG_I64 | TAG_U64) && kind < 256);
+        let p = alloc.alloc(Table::bytes(capacity, kind))?.cast::<Table>();
         // SAFETY: `p` is a fresh allocation of header plus groups, aligned
-        // as malloc aligns (8), which suits `Table` and `Group`.
+        // as malloc aligns (8), which suits `Table` and both group types.
         unsafe {
-            let groups = p.add(1).cast::<Group>();
+            let groups = p.add(1).cast::<u8>();
             p.write(Table {
                 used: 0,
                 capacity: capacity as u32,
                 growth_left: max_load(capacity) as u32,
                 local_depth,
                 index: 0,
-                _pad: 0,
+                kind,
+                room: kind,
                 groups,
             });
             for g in 0..capacity / SLOTS {
-                ptr::addr_of_mut!((*groups.add(g)).ctrl).write(Ctrl::EMPTY);
+                groups
+                    .add(g * group_bytes(kind))
+                    .cast::<Ctrl>()
+                    .write(Ctrl::EMPTY);
             }
         }
         Ok(p)
@@ -226,7 +417,7 @@ impl Table {
     }
 
     #[inline]
-    pub(crate) fn groups_ptr(&self) -> *mut Group {
+    pub(crate) fn groups_ptr(&self) -> *mut u8 {
         self.groups
     }
 
@@ -236,18 +427,63 @@ impl Table {
     }
 
     #[inline]
-    pub fn group(&self, g: usize) -> &Group {
+    fn is_int(&self) -> bool {
+        self.kind != KIND_BYTES
+    }
+
+    /// Group `g`'s control word.
+    #[inline]
+    pub fn ctrl(&self, g: usize) -> Ctrl {
         debug_assert!(g < self.group_count());
         // SAFETY: `g` is below the group count, so the group is inside the
-        // allocation, and its control word is always initialized.
-        unsafe { &*self.groups_ptr().add(g) }
+        // allocation; both layouts start a group with its control word,
+        // which is always initialized.
+        unsafe { *self.groups.add(g * group_bytes(self.kind)).cast::<Ctrl>() }
     }
 
     #[inline]
-    fn group_mut(&mut self, g: usize) -> &mut Group {
+    fn ctrl_mut(&mut self, g: usize) -> &mut Ctrl {
         debug_assert!(g < self.group_count());
-        // SAFETY: as in `group`; `&mut self` makes the access unique.
-        unsafe { &mut *self.groups_ptr().add(g) }
+        // SAFETY: as in `ctrl`; `&mut self` makes the access unique.
+        unsafe { &mut *self.groups.add(g * group_bytes(self.kind)).cast::<Ctrl>() }
+    }
+
+    /// Group `g` in layout `S`, which must be the table's.
+    #[inline(always)]
+    fn group_as<S>(&self, g: usize) -> &GroupOf<S> {
+        debug_assert!(g < self.group_count());
+        debug_assert_eq!(size_of::<GroupOf<S>>(), group_bytes(self.kind));
+        // SAFETY: as in `ctrl`, with `S` the table's layout.
+        unsafe { &*self.groups.cast::<GroupOf<S>>().add(g) }
+    }
+
+    #[inline(always)]
+    fn group_as_mut<S>(&mut self, g: usize) -> &mut GroupOf<S> {
+        debug_assert!(g < self.group_count());
+        debug_assert_eq!(size_of::<GroupOf<S>>(), group_bytes(self.kind));
+        // SAFETY: as in `group_as`; `&mut self` makes the access unique.
+        unsafe { &mut *self.groups.cast::<GroupOf<S>>().add(g) }
+    }
+
+    /// Whether the table's memory has room for `kind`'s layout.
+    #[inline]
+    pub fn fits(&self, kind: u32) -> bool {
+        kind != KIND_BYTES || self.room == KIND_BYTES
+    }
+
+    /// Switches an empty table to `kind`'s layout in place, dropping its
+    /// tombstones: a map sized by `reserve` (general tables, as its keys
+    /// are unknown) or emptied takes the layout of the keys that arrive.
+    /// The directory entries that cache the kind must be refilled.
+    pub fn rekind(&mut self, kind: u32) {
+        debug_assert!(self.used == 0 && self.fits(kind));
+        self.kind = kind;
+        self.reset();
+    }
+
+    /// Bytes of the table's allocation.
+    pub fn memory(&self) -> usize {
+        Table::bytes(self.capacity as usize, self.room)
     }
 
     /// Tombstones, from the counters (the checker recounts them).
@@ -258,22 +494,60 @@ impl Table {
 
     /// Finds `needle`'s slot.
     #[inline(always)]
-    pub fn find(&self, hash: u64, needle: &impl Key) -> Option<(usize, usize)> {
-        // SAFETY: a table's own groups and mask.
-        unsafe { find_in::<false>(self.groups, self.group_count() - 1, hash, needle) }
+    pub fn find(&self, hash: u64, n: &impl Key) -> Option<(usize, usize)> {
+        if !self.is_int() {
+            // SAFETY: full slots hold live keys.
+            return self.find_slot::<Slot>(hash, |s| unsafe { n.matches(&s.key) });
+        }
+        match n.int() {
+            Some((tag, v)) if tag as u32 == self.kind => {
+                self.find_slot::<IntSlot>(hash, |s| s.key == v)
+            }
+            _ => None,
+        }
+    }
+
+    /// Finds the slot `eq` accepts; `S` is the table's layout.
+    #[inline(always)]
+    pub fn find_slot<S>(&self, hash: u64, eq: impl Fn(&S) -> bool) -> Option<(usize, usize)> {
+        debug_assert_eq!(size_of::<GroupOf<S>>(), group_bytes(self.kind));
+        // SAFETY: a table's own groups and mask, in its layout (the
+        // caller's word, checked in debug builds).
+        unsafe { find_in::<S, false>(self.groups, self.group_count() - 1, hash, eq) }
+    }
+
+    /// Slot `i` of group `g`; `S` is the table's layout.
+    #[inline(always)]
+    pub fn slot_in<S>(&mut self, group: usize, slot: usize) -> &mut S {
+        &mut self.group_as_mut::<S>(group).slots[slot % SLOTS]
     }
 
     /// Finds `needle`, or the slot an insert of it should take.
     #[inline]
-    pub fn lookup(&self, hash: u64, needle: &impl Key) -> Lookup {
+    pub fn lookup(&self, hash: u64, n: &impl Key) -> Lookup {
+        if !self.is_int() {
+            // SAFETY: full slots hold live keys.
+            return self.lookup_in::<Slot>(hash, |s| unsafe { n.matches(&s.key) });
+        }
+        match n.int() {
+            Some((tag, v)) if tag as u32 == self.kind => {
+                self.lookup_in::<IntSlot>(hash, |s| s.key == v)
+            }
+            _ => Lookup::Foreign,
+        }
+    }
+
+    /// [`Table::lookup`] with the key compare `eq`; `S` is the table's
+    /// layout.
+    #[inline(always)]
+    pub fn lookup_in<S>(&self, hash: u64, eq: impl Fn(&S) -> bool) -> Lookup {
         let mut p = Probe::new(hash, self.group_count() - 1);
         let h2 = h2(hash);
         let mut tombstone = None;
         loop {
-            let g = self.group(p.offset);
+            let g = self.group_as::<S>(p.offset);
             for i in g.ctrl.match_h2(h2) {
-                // SAFETY: `match_h2` only reports full slots, whose keys live.
-                if unsafe { needle.matches(&g.slots[i].key) } {
+                if eq(&g.slots[i % SLOTS]) {
                     return Lookup::Found(p.offset, i);
                 }
             }
@@ -303,7 +577,8 @@ impl Table {
         }
     }
 
-    /// Stores a new entry in a slot that [`Table::lookup`] returned.
+    /// Stores a new entry in a slot that [`Table::lookup`] returned (so the
+    /// key suits the table's layout).
     #[inline]
     pub fn occupy(
         &mut self,
@@ -314,62 +589,126 @@ impl Table {
         key: KeyRepr,
         value: *mut c_void,
     ) {
-        let g = self.group_mut(group);
-        debug_assert!(g.ctrl.get(slot) == if reuse { DELETED } else { EMPTY });
-        g.ctrl.set(slot, h2(hash));
-        // `% SLOTS` (here and below): slot indices come from a control
-        // word's bitset, so they are below 8 already; the mask lets the
-        // compiler drop the bounds check, and with it a panic path of the
-        // C API's insert.
-        g.slots[slot % SLOTS] = Slot { key, value };
+        self.claim(group, slot, reuse, hash);
+        self.put(group, slot, Slot { key, value });
+    }
+
+    /// [`Table::occupy`] in layout `S`, the table's.
+    #[inline(always)]
+    pub fn occupy_in<S>(&mut self, group: usize, slot: usize, reuse: bool, hash: u64, entry: S) {
+        self.claim(group, slot, reuse, hash);
+        self.group_as_mut::<S>(group).slots[slot % SLOTS] = entry;
+    }
+
+    /// Marks a vacant slot full and counts it.
+    #[inline(always)]
+    fn claim(&mut self, group: usize, slot: usize, reuse: bool, hash: u64) {
+        debug_assert!(self.ctrl(group).get(slot) == if reuse { DELETED } else { EMPTY });
+        self.ctrl_mut(group).set(slot, h2(hash));
         self.used += 1;
         if !reuse {
             self.growth_left -= 1;
         }
     }
 
+    /// Writes an entry into a slot, in the table's layout.
+    #[inline(always)]
+    fn put(&mut self, group: usize, slot: usize, entry: Slot) {
+        // `% SLOTS` (here and below): slot indices come from a control
+        // word's bitset, so they are below 8 already; the mask lets the
+        // compiler drop the bounds check, and with it a panic path of the
+        // C API's insert.
+        if self.is_int() {
+            debug_assert_eq!(entry.key.int().map(|(t, _)| t as u32), Some(self.kind));
+            let key = entry.key.int().map_or(0, |(_, v)| v);
+            self.group_as_mut::<IntSlot>(group).slots[slot % SLOTS] = IntSlot {
+                key,
+                value: entry.value,
+            };
+        } else {
+            self.group_as_mut::<Slot>(group).slots[slot % SLOTS] = entry;
+        }
+    }
+
+    /// The entry in a full slot, in the general form (an integer table's
+    /// key as its inline repr).
+    #[inline]
+    pub fn entry(&self, group: usize, slot: usize) -> Slot {
+        if self.is_int() {
+            let s = self.group_as::<IntSlot>(group).slots[slot % SLOTS];
+            Slot {
+                key: KeyRepr::from_int(self.kind as u8, s.key),
+                value: s.value,
+            }
+        } else {
+            self.group_as::<Slot>(group).slots[slot % SLOTS]
+        }
+    }
+
+    /// Replaces the value of a full slot.
+    #[inline(always)]
+    pub fn set_value(&mut self, group: usize, slot: usize, value: *mut c_void) {
+        if self.is_int() {
+            self.group_as_mut::<IntSlot>(group).slots[slot % SLOTS].value = value;
+        } else {
+            self.group_as_mut::<Slot>(group).slots[slot % SLOTS].value = value;
+        }
+    }
+
     /// Removes the entry in a full slot and hands back its key, which the
     /// caller releases.
     pub fn erase(&mut self, group: usize, slot: usize) -> KeyRepr {
+        let key = self.entry(group, slot).key;
+        self.vacate(group, slot);
+        key
+    }
+
+    /// Empties a full slot (or leaves a tombstone) and counts it; the key
+    /// is the caller's to release.
+    #[inline(always)]
+    pub fn vacate(&mut self, group: usize, slot: usize) {
         // A single group is never probed past, so it never needs a tombstone.
         let single = self.capacity as usize == SLOTS;
-        let g = self.group_mut(group);
-        debug_assert!(g.ctrl.get(slot) < 0x80);
-        let key = g.slots[slot % SLOTS].key;
-        let tombstone = !single && !g.ctrl.match_empty().any();
-        g.ctrl.set(slot, if tombstone { DELETED } else { EMPTY });
+        let ctrl = self.ctrl(group);
+        debug_assert!(ctrl.get(slot) < 0x80);
+        let tombstone = !single && !ctrl.match_empty().any();
+        self.ctrl_mut(group)
+            .set(slot, if tombstone { DELETED } else { EMPTY });
         self.used -= 1;
         if !tombstone {
             self.growth_left += 1;
         }
-        key
-    }
-
-    #[inline]
-    pub fn slot(&self, group: usize, slot: usize) -> &Slot {
-        &self.group(group).slots[slot % SLOTS]
-    }
-
-    #[inline]
-    pub fn slot_mut(&mut self, group: usize, slot: usize) -> &mut Slot {
-        &mut self.group_mut(group).slots[slot % SLOTS]
     }
 
     /// Adds an entry known to be absent to a table without tombstones
     /// (one being rebuilt into): no key comparisons. False when the growth
     /// budget is spent.
     pub fn place(&mut self, hash: u64, entry: Slot) -> bool {
+        if self.is_int() {
+            debug_assert_eq!(entry.key.int().map(|(t, _)| t as u32), Some(self.kind));
+            let key = entry.key.int().map_or(0, |(_, v)| v);
+            self.place_in(
+                hash,
+                IntSlot {
+                    key,
+                    value: entry.value,
+                },
+            )
+        } else {
+            self.place_in(hash, entry)
+        }
+    }
+
+    /// [`Table::place`] in layout `S`, the table's.
+    #[inline(always)]
+    fn place_in<S>(&mut self, hash: u64, entry: S) -> bool {
         if self.growth_left == 0 {
             return false;
         }
         let mut p = Probe::new(hash, self.group_count() - 1);
         loop {
-            if let Some(i) = self.group(p.offset).ctrl.match_empty().first() {
-                let g = self.group_mut(p.offset);
-                g.ctrl.set(i, h2(hash));
-                g.slots[i % SLOTS] = entry;
-                self.used += 1;
-                self.growth_left -= 1;
+            if let Some(i) = self.ctrl(p.offset).match_empty().first() {
+                self.occupy_in(p.offset, i, false, hash, entry);
                 return true;
             }
             // Growth budget left means an empty slot exists.
@@ -382,26 +721,87 @@ impl Table {
 
     /// Every full slot: `(group, slot)`.
     pub fn full_slots(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        (0..self.group_count())
-            .flat_map(move |g| self.group(g).ctrl.match_full().map(move |i| (g, i)))
+        (0..self.group_count()).flat_map(move |g| self.ctrl(g).match_full().map(move |i| (g, i)))
+    }
+
+    /// The hash under `seed` of the key in a full slot.
+    ///
+    /// # Safety
+    /// The slot's key is live.
+    #[inline]
+    pub unsafe fn hash_at(&self, seed: u64, group: usize, slot: usize) -> u64 {
+        if self.is_int() {
+            let v = self.group_as::<IntSlot>(group).slots[slot % SLOTS].key;
+            crate::hash::hash_int(seed, self.kind as u8, v)
+        } else {
+            let key = &self.group_as::<Slot>(group).slots[slot % SLOTS].key;
+            // SAFETY: the caller's guarantee.
+            crate::hash::hash(seed, unsafe { key.bytes() })
+        }
     }
 
     /// Moves every entry of `self` into `targets`, choosing the target of
     /// each entry by its hash. The entries' keys move (no copies); `self`
     /// is left as it was and is freed by the caller once the new tables are
-    /// installed.
+    /// installed. A target may have the general layout where `self` has an
+    /// integer one, not the other way round.
     ///
     /// # Safety
     /// Every full slot's key is live; the targets have room for the entries.
     pub unsafe fn move_into(&self, seed: u64, mut target: impl FnMut(u64) -> *mut Table) {
-        for (g, i) in self.full_slots() {
-            let entry = *self.slot(g, i);
-            // SAFETY: full slots hold live keys (the caller's guarantee).
-            let hash = crate::hash::hash(seed, unsafe { entry.key.bytes() });
-            // SAFETY: the target pointers are live, distinct from `self`.
-            let placed = unsafe { (*target(hash)).place(hash, entry) };
-            debug_assert!(placed, "rebuild target without room");
+        // One loop per layout: a rebuild moves up to 1024 entries, and
+        // growing a map moves each entry a few times.
+        if self.is_int() {
+            let tag = self.kind as u8;
+            self.walk::<IntSlot>(|s| {
+                let hash = crate::hash::hash_int(seed, tag, s.key);
+                // SAFETY: the target pointers are live, distinct from `self`.
+                let t = unsafe { &mut *target(hash) };
+                let placed = if t.kind == self.kind {
+                    t.place_in(hash, *s)
+                } else {
+                    // Turning general.
+                    let key = KeyRepr::from_int(tag, s.key);
+                    t.place_in(
+                        hash,
+                        Slot {
+                            key,
+                            value: s.value,
+                        },
+                    )
+                };
+                debug_assert!(placed, "rebuild target without room");
+                0
+            });
+        } else {
+            self.walk::<Slot>(|s| {
+                // SAFETY: full slots hold live keys (the caller's guarantee).
+                let hash = crate::hash::hash(seed, unsafe { s.key.bytes() });
+                // SAFETY: as above; a general table's entries only move into
+                // general tables.
+                let t = unsafe { &mut *target(hash) };
+                debug_assert_eq!(t.kind, KIND_BYTES);
+                let placed = t.place_in(hash, *s);
+                debug_assert!(placed, "rebuild target without room");
+                0
+            });
         }
+    }
+
+    /// Calls `f` with every full slot until it returns non-zero; returns
+    /// that value, or 0. `S` is the table's layout.
+    #[inline(always)]
+    pub fn walk<S>(&self, mut f: impl FnMut(&S) -> i32) -> i32 {
+        for g in 0..self.group_count() {
+            let group = self.group_as::<S>(g);
+            for i in group.ctrl.match_full() {
+                let r = f(&group.slots[i % SLOTS]);
+                if r != 0 {
+                    return r;
+                }
+            }
+        }
+        0
     }
 
     /// Releases the keys of every full slot (before freeing the table).
@@ -409,16 +809,29 @@ impl Table {
     /// # Safety
     /// The keys are owned by this table and came from `alloc`.
     pub unsafe fn release_keys(&self, alloc: &Allocator) {
+        if self.is_int() {
+            return;
+        }
         for (g, i) in self.full_slots() {
             // SAFETY: the caller guarantees ownership.
-            unsafe { self.slot(g, i).key.release(alloc) };
+            unsafe { self.group_as::<Slot>(g).slots[i % SLOTS].key.release(alloc) };
         }
+    }
+
+    /// Bytes the keys hold outside the table.
+    pub fn heap_bytes(&self) -> usize {
+        if self.is_int() {
+            return 0;
+        }
+        self.full_slots()
+            .map(|(g, i)| self.group_as::<Slot>(g).slots[i % SLOTS].key.heap_bytes())
+            .sum()
     }
 
     /// Empties every slot, keeping the capacity. Keys are not released.
     pub fn reset(&mut self) {
         for g in 0..self.group_count() {
-            self.group_mut(g).ctrl = Ctrl::EMPTY;
+            *self.ctrl_mut(g) = Ctrl::EMPTY;
         }
         self.used = 0;
         self.growth_left = max_load(self.capacity as usize) as u32;
@@ -430,30 +843,35 @@ impl Table {
     /// # Safety
     /// Every full slot's key is live.
     pub unsafe fn duplicate(&self, alloc: &Allocator) -> Result<*mut Table, Error> {
-        let bytes = Table::bytes(self.capacity as usize);
+        let bytes = Table::bytes(self.capacity as usize, self.kind);
         let copy = alloc.alloc(bytes)?.cast::<Table>();
         // SAFETY: `copy` has room for `bytes`, as does `self`'s allocation;
         // slots that are not full may be uninitialized, but copying them as
         // bytes is fine and they are never read as entries.
         unsafe {
             copy.write(Table {
-                groups: copy.add(1).cast::<Group>(),
+                groups: copy.add(1).cast::<u8>(),
+                room: self.kind,
                 ..*self
             });
-            ptr::copy_nonoverlapping(
-                self.groups.cast::<u8>(),
-                (*copy).groups.cast::<u8>(),
-                bytes - size_of::<Table>(),
-            );
+            ptr::copy_nonoverlapping(self.groups, (*copy).groups, bytes - size_of::<Table>());
+        }
+        if self.is_int() {
+            // Integer keys own nothing.
+            return Ok(copy);
         }
         let mut done = 0usize;
         let mut failed = None;
         for (g, i) in self.full_slots() {
             // SAFETY: full slots hold live keys.
-            match unsafe { self.slot(g, i).key.duplicate(alloc) } {
+            match unsafe {
+                self.group_as::<Slot>(g).slots[i % SLOTS]
+                    .key
+                    .duplicate(alloc)
+            } {
                 Ok(k) => {
                     // SAFETY: `copy` is a live table of the same shape.
-                    unsafe { (*copy).slot_mut(g, i).key = k };
+                    unsafe { (*copy).group_as_mut::<Slot>(g).slots[i % SLOTS].key = k };
                     done += 1;
                 }
                 Err(e) => {
@@ -466,7 +884,9 @@ impl Table {
             // SAFETY: the first `done` full slots of `copy` own fresh copies.
             unsafe {
                 for (g, i) in (*copy).full_slots().take(done) {
-                    (*copy).slot(g, i).key.release(alloc);
+                    (*copy).group_as::<Slot>(g).slots[i % SLOTS]
+                        .key
+                        .release(alloc);
                 }
                 Table::free(copy, alloc);
             }
@@ -499,8 +919,8 @@ mod tests {
     }
 
     /// Inserts `keys` with hashes chosen to start in group 0.
-    fn filled(alloc: &Allocator, capacity: usize, keys: u64) -> *mut Table {
-        let t = Table::new(alloc, capacity, 0).unwrap();
+    fn filled(alloc: &Allocator, capacity: usize, keys: u64, kind: u32) -> *mut Table {
+        let t = Table::new(alloc, capacity, 0, kind).unwrap();
         for k in 0..keys {
             let n = IntKey::new(2, k);
             // SAFETY: `t` is live.
@@ -523,14 +943,23 @@ mod tests {
     #[test]
     fn erase_in_a_full_group_leaves_a_tombstone() {
         let alloc = Allocator::default();
-        // SAFETY: the table is live until freed at the end; keys are inline.
+        // Both layouts behave alike.
+        for kind in [KIND_BYTES, TAG_U64 as u32] {
+            // SAFETY: the table is live until freed at the end; keys are
+            // inline.
+            unsafe { erase_in_a_full_group(&alloc, kind) };
+        }
+    }
+
+    unsafe fn erase_in_a_full_group(alloc: &Allocator, kind: u32) {
+        // SAFETY: the caller's guarantee.
         unsafe {
-            let tp = filled(&alloc, 16, 8);
+            let tp = filled(alloc, 16, 8, kind);
             let t = &mut *tp;
-            assert_eq!(t.group(0).ctrl.match_full().count(), 8);
+            assert_eq!(t.ctrl(0).match_full().count(), 8);
             let (g, i) = t.find(3 << 8, &IntKey::new(2, 3)).unwrap();
             t.erase(g, i);
-            assert_eq!(t.group(0).ctrl.get(i), DELETED);
+            assert_eq!(t.ctrl(0).get(i), DELETED);
             assert_eq!((t.used, t.growth_left, t.tombstones()), (7, 6, 1));
             // The tombstone is reused by the next absent key on that probe.
             let n = IntKey::new(2, 100);
@@ -543,7 +972,7 @@ mod tests {
                 slot,
                 reuse,
                 100 << 8,
-                n.to_stored(&alloc).unwrap(),
+                n.to_stored(alloc).unwrap(),
                 ptr::null_mut(),
             );
             assert_eq!((t.used, t.growth_left, t.tombstones()), (8, 6, 0));
@@ -552,10 +981,7 @@ mod tests {
             t.erase(g, i);
             let (g, j) = t.find(6 << 8, &IntKey::new(2, 6)).unwrap();
             t.erase(g, j);
-            assert_eq!(
-                (t.group(0).ctrl.get(i), t.group(0).ctrl.get(j)),
-                (DELETED, DELETED)
-            );
+            assert_eq!((t.ctrl(0).get(i), t.ctrl(0).get(j)), (DELETED, DELETED));
             // A group with an empty slot gets its slot emptied again.
             let n = IntKey::new(2, 200);
             let Lookup::Vacant { group, slot, reuse } = t.lookup(201, &n) else {
@@ -567,34 +993,66 @@ mod tests {
                 slot,
                 reuse,
                 201,
-                n.to_stored(&alloc).unwrap(),
+                n.to_stored(alloc).unwrap(),
                 ptr::null_mut(),
             );
             let left = t.growth_left;
             t.erase(group, slot);
-            assert_eq!(t.group(1).ctrl.get(slot), EMPTY);
+            assert_eq!(t.ctrl(1).get(slot), EMPTY);
             assert_eq!(t.growth_left, left + 1);
-            Table::free(tp, &alloc);
+            Table::free(tp, alloc);
         }
     }
 
     #[test]
     fn a_single_group_fills_up_and_never_tombstones() {
         let alloc = Allocator::default();
+        for kind in [KIND_BYTES, TAG_U64 as u32] {
+            // SAFETY: as above.
+            unsafe {
+                let tp = filled(&alloc, 8, 8, kind);
+                let t = &mut *tp;
+                assert_eq!(t.growth_left, 0);
+                assert!(matches!(
+                    t.lookup(99 << 8, &IntKey::new(2, 99)),
+                    Lookup::NoRoom
+                ));
+                assert!(t.find(99 << 8, &IntKey::new(2, 99)).is_none());
+                let (g, i) = t.find(3 << 8, &IntKey::new(2, 3)).unwrap();
+                t.erase(g, i);
+                assert_eq!(t.ctrl(0).get(i), EMPTY);
+                assert_eq!(t.growth_left, 1);
+                Table::free(tp, &alloc);
+            }
+        }
+    }
+
+    /// An integer table holds no other key: looking one up finds nothing,
+    /// inserting one asks for the general layout, and a byte key that
+    /// encodes the table's integer key is that key.
+    #[test]
+    fn an_integer_table_refuses_other_keys() {
+        use crate::key::Needle;
+        let alloc = Allocator::default();
         // SAFETY: as above.
         unsafe {
-            let tp = filled(&alloc, 8, 8);
+            let tp = filled(&alloc, 16, 4, TAG_U64 as u32);
             let t = &mut *tp;
-            assert_eq!(t.growth_left, 0);
-            assert!(matches!(
-                t.lookup(99 << 8, &IntKey::new(2, 99)),
-                Lookup::NoRoom
-            ));
-            assert!(t.find(99 << 8, &IntKey::new(2, 99)).is_none());
-            let (g, i) = t.find(3 << 8, &IntKey::new(2, 3)).unwrap();
-            t.erase(g, i);
-            assert_eq!(t.group(0).ctrl.get(i), EMPTY);
-            assert_eq!(t.growth_left, 1);
+            let i64_key = IntKey::new(TAG_I64, 2);
+            assert!(t.find(2 << 8, &i64_key).is_none());
+            assert!(matches!(t.lookup(2 << 8, &i64_key), Lookup::Foreign));
+            let text = Needle::bytes(b"a string");
+            assert!(matches!(t.lookup(2 << 8, &text), Lookup::Foreign));
+            let mut enc = vec![0x00, TAG_U64];
+            enc.extend_from_slice(&2u64.to_le_bytes());
+            let (g, i) = t.find(2 << 8, &Needle::bytes(&enc)).unwrap();
+            assert_eq!(t.entry(g, i).key.bytes(), &enc[..]);
+            // Sixteen bytes a slot, against 24 in the general layout.
+            assert_eq!(
+                Table::bytes(16, TAG_U64 as u32),
+                size_of::<Table>() + 2 * 136
+            );
+            assert_eq!(Table::bytes(16, KIND_BYTES), size_of::<Table>() + 2 * 200);
             Table::free(tp, &alloc);
         }
     }

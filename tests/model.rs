@@ -49,6 +49,13 @@ impl slate::key::Key for Probe<'_> {
             Probe::Int(k) => k.to_stored(alloc),
         }
     }
+
+    fn int(&self) -> Option<(u8, u64)> {
+        match self {
+            Probe::Bytes(n) => n.int(),
+            Probe::Int(k) => k.int(),
+        }
+    }
 }
 
 impl Key {
@@ -94,11 +101,27 @@ fn key() -> impl Strategy<Value = Key> {
     ]
 }
 
-fn op() -> impl Strategy<Value = Op> {
+/// Mostly `u64` keys, enough of them to split tables, with now and then
+/// a byte key that is a `u64` key's encoding (the same key), an `i64` key
+/// or a string: integer tables, and their turn to the general layout.
+fn mostly_u64_key() -> impl Strategy<Value = Key> {
     prop_oneof![
-        40 => (key(), any::<usize>()).prop_map(|(k, v)| Op::Set(k, v)),
-        20 => key().prop_map(Op::Delete),
-        15 => key().prop_map(Op::Get),
+        90 => (0u64..3000).prop_map(Key::U64),
+        6 => (0u64..3000).prop_map(|v| Key::Bytes(Key::U64(v).encoded())),
+        2 => (-50i64..50).prop_map(Key::I64),
+        2 => proptest::collection::vec(0u8..4, 0..20).prop_map(Key::Bytes),
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    op_with(key().boxed())
+}
+
+fn op_with(key: BoxedStrategy<Key>) -> impl Strategy<Value = Op> {
+    prop_oneof![
+        40 => (key.clone(), any::<usize>()).prop_map(|(k, v)| Op::Set(k, v)),
+        20 => key.clone().prop_map(Op::Delete),
+        15 => key.prop_map(Op::Get),
         2 => any::<u8>().prop_map(Op::DeleteIf),
         1 => Just(Op::Clear),
         2 => Just(Op::Compact),
@@ -131,69 +154,94 @@ proptest! {
 
     #[test]
     fn behaves_like_a_hashmap(ops in proptest::collection::vec(op(), 1..1500)) {
-        let mut m = Map::new(Allocator::default());
-        let mut model: HashMap<Vec<u8>, usize> = HashMap::new();
-        for op in ops {
-            match op {
-                Op::Set(k, v) => {
-                    m.set(&k.needle(), v as *mut c_void).unwrap();
-                    model.insert(k.encoded(), v);
-                }
-                Op::Delete(k) => {
-                    let r = m.delete(&k.needle());
-                    let expected = model.remove(&k.encoded());
-                    prop_assert_eq!(r.is_ok(), expected.is_some());
-                    if r.is_err() { prop_assert_eq!(r, Err(Error::NotFound)); }
-                }
-                Op::Get(k) => {
-                    let got = m.get(&k.needle()).map(|v| v as usize);
-                    prop_assert_eq!(got, model.get(&k.encoded()).copied());
-                }
-                Op::DeleteIf(b) => {
-                    // Delete entries whose value's low byte is below b.
-                    let this: *mut Map = &mut m;
-                    unsafe { Map::delete_if(this, |_, v| ((v as usize as u8) < b) as i32) };
-                    model.retain(|_, v| (*v as u8) >= b);
-                }
-                Op::Clear => {
-                    let cap = m.capacity();
-                    m.clear();
-                    model.clear();
-                    prop_assert_eq!(m.capacity(), cap);
-                }
-                Op::Compact => m.compact().unwrap(),
-                Op::Reserve(n) => {
-                    m.reserve(n as u64).unwrap();
-                    prop_assert!(m.capacity() >= (n as u64).min(m.len()));
-                }
-                Op::Clone => {
-                    let mut c = m.try_clone(Allocator::default()).unwrap();
-                    check(&c, &model);
-                    prop_assert_eq!(contents(&c), contents(&m));
-                    // Same order: tables are copied, not rehashed.
-                    let mut a = vec![]; m.each(|k, _| { a.push(k.to_vec()); 0 });
-                    let mut b = vec![]; c.each(|k, _| { b.push(k.to_vec()); 0 });
-                    prop_assert_eq!(a, b);
-                    // Independent: changing the copy leaves the source alone
-                    // (long keys included: they must be copies, not shared).
-                    let probe = b"a key only the clone ever holds".to_vec();
-                    c.set(&Needle::bytes(&probe), std::ptr::null_mut()).unwrap();
-                    let mut c_keys = vec![];
-                    c.each(|k, _| { c_keys.push(k.to_vec()); 0 });
-                    for k in c_keys.iter().filter(|k| k.len() > 12).take(5) {
-                        c.delete(&Needle::bytes(k)).unwrap();
-                    }
-                    c.free();
-                    prop_assert_eq!(m.get(&Needle::bytes(&probe)), None);
-                    prop_assert_eq!(contents(&m), model.clone());
+        run(ops)?;
+    }
+
+    #[test]
+    fn integer_tables_behave_like_a_hashmap(
+        ops in proptest::collection::vec(op_with(mostly_u64_key().boxed()), 1..4000)
+    ) {
+        run(ops)?;
+    }
+}
+
+fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
+    let mut m = Map::new(Allocator::default());
+    let mut model: HashMap<Vec<u8>, usize> = HashMap::new();
+    for op in ops {
+        match op {
+            Op::Set(k, v) => {
+                m.set(&k.needle(), v as *mut c_void).unwrap();
+                model.insert(k.encoded(), v);
+            }
+            Op::Delete(k) => {
+                let r = m.delete(&k.needle());
+                let expected = model.remove(&k.encoded());
+                prop_assert_eq!(r.is_ok(), expected.is_some());
+                if r.is_err() {
+                    prop_assert_eq!(r, Err(Error::NotFound));
                 }
             }
-            check(&m, &model);
+            Op::Get(k) => {
+                let got = m.get(&k.needle()).map(|v| v as usize);
+                prop_assert_eq!(got, model.get(&k.encoded()).copied());
+            }
+            Op::DeleteIf(b) => {
+                // Delete entries whose value's low byte is below b.
+                let this: *mut Map = &mut m;
+                unsafe { Map::delete_if(this, |_, v| ((v as usize as u8) < b) as i32) };
+                model.retain(|_, v| (*v as u8) >= b);
+            }
+            Op::Clear => {
+                let cap = m.capacity();
+                m.clear();
+                model.clear();
+                prop_assert_eq!(m.capacity(), cap);
+            }
+            Op::Compact => m.compact().unwrap(),
+            Op::Reserve(n) => {
+                m.reserve(n as u64).unwrap();
+                prop_assert!(m.capacity() >= (n as u64).min(m.len()));
+            }
+            Op::Clone => {
+                let mut c = m.try_clone(Allocator::default()).unwrap();
+                check(&c, &model);
+                prop_assert_eq!(contents(&c), contents(&m));
+                // Same order: tables are copied, not rehashed.
+                let mut a = vec![];
+                m.each(|k, _| {
+                    a.push(k.to_vec());
+                    0
+                });
+                let mut b = vec![];
+                c.each(|k, _| {
+                    b.push(k.to_vec());
+                    0
+                });
+                prop_assert_eq!(a, b);
+                // Independent: changing the copy leaves the source alone
+                // (long keys included: they must be copies, not shared).
+                let probe = b"a key only the clone ever holds".to_vec();
+                c.set(&Needle::bytes(&probe), std::ptr::null_mut()).unwrap();
+                let mut c_keys = vec![];
+                c.each(|k, _| {
+                    c_keys.push(k.to_vec());
+                    0
+                });
+                for k in c_keys.iter().filter(|k| k.len() > 12).take(5) {
+                    c.delete(&Needle::bytes(k)).unwrap();
+                }
+                c.free();
+                prop_assert_eq!(m.get(&Needle::bytes(&probe)), None);
+                prop_assert_eq!(contents(&m), model.clone());
+            }
         }
-        prop_assert_eq!(contents(&m), model);
-        m.free();
-        prop_assert_eq!(m.len(), 0);
+        check(&m, &model);
     }
+    prop_assert_eq!(contents(&m), model);
+    m.free();
+    prop_assert_eq!(m.len(), 0);
+    Ok(())
 }
 
 #[test]
@@ -284,26 +332,6 @@ fn long_key(i: u64) -> Vec<u8> {
     format!("a long key, number {i:>8}").into_bytes()
 }
 
-/// A workload that passes every allocating path: growth, splits,
-/// directory doublings, key copies, clone, compact, reserve. Returns
-/// the first error, with the map as it stood.
-fn workload(m: &mut Map) -> Result<(), Error> {
-    for i in 0..3000u64 {
-        m.set(&IntKey::new(TAG_U64, i), i as *mut c_void)?;
-        if i % 3 == 0 {
-            m.set(&Needle::bytes(&long_key(i)), i as *mut c_void)?;
-        }
-    }
-    let mut c = m.try_clone(m_alloc(m))?;
-    c.free();
-    for i in 0..2000u64 {
-        m.delete(&IntKey::new(TAG_U64, i))?;
-    }
-    m.compact()?;
-    m.reserve(8000)?;
-    Ok(())
-}
-
 fn m_alloc(_m: &Map) -> Allocator {
     Allocator::new(Some(test_malloc), Some(test_calloc), Some(test_free)).unwrap()
 }
@@ -315,7 +343,7 @@ fn every_failed_allocation_changes_nothing() {
     ALLOCS.with(|a| a.set(0));
     FAIL_AT.with(|f| f.set(u64::MAX));
     let mut m = Map::new(alloc);
-    workload(&mut m).unwrap();
+    workload_checked(&mut m).unwrap();
     m.free();
     let total = ALLOCS.with(|a| a.get());
     assert!(total > 1000, "workload allocated only {total} times");
@@ -348,7 +376,9 @@ fn every_failed_allocation_changes_nothing() {
     }
 }
 
-/// The workload again, with a model of what the map must hold: a call that
+/// A workload that passes every allocating path (growth, splits,
+/// directory doublings, integer tables turning general, key copies, clone,
+/// compact, reserve), with a model of what the map must hold: a call that
 /// fails must leave the map equal to the model (which only records calls
 /// that succeeded), checked once, at the failure.
 fn workload_checked(m: &mut Map) -> Result<(), Error> {
@@ -357,17 +387,19 @@ fn workload_checked(m: &mut Map) -> Result<(), Error> {
         assert_eq!(&contents(m), model, "a failed call changed the map");
         e
     };
+    // Integer tables first (growth and splits), then long keys that turn
+    // each of them general.
     for i in 0..3000u64 {
         let k = IntKey::new(TAG_U64, i);
         m.set(&k, i as *mut c_void)
             .map_err(|e| fail(m, &model, e))?;
         model.insert(Key::U64(i).encoded(), i as usize);
-        if i % 3 == 0 {
-            let key = long_key(i);
-            m.set(&Needle::bytes(&key), i as *mut c_void)
-                .map_err(|e| fail(m, &model, e))?;
-            model.insert(key, i as usize);
-        }
+    }
+    for i in (0..3000u64).step_by(3) {
+        let key = long_key(i);
+        m.set(&Needle::bytes(&key), i as *mut c_void)
+            .map_err(|e| fail(m, &model, e))?;
+        model.insert(key, i as usize);
     }
     let mut c = m.try_clone(m_alloc(m)).map_err(|e| fail(m, &model, e))?;
     assert_eq!(contents(&c), model);

@@ -103,6 +103,11 @@ pub struct slate_table_info_s {
     pub growth_left: u32,
     /// Groups of 8 slots (`capacity / 8`).
     pub groups: u32,
+    /// Its slot layout: 0 for any key (24-byte slots), or `0x01` / `0x02`
+    /// when it holds only `i64` / only `u64` keys, kept as 8-byte values
+    /// in 16-byte slots (a table takes the kind of the first key it holds
+    /// and turns general when a key of another kind arrives).
+    pub int_keys: u32,
 }
 
 /// A NUL-terminated string key.
@@ -706,10 +711,7 @@ pub unsafe extern "C" fn slate_info(map: *const slate_s, info: *mut slate_info_s
             out.tables += 1;
             out.capacity += t.capacity as u64;
             out.tombstones += t.tombstones() as u64;
-            out.memory += Table::bytes(t.capacity as usize) as u64;
-            for (g, i) in t.full_slots() {
-                out.memory += t.slot(g, i).key.heap_bytes() as u64;
-            }
+            out.memory += (t.memory() + t.heap_bytes()) as u64;
         }
         if m.mode == MODE_DIR {
             out.global_depth = m.global_depth as u32;
@@ -767,6 +769,7 @@ pub unsafe extern "C" fn slate_table_info(
             tombstones: t.tombstones() as u32,
             growth_left: t.growth_left,
             groups: t.group_count() as u32,
+            int_keys: t.kind,
         };
         // SAFETY: `info` is writable.
         unsafe { info.write(out) };
@@ -800,7 +803,7 @@ pub unsafe extern "C" fn slate_table_ctrl(
             return Err(Error::NotFound);
         }
         // SAFETY: `ctrl` is writable.
-        unsafe { ctrl.write(t.group(group as usize).ctrl.0) };
+        unsafe { ctrl.write(t.ctrl(group as usize).0) };
         Ok(())
     })
 }
@@ -835,7 +838,7 @@ pub unsafe extern "C" fn slate_table_ctrls(
         }
         for g in 0..count as usize {
             // SAFETY: `ctrl` has room for `count` words.
-            unsafe { ctrl.add(g).write(t.group(g).ctrl.0) };
+            unsafe { ctrl.add(g).write(t.ctrl(g).0) };
         }
         Ok(())
     })
