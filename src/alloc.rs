@@ -130,11 +130,6 @@ impl Allocator {
     }
 }
 
-/// Allocations from this size up ask for transparent huge pages.
-const HUGE: usize = 4 << 20;
-/// The huge page size on x86-64 and arm64 (4 KiB base pages).
-const HUGE_PAGE: usize = 2 << 20;
-
 /// Asks Linux to back the 2 MiB-aligned interior of a large allocation of
 /// the C library's `malloc` with transparent huge pages (where the system
 /// leaves that to programs: `madvise` mode). A random lookup in a slotmap
@@ -144,6 +139,10 @@ const HUGE_PAGE: usize = 2 << 20;
 #[cfg(target_os = "linux")]
 fn advise_huge(p: *mut u8, size: usize) {
     const MADV_HUGEPAGE: core::ffi::c_int = 14;
+    /// Allocations from this size up ask for transparent huge pages.
+    const HUGE: usize = 4 << 20;
+    /// The huge page size on x86-64 and arm64 (4 KiB base pages).
+    const HUGE_PAGE: usize = 2 << 20;
     extern "C" {
         fn madvise(addr: *mut c_void, len: usize, advice: core::ffi::c_int) -> core::ffi::c_int;
     }
