@@ -14,7 +14,7 @@
  * layout-dependent failure may need a few runs of the same command.
  *
  * The model.  Keys are drawn from a fixed universe of UNIVERSE keys built
- * from the seed: strings (short, longer than 12 bytes, with a shared
+ * from the seed: strings (short, longer than 28 bytes, with a shared
  * prefix), byte keys (lengths 0..40, embedded NULs, the empty key, near
  * misses of the integer encoding), i64 keys (negative, INT64_MIN/MAX) and
  * u64 keys (0, UINT64_MAX, ...).  Every key is kept as the bytes the map
@@ -277,6 +277,8 @@ static void build_universe(void) {
   make_string(&u[n++], "a");
   make_string(&u[n++], "twelve-bytes");                             /* 12 */
   make_string(&u[n++], "thirteen-byte");                            /* 13 */
+  make_string(&u[n++], "twenty-eight-bytes-in-a-slot");             /* 28 */
+  make_string(&u[n++], "twenty-nine-bytes-out-of-slot");            /* 29 */
   make_string(&u[n++], "forty-bytes-forty-bytes-forty-bytes-40b"); /* 39 */
   make_int(&u[n++], KIND_I64, 0);
   make_int(&u[n++], KIND_I64, (uint64_t)(int64_t)-1);

@@ -463,7 +463,7 @@ void test_callbacks() {
   uint64_t seen = 0, long_keys = 0;
   auto visit = [&](std::string_view key, void*) -> int {
     seen++;
-    if (key.size() > 12) long_keys++;
+    if (key.size() > 28) long_keys++;
     return 0;
   };
   CHECK_EQ_INT(each_rethrow(&m, visit), SLATE_OK);
@@ -1500,7 +1500,8 @@ void test_allocator() {
   CHECK_EQ_U64(total_allocs(), 0); /* slate() allocates nothing */
   uint64_t bad = 0;
   for (uint64_t i = 0; i < 3000; i++) {
-    std::string k = "counted-allocation-key-" + std::to_string(i); /* > 12 bytes: copied */
+    /* longer than the 28 bytes a slot holds: copied */
+    std::string k = "counted-allocation-key-past-the-inline-limit-" + std::to_string(i);
     bad += slate_set(&a, k.c_str(), V(i)) != SLATE_OK;
     bad += slate_set_u64(&a, i, V(i)) != SLATE_OK;
   }
@@ -1520,7 +1521,7 @@ void test_allocator() {
   /* Read-only calls allocate nothing. */
   uint64_t walked = 0;
   CHECK_EQ_INT(slate_each(&a, k_each_lambda, &walked), SLATE_OK);
-  CHECK_EQ_INT(slate_get(&a, "counted-allocation-key-7", nullptr), SLATE_OK);
+  CHECK_EQ_INT(slate_get(&a, "counted-allocation-key-past-the-inline-limit-7", nullptr), SLATE_OK);
   CHECK_EQ_U64(total_allocs(), allocs_now);
 
   /* A clone takes the allocator in force. */
@@ -1609,7 +1610,8 @@ void test_allocator() {
       slate(&m);
       uint64_t& b = thread_bad[static_cast<size_t>(i)];
       for (uint64_t j = 0; j < 20000; j++) {
-        std::string k = "thread-" + std::to_string(i) + "-allocating-key-" + std::to_string(j % 5000);
+        std::string k = "thread-" + std::to_string(i) + "-allocating-key-past-the-inline-limit-" +
+                        std::to_string(j % 5000);
         if (j % 3 == 2) {
           int r = slate_delete(&m, k.c_str());
           b += r != SLATE_OK && r != SLATE_ERROR_NOT_FOUND;

@@ -110,7 +110,7 @@ typedef struct slate_info_s {
   uint64_t tombstones;
   /**
    * Bytes currently held from the allocator (tables, directory, copies
-   * of keys longer than 12 bytes).
+   * of keys longer than 28 bytes).
    */
   uint64_t memory;
   /**
@@ -169,7 +169,7 @@ typedef struct slate_table_info_s {
    */
   uint32_t groups;
   /**
-   * Its slot layout: 0 for any key (24-byte slots), or `0x01` / `0x02`
+   * Its slot layout: 0 for any key (40-byte slots), or `0x01` / `0x02`
    * when it holds only `i64` / only `u64` keys, kept as 8-byte values
    * in 16-byte slots (a table takes the kind of the first key it holds
    * and turns general when a key of another kind arrives).

@@ -1,19 +1,20 @@
 //! Key storage: how a slot holds its key.
 //!
-//! Every key is a byte string. A slot keeps it in 16 bytes, read as two
-//! little-endian words so that a comparison is two integer compares:
+//! Every key is a byte string. A general slot keeps it in 32 bytes, the
+//! first word of which is compared before anything else:
 //!
 //! ```text
-//! bytes  0..4     4..8          8..16
-//! inline [len   ][key 0..4    ][key 4..12, zero padded]   len <= 12
-//! heap   [len   ][key 0..4    ][pointer to a copy of all len bytes]
+//! bytes  0..4     4..8          8..24                     24..32
+//! inline [len   ][key 0..4    ][key 4..28, zero padded ........]   len <= 28
+//! heap   [len   ][key 0..4    ][zero                  ][pointer]   len > 28
 //! ```
 //!
-//! Keys of up to 12 bytes, which covers the 10-byte integer encoding, live
-//! in the slot and cost no allocation. Longer keys are copied once into
-//! memory from the map's allocator; the slot keeps the length and first four
-//! bytes beside the pointer, so most mismatches are rejected without
-//! touching the copy.
+//! Keys of up to 28 bytes, which covers the 10-byte integer encoding and
+//! most names, ids and paths' last parts, live in the slot and cost no
+//! allocation, and comparing one reads no memory but the slot. Longer keys
+//! are copied once into memory from the map's allocator; the slot keeps the
+//! length and first four bytes beside the pointer, so most mismatches are
+//! rejected without touching the copy.
 //!
 //! Integer keys are the bytes `[0x00, tag, v0 .. v7]` (`tag` 0x01 for i64,
 //! 0x02 for u64, the value little-endian), so they never meet a string key
@@ -30,7 +31,11 @@ use crate::alloc::Allocator;
 use crate::Error;
 
 /// Longest key kept inside the slot.
-pub const INLINE: usize = 12;
+pub const INLINE: usize = 28;
+/// Bytes of a key repr.
+const REPR: usize = 32;
+/// Where a heap key's pointer sits in its repr.
+const PTR_AT: usize = 24;
 /// Length of an encoded integer key.
 pub const INT_LEN: usize = 10;
 /// The second byte of an encoded `i64` key.
@@ -40,18 +45,18 @@ pub const TAG_U64: u8 = 0x02;
 
 /// A key as a slot stores it (see the module docs for the layout).
 ///
-/// The 16 bytes are always initialized; they are kept as `MaybeUninit` only
+/// The 32 bytes are always initialized; they are kept as `MaybeUninit` only
 /// because a copy of a `MaybeUninit` keeps the provenance of a heap key's
-/// pointer bytes, where a copy of a `[u8; 16]` would strip it.
+/// pointer bytes, where a copy of a `[u8; 32]` would strip it.
 #[repr(C, align(8))]
 #[derive(Clone, Copy)]
 pub struct KeyRepr {
-    raw: MaybeUninit<[u8; 16]>,
+    raw: MaybeUninit<[u8; REPR]>,
 }
 
 impl PartialEq for KeyRepr {
     fn eq(&self, other: &KeyRepr) -> bool {
-        self.bytes16() == other.bytes16()
+        self.all_bytes() == other.all_bytes()
     }
 }
 
@@ -59,48 +64,44 @@ impl Eq for KeyRepr {}
 
 impl core::fmt::Debug for KeyRepr {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "KeyRepr({:02x?})", self.bytes16())
+        write!(f, "KeyRepr({:02x?})", self.all_bytes())
     }
 }
 
 impl KeyRepr {
-    #[inline]
-    fn new(raw: [u8; 16]) -> KeyRepr {
+    /// A repr from its four words, little-endian.
+    #[inline(always)]
+    fn from_words(w: [u64; 4]) -> KeyRepr {
+        let mut raw = [0u8; REPR];
+        for (chunk, w) in raw.chunks_exact_mut(8).zip(w) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
         KeyRepr {
             raw: MaybeUninit::new(raw),
         }
     }
 
-    /// An inline key from its two words.
-    #[inline(always)]
-    fn from_words(w0: u64, w1: u64) -> KeyRepr {
-        let mut raw = [0u8; 16];
-        raw[..8].copy_from_slice(&w0.to_le_bytes());
-        raw[8..].copy_from_slice(&w1.to_le_bytes());
-        KeyRepr::new(raw)
-    }
-
     #[inline]
-    fn bytes16(&self) -> &[u8; 16] {
-        // SAFETY: every constructor initializes all 16 bytes.
+    fn all_bytes(&self) -> &[u8; REPR] {
+        // SAFETY: every constructor initializes all 32 bytes.
         unsafe { self.raw.assume_init_ref() }
     }
 
     #[inline]
     pub(crate) fn w0(&self) -> u64 {
-        u64::from_le_bytes(self.bytes16()[0..8].try_into().unwrap())
+        u64::from_le_bytes(self.all_bytes()[0..8].try_into().unwrap())
     }
 
     #[inline]
     pub(crate) fn w1(&self) -> u64 {
-        u64::from_le_bytes(self.bytes16()[8..16].try_into().unwrap())
+        u64::from_le_bytes(self.all_bytes()[8..16].try_into().unwrap())
     }
 
     /// An integer key's inline repr.
     #[inline(always)]
     pub fn from_int(tag: u8, v: u64) -> KeyRepr {
         let (w0, w1) = int_words(tag, v);
-        KeyRepr::from_words(w0, w1)
+        KeyRepr::from_words([w0, w1, 0, 0])
     }
 
     /// The integer key this repr holds, if it holds one: `(tag, value)`.
@@ -121,17 +122,18 @@ impl KeyRepr {
 
     #[inline(always)]
     fn heap_ptr(&self) -> *mut u8 {
-        // SAFETY: bytes 8.. hold a pointer written by `heap_repr` (read
+        // SAFETY: bytes 24.. hold a pointer written by `heap_repr` (read
         // unaligned: the array is only 8-aligned as a whole, which is
         // enough, but this keeps the read independent of that).
-        unsafe { ptr::read_unaligned(self.raw.as_ptr().cast::<u8>().add(8).cast::<*mut u8>()) }
+        unsafe { ptr::read_unaligned(self.raw.as_ptr().cast::<u8>().add(PTR_AT).cast::<*mut u8>()) }
     }
 
     /// Address of the key's bytes: in the slot itself, or the heap copy.
-    #[inline]
+    #[inline(always)]
     pub fn bytes_ptr(&self) -> *const u8 {
         if self.is_inline() {
-            self.bytes16()[4..].as_ptr()
+            // SAFETY: byte 4 is inside the repr.
+            unsafe { self.raw.as_ptr().cast::<u8>().add(4) }
         } else {
             self.heap_ptr()
         }
@@ -188,19 +190,36 @@ fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
     let copy = alloc.alloc(bytes.len())?;
     // SAFETY: `copy` is a fresh allocation of `bytes.len()` bytes.
     unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), copy, bytes.len()) };
-    // Length and the first four bytes; written without a bounds check, so
-    // that inserting a key cannot panic.
-    let head = load_le(bytes.get(..4).unwrap_or(&[]));
-    let mut repr = KeyRepr::from_words(bytes.len() as u64 | head << 32, 0);
+    let mut repr = KeyRepr::from_words([head_word(bytes), 0, 0, 0]);
     // Stored as a pointer, not an integer, so it keeps its provenance.
-    // SAFETY: bytes 8..16 have room for a pointer on every target.
+    // SAFETY: bytes 24..32 have room for a pointer on every target.
     unsafe {
         ptr::write_unaligned(
-            repr.raw.as_mut_ptr().cast::<u8>().add(8).cast::<*mut u8>(),
+            repr.raw
+                .as_mut_ptr()
+                .cast::<u8>()
+                .add(PTR_AT)
+                .cast::<*mut u8>(),
             copy,
         )
     };
     Ok(repr)
+}
+
+/// A repr's first word: the length and the first four bytes (read without
+/// a bounds check, so that inserting a key cannot panic).
+#[inline(always)]
+fn head_word(key: &[u8]) -> u64 {
+    let head = load_le(key.get(..key.len().min(4)).unwrap_or(&[]));
+    key.len() as u64 | head << 32
+}
+
+/// The repr of a key of at most [`INLINE`] bytes, built in registers: each
+/// word from (up to) 8 key bytes, zero padded.
+#[inline(always)]
+fn inline_repr(key: &[u8]) -> KeyRepr {
+    let from = |at: usize| load_le(key.get(at..).unwrap_or(&[]));
+    KeyRepr::from_words([head_word(key), from(4), from(12), from(20)])
 }
 
 /// What a table needs of a key being looked up or inserted. Implemented by
@@ -301,7 +320,7 @@ fn int_of_words(w0: u64, w1: u64) -> Option<(u8, u64)> {
     }
 }
 
-/// A key being looked up: the slot words it must match, and its bytes.
+/// A key being looked up: the slot word it must match first, and its bytes.
 ///
 /// Built in registers, without copying the key: lookups hash the caller's
 /// bytes where they are and compare words.
@@ -309,9 +328,6 @@ fn int_of_words(w0: u64, w1: u64) -> Option<(u8, u64)> {
 pub struct Needle<'a> {
     /// The slot's first word: length, and the key's first four bytes.
     w0: u64,
-    /// An inline key's second slot word (bytes 4..12, zero padded); 0 for
-    /// heap keys, whose slots hold a pointer there.
-    w1: u64,
     /// The key's bytes, kept as a pointer and a 32-bit length rather than
     /// a slice: when a needle goes through memory (to a probe that is not
     /// inlined), the compiler stores a slice's length, known to fit in 32
@@ -326,18 +342,10 @@ impl<'a> Needle<'a> {
     /// A byte key. The length must fit in `u32` (the C API guarantees it).
     #[inline(always)]
     pub fn bytes(key: &'a [u8]) -> Needle<'a> {
-        let len = key.len();
-        let head = load_le(key.get(..len.min(4)).unwrap_or(&[]));
-        let w1 = if len <= INLINE {
-            load_le(key.get(4..).unwrap_or(&[]))
-        } else {
-            0
-        };
         Needle {
-            w0: len as u64 | head << 32,
-            w1,
+            w0: head_word(key),
             ptr: key.as_ptr(),
-            len: len as u32,
+            len: key.len() as u32,
             _key: PhantomData,
         }
     }
@@ -387,20 +395,24 @@ fn le(p: &[u8], at: usize, w: usize) -> u64 {
     }
 }
 
-/// Whether the `key.len()` bytes at `p` equal `key` (a heap key of more
-/// than `INLINE` bytes): keys up to 32 bytes by overlapping 8-byte loads
-/// from both ends, without a `memcmp` call.
+/// Whether the `key.len()` bytes at `p` equal `key`, given that their first
+/// four bytes do (the slot's first word matched): up to 32 bytes by
+/// overlapping loads from both ends, without a `memcmp` call.
 ///
 /// # Safety
 /// `p` points to `key.len()` readable bytes.
 #[inline(always)]
-unsafe fn eq_heap(p: *const u8, key: &[u8]) -> bool {
+unsafe fn eq_rest(p: *const u8, key: &[u8]) -> bool {
     let n = key.len();
     // SAFETY (the reads below): offsets stay below `n`, the length of both.
     let at = |q: *const u8, i: usize| unsafe { q.add(i).cast::<u64>().read_unaligned() };
+    let at4 = |q: *const u8, i: usize| unsafe { q.add(i).cast::<u32>().read_unaligned() };
     let k = key.as_ptr();
-    if n <= 16 {
-        // `n > INLINE >= 8`.
+    if n <= 4 {
+        true
+    } else if n <= 8 {
+        at4(p, n - 4) == at4(k, n - 4)
+    } else if n <= 16 {
         at(p, 0) == at(k, 0) && at(p, n - 8) == at(k, n - 8)
     } else if n <= 32 {
         at(p, 0) == at(k, 0)
@@ -424,19 +436,15 @@ impl Key for Needle<'_> {
         if slot.w0() != self.w0 {
             return false;
         }
-        if self.is_inline() {
-            slot.w1() == self.w1
-        } else {
-            // SAFETY: equal first words: the slot holds a heap key of this
-            // length, live by the caller's guarantee.
-            unsafe { eq_heap(slot.heap_ptr(), self.key()) }
-        }
+        // SAFETY: equal first words: the slot holds a key of this length,
+        // inline or (live by the caller's guarantee) on the heap.
+        unsafe { eq_rest(slot.bytes_ptr(), self.key()) }
     }
 
     #[inline]
     fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
         if self.is_inline() {
-            Ok(KeyRepr::from_words(self.w0, self.w1))
+            Ok(inline_repr(self.key()))
         } else {
             heap_repr(self.key(), alloc)
         }
@@ -444,7 +452,10 @@ impl Key for Needle<'_> {
 
     #[inline(always)]
     fn int(&self) -> Option<(u8, u64)> {
-        int_of_words(self.w0, self.w1)
+        if self.len as usize != INT_LEN {
+            return None;
+        }
+        int_of_words(self.w0, load_le(self.key().get(4..).unwrap_or(&[])))
     }
 }
 
@@ -513,7 +524,7 @@ mod tests {
         ] {
             let enc = encoding(tag, v);
             let (int, bytes) = (IntKey::new(tag, v), Needle::bytes(&enc));
-            assert_eq!(int_words(tag, v), (bytes.w0, bytes.w1));
+            assert_eq!(int_words(tag, v).0, bytes.w0);
             assert_eq!(int.hash(99), bytes.hash(99));
             let (a, b) = (
                 int.to_stored(&alloc).unwrap(),

@@ -11,7 +11,7 @@
 //! - **table**: a power of two of groups, 8 to 1024 slots, filled to at
 //!   most 7/8; `growth_left` counts the slots an insert may still take
 //!   (see [`table`]). Its **kind** is its slot layout: general (any key,
-//!   24-byte slots) or integer (only `u64` keys, or only `i64` keys, kept
+//!   40-byte slots) or integer (only `u64` keys, or only `i64` keys, kept
 //!   as 8-byte values in 16-byte slots).
 //! - **directory**: `1 << global_depth` table pointers indexed by the top
 //!   `global_depth` bits of h1; a table of **local depth** `d` fills

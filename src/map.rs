@@ -940,7 +940,7 @@ mod tests {
     }
 
     fn long(i: u64) -> Vec<u8> {
-        format!("a key longer than twelve bytes: {i}").into_bytes()
+        format!("a key longer than the 28 bytes a slot holds: {i}").into_bytes()
     }
 
     /// Every path that moves memory, small enough for Miri: the small map,
@@ -977,7 +977,7 @@ mod tests {
         m.check().unwrap();
         let this: *mut Map = &mut m;
         // SAFETY: `m` is live and not otherwise borrowed.
-        unsafe { Map::delete_if(this, |k, _| (k.len() > 12) as i32) };
+        unsafe { Map::delete_if(this, |k, _| (k.len() > crate::key::INLINE) as i32) };
         m.check().unwrap();
         assert_eq!(m.len(), n - n.div_ceil(3));
         c.clear();

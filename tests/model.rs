@@ -97,7 +97,7 @@ fn key() -> impl Strategy<Value = Key> {
         // Small spaces so that keys repeat: replaces and deletes that hit.
         (0u64..400).prop_map(Key::U64),
         (-200i64..200).prop_map(Key::I64),
-        proptest::collection::vec(0u8..4, 0..20).prop_map(Key::Bytes),
+        proptest::collection::vec(0u8..4, 0..40).prop_map(Key::Bytes),
     ]
 }
 
@@ -109,7 +109,7 @@ fn mostly_u64_key() -> impl Strategy<Value = Key> {
         90 => (0u64..3000).prop_map(Key::U64),
         6 => (0u64..3000).prop_map(|v| Key::Bytes(Key::U64(v).encoded())),
         2 => (-50i64..50).prop_map(Key::I64),
-        2 => proptest::collection::vec(0u8..4, 0..20).prop_map(Key::Bytes),
+        2 => proptest::collection::vec(0u8..4, 0..40).prop_map(Key::Bytes),
     ]
 }
 
@@ -228,7 +228,11 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     c_keys.push(k.to_vec());
                     0
                 });
-                for k in c_keys.iter().filter(|k| k.len() > 12).take(5) {
+                for k in c_keys
+                    .iter()
+                    .filter(|k| k.len() > slate::key::INLINE)
+                    .take(5)
+                {
                     c.delete(&Needle::bytes(k)).unwrap();
                 }
                 c.free();
@@ -329,7 +333,7 @@ unsafe extern "C" fn test_free(p: *mut c_void) {
 }
 
 fn long_key(i: u64) -> Vec<u8> {
-    format!("a long key, number {i:>8}").into_bytes()
+    format!("a long key, past the inline limit, number {i:>8}").into_bytes()
 }
 
 fn m_alloc(_m: &Map) -> Allocator {

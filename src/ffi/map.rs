@@ -70,7 +70,7 @@ pub struct slate_info_s {
     /// Deleted slots not yet reclaimed.
     pub tombstones: u64,
     /// Bytes currently held from the allocator (tables, directory, copies
-    /// of keys longer than 12 bytes).
+    /// of keys longer than 28 bytes).
     pub memory: u64,
     /// Hash bits that index the directory.
     pub global_depth: u32,
@@ -103,7 +103,7 @@ pub struct slate_table_info_s {
     pub growth_left: u32,
     /// Groups of 8 slots (`capacity / 8`).
     pub groups: u32,
-    /// Its slot layout: 0 for any key (24-byte slots), or `0x01` / `0x02`
+    /// Its slot layout: 0 for any key (40-byte slots), or `0x01` / `0x02`
     /// when it holds only `i64` / only `u64` keys, kept as 8-byte values
     /// in 16-byte slots (a table takes the kind of the first key it holds
     /// and turns general when a key of another kind arrives).
