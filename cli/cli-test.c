@@ -12,7 +12,7 @@
  *
  *   slate_info        seed, global depth, directory size, tables, capacity
  *   slate_table_info  per table: directory range, local depth, capacity,
- *                     used, tombstones, growth budget
+ *                     used, tombstones, growth budget, slot layout
  *   slate_table_ctrls the raw 64-bit control words of a table's groups
  *   slate_check       the library's own invariant checker
  *
@@ -1285,6 +1285,9 @@ static const char *table_header(const app_s *a, uint32_t t, char *line, size_t c
            ti->directory_first, ti->directory_first + ti->directory_count - 1, ti->local_depth, ti->used,
            ti->capacity, ti->growth_left, ti->tombstones);
   }
+  append(line, cap, ", %s", ti->int_keys == 2   ? "u64 slots (16 B)"
+                            : ti->int_keys == 1 ? "i64 slots (16 B)"
+                                                : "general slots (40 B)");
   return !tv->ok ? STYLE_BAD : focus ? STYLE_FOCUS : STYLE_TABLE;
 }
 
@@ -1610,7 +1613,8 @@ static void usage(FILE *to) {
       "  table is wrong, then slate_check's verdict; fill: how many groups hold\n"
       "  0..8 full slots; last: the slot of the last inserted or deleted key;\n"
       "  then per table its directory range, local depth, used, capacity,\n"
-      "  growth budget and tombstones, and its groups, 8 cells each:\n"
+      "  growth budget, tombstones and slot layout (u64 keys only: 16-byte\n"
+      "  slots), and its groups, 8 cells each:\n"
       "    .  empty    x  deleted (tombstone)    #  full\n"
       "    (f: a full slot shows its 7-bit fingerprint in hex, 2 cells)\n"
       "  '>' marks the group of the last key (a colour terminal also lights up\n"

@@ -100,6 +100,7 @@ check "3: invariants OK (the CLI's recount)" has "$f" "^check: cli OK"
 check "3: slate_check OK" has "$f" "slate_check OK"
 check "3: the last key is placed and marked" has "$f" "^last: inserted 0x[0-9a-f]* -> table [0-9]* group [0-9]* slot [0-7] "
 check "3: exactly one group row carries the '>' mark" is "$(grid <<<"$f" | grep -c '>')" 1
+check "3: u64 keys: every table has 16-byte u64 slots" is "$(table_lines <<<"$f" | grep -vc ', u64 slots (16 B)$')" 0
 check "3: no table over 1024 slots" is "$(table_lines <<<"$f" | sed -n 's/.*, capacity \([0-9]*\),.*/\1/p' | awk '$1 > 1024' | wc -l)" 0
 
 # --- deletions into full groups leave tombstones; p, v, k, c ------------
