@@ -589,25 +589,26 @@ impl SlotMap {
     }
 
     /// The commonest insert, and nothing else: `simple_rows`, a row given,
-    /// room for it and its slot. Returns the key, or 0 (never a key,
-    /// nothing done) for every other case. Straight-line code without
-    /// calls, so that `slotmap_insert` needs no stack frame on this path.
+    /// room for it and its slot. Returns the key, or `None` (nothing done)
+    /// for every other case. Straight-line code without calls, so that
+    /// `slotmap_insert` needs no stack frame on this path. (Not a 0 for
+    /// "nothing done": the caller would then test every key it got.)
     ///
     /// # Safety
     /// As for `insert`.
     #[inline(always)]
-    pub unsafe fn insert_fast(&mut self, row: *const u8) -> u64 {
+    pub unsafe fn insert_fast(&mut self, row: *const u8) -> Option<u64> {
         if !self.simple_rows() || row.is_null() || self.room() != Ok(true) {
-            return 0;
+            return None;
         }
         let size = self.sizes[0] as usize;
-        self.take_slot(|m, r| {
+        Some(self.take_slot(|m, r| {
             // SAFETY: row `r` of the one column is inside the block
             // (`r < cap`); `row` has `size` bytes.
             let dst = unsafe { m.col0.add(r as usize * size) };
             // SAFETY: as above; `simple_rows` checked the size.
             unsafe { copy_simple(row, dst, size) }
-        })
+        }))
     }
 
     /// Takes a slot (from the free list, else a new one), copies `row` into

@@ -152,8 +152,7 @@ pub unsafe extern "C" fn slotmap_insert(
         _ => return Error::Invalid as c_int,
     };
     // SAFETY: `row` is NULL or a packed row.
-    let k = unsafe { m.insert_fast(row.cast()) };
-    if k != 0 {
+    if let Some(k) = unsafe { m.insert_fast(row.cast()) } {
         // SAFETY: `key` is writable.
         unsafe { key.write(k) };
         return SLATE_OK;
