@@ -275,11 +275,17 @@ impl Map {
                 // An empty table takes the layout of the key (`set`).
                 Lookup::Vacant { .. } if t.used == 0 && n.int().is_some() => return None,
                 Lookup::Vacant { group, slot, reuse } => {
-                    let key = match n.to_stored(&self.alloc) {
-                        Ok(key) => key,
-                        Err(e) => return Some(Err(e)),
-                    };
-                    t.occupy_in(group, slot, reuse, h, Slot { key, value });
+                    // The key goes straight into the slot, which stays
+                    // vacant (and unread) if that fails.
+                    let s = t.vacant_slot::<Slot>(group, slot);
+                    // SAFETY: `s` is a vacant slot of `t`, ours to write.
+                    unsafe {
+                        if let Err(e) = n.store(ptr::addr_of_mut!((*s).key), &self.alloc) {
+                            return Some(Err(e));
+                        }
+                        (*s).value = value;
+                    }
+                    t.claim_in::<Slot>(group, slot, reuse, h);
                     self.len += 1;
                 }
                 Lookup::NoRoom | Lookup::Foreign => return None,

@@ -539,40 +539,36 @@ impl Table {
 
     /// [`Table::lookup`] with the key compare `eq`; `S` is the table's
     /// layout.
+    ///
+    /// Two passes: the lookup's own probe, then (the key being absent) the
+    /// first empty or deleted slot along the same probe. A group never
+    /// holds both kinds (deleting leaves a tombstone only in a group with
+    /// no empty slot, and nothing but a rebuild empties one again), so that
+    /// slot is the first tombstone before the probe's end if there is one,
+    /// else the empty slot that ended it. Each pass keeps few values live;
+    /// one pass that tracked the first tombstone while comparing keys
+    /// spilled registers on every insert.
     #[inline(always)]
     pub fn lookup_in<S>(&self, hash: u64, eq: impl Fn(&S) -> bool) -> Lookup {
+        if let Some((g, i)) = self.find_slot::<S>(hash, eq) {
+            return Lookup::Found(g, i);
+        }
         let mut p = Probe::new(hash, self.group_count() - 1);
-        let h2 = h2(hash);
-        let mut tombstone = None;
         loop {
-            let g = self.group_as::<S>(p.offset);
-            for i in g.ctrl.match_h2(h2) {
-                if eq(&g.slots[i % SLOTS]) {
-                    return Lookup::Found(p.offset, i);
+            let ctrl = self.group_as::<S>(p.offset).ctrl;
+            if let Some(slot) = ctrl.match_empty_or_deleted().first() {
+                let reuse = ctrl.get(slot) == DELETED;
+                if !reuse && self.growth_left == 0 {
+                    return Lookup::NoRoom;
                 }
-            }
-            if tombstone.is_none() {
-                if let Some(i) = g.ctrl.match_deleted().first() {
-                    tombstone = Some((p.offset, i));
-                }
-            }
-            let empty = g.ctrl.match_empty().first();
-            if empty.is_some() || !p.next() {
-                // The key is absent: reuse the first tombstone, else take
-                // the empty slot if the growth budget allows.
-                return match (tombstone, empty) {
-                    (Some((group, slot)), _) => Lookup::Vacant {
-                        group,
-                        slot,
-                        reuse: true,
-                    },
-                    (None, Some(slot)) if self.growth_left > 0 => Lookup::Vacant {
-                        group: p.offset,
-                        slot,
-                        reuse: false,
-                    },
-                    _ => Lookup::NoRoom,
+                return Lookup::Vacant {
+                    group: p.offset,
+                    slot,
+                    reuse,
                 };
+            }
+            if !p.next() {
+                return Lookup::NoRoom;
             }
         }
     }
@@ -596,8 +592,29 @@ impl Table {
     /// [`Table::occupy`] in layout `S`, the table's.
     #[inline(always)]
     pub fn occupy_in<S>(&mut self, group: usize, slot: usize, reuse: bool, hash: u64, entry: S) {
-        self.claim(group, slot, reuse, hash);
-        self.group_as_mut::<S>(group).slots[slot % SLOTS] = entry;
+        let g = self.group_as_mut::<S>(group);
+        debug_assert!(g.ctrl.get(slot) == if reuse { DELETED } else { EMPTY });
+        g.ctrl.set(slot, h2(hash));
+        g.slots[slot % SLOTS] = entry;
+        self.count_claim(reuse);
+    }
+
+    /// A vacant slot's memory, for writing an entry in place before
+    /// [`Table::claim_in`] marks it full; `S` is the table's layout.
+    #[inline(always)]
+    pub fn vacant_slot<S>(&mut self, group: usize, slot: usize) -> *mut S {
+        debug_assert!(self.ctrl(group).get(slot) >= 0x80);
+        &mut self.group_as_mut::<S>(group).slots[slot % SLOTS]
+    }
+
+    /// Marks a vacant slot whose entry was written in place full, and
+    /// counts it; `S` is the table's layout.
+    #[inline(always)]
+    pub fn claim_in<S>(&mut self, group: usize, slot: usize, reuse: bool, hash: u64) {
+        let g = self.group_as_mut::<S>(group);
+        debug_assert!(g.ctrl.get(slot) == if reuse { DELETED } else { EMPTY });
+        g.ctrl.set(slot, h2(hash));
+        self.count_claim(reuse);
     }
 
     /// Marks a vacant slot full and counts it.
@@ -605,6 +622,12 @@ impl Table {
     fn claim(&mut self, group: usize, slot: usize, reuse: bool, hash: u64) {
         debug_assert!(self.ctrl(group).get(slot) == if reuse { DELETED } else { EMPTY });
         self.ctrl_mut(group).set(slot, h2(hash));
+        self.count_claim(reuse);
+    }
+
+    /// Counts a slot just filled.
+    #[inline(always)]
+    fn count_claim(&mut self, reuse: bool) {
         self.used += 1;
         if !reuse {
             self.growth_left -= 1;
