@@ -174,11 +174,23 @@ unsafe fn get_bytes_key(
     match Short::new(n) {
         // SAFETY: the caller's guarantees.
         Some(short) => unsafe { get(map, Ok(short), value) },
-        // Hashing a long key runs XXH3's long-input code (slice arithmetic
-        // the compiler cannot prove panic-free): under `guard`.
         // SAFETY: as above.
-        None => guard(|| unsafe { lookup(map, Ok(n), value) }),
+        None => unsafe { get_long(map, n.key(), value) },
     }
+}
+
+/// `get_bytes_key` for a key longer than `hash::SHORT`. Hashing it runs
+/// XXH3's long-input code (slice arithmetic the compiler cannot prove
+/// panic-free): under `guard`. Out of line and given the key's bytes, not
+/// the needle, so that the short keys' path keeps its needle in registers
+/// (a closure over it made every lookup store it to the stack).
+///
+/// # Safety
+/// As for `get`.
+#[inline(never)]
+unsafe fn get_long(map: *const slate_s, key: &[u8], value: *mut *mut c_void) -> c_int {
+    // SAFETY: the caller's guarantees.
+    guard(|| unsafe { lookup(map, Ok(Needle::bytes(key)), value) })
 }
 
 /// The map to modify and the key, or the error to return (the map's
@@ -245,8 +257,18 @@ unsafe fn set_bytes_key(
         // SAFETY: the caller's guarantees.
         Ok((_, Some(short))) => unsafe { set(map, Ok(short), value) },
         // SAFETY: as above.
-        Ok((n, None)) => guard(|| unsafe { write(map)? }.set(&n, value)),
+        Ok((n, None)) => unsafe { set_long(map, n.key(), value) },
     }
+}
+
+/// `set_bytes_key` for a key longer than `hash::SHORT` (see `get_long`).
+///
+/// # Safety
+/// As for `write`.
+#[inline(never)]
+unsafe fn set_long(map: *mut slate_s, key: &[u8], value: *mut c_void) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(map)? }.set(&Needle::bytes(key), value))
 }
 
 /// # Safety
@@ -280,8 +302,19 @@ unsafe fn delete_bytes_key(map: *mut slate_s, key: Result<Needle<'_>, Error>) ->
         // SAFETY: the caller's guarantees.
         Ok((_, Some(short))) => unsafe { delete(map, Ok(short)) },
         // SAFETY: as above.
-        Ok((n, None)) => guard(|| unsafe { write(map)? }.delete(&n)),
+        Ok((n, None)) => unsafe { delete_long(map, n.key()) },
     }
+}
+
+/// `delete_bytes_key` for a key longer than `hash::SHORT` (see
+/// `get_long`).
+///
+/// # Safety
+/// As for `write`.
+#[inline(never)]
+unsafe fn delete_long(map: *mut slate_s, key: &[u8]) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(map)? }.delete(&Needle::bytes(key)))
 }
 
 /// Initializes `map` as an empty map. Allocates nothing (the first insert
