@@ -3,7 +3,8 @@
 //! # Terms
 //!
 //! - **slot**: one entry: a key (see [`key`]) and a `void*` value.
-//! - **group**: 8 slots and one 64-bit **control word**, a byte per slot:
+//! - **group**: 8 slots and one 64-bit **control word**, a byte per slot
+//!   (a table keeps its control words in one array, its slots in another):
 //!   `0x80` empty, `0xFE` deleted (a **tombstone**), or `0x00..0x7F` the
 //!   slot's **h2**, the low 7 bits of its key's hash (see [`group`]).
 //! - **h1**: the other 57 bits of the hash. Its top bits pick the table,

@@ -270,7 +270,8 @@ impl Map {
         // One branch on the layout, then a probe for it.
         if t.kind == KIND_BYTES {
             // SAFETY: full slots hold live keys.
-            match t.lookup_in::<Slot>(h, |s| unsafe { n.matches(&s.key) }) {
+            // SAFETY: full slots hold live keys.
+            match t.lookup_in::<Slot, false>(h, |s| unsafe { n.matches(&s.key) }) {
                 Lookup::Found(g, i) => t.slot_in::<Slot>(g, i).value = value,
                 // An empty table takes the layout of the key (`set`).
                 Lookup::Vacant { .. } if t.used == 0 && n.int().is_some() => return None,
@@ -295,7 +296,7 @@ impl Map {
                 Some((tag, v)) if tag as u32 == t.kind => v,
                 _ => return None,
             };
-            match t.lookup_in::<IntSlot>(h, |s| s.key == v) {
+            match t.lookup_in::<IntSlot, false>(h, |s| s.key == v) {
                 Lookup::Found(g, i) => t.slot_in::<IntSlot>(g, i).value = value,
                 Lookup::Vacant { group, slot, reuse } => {
                     t.occupy_in(group, slot, reuse, h, IntSlot { key: v, value });
@@ -406,11 +407,19 @@ impl Map {
         let h = self.hash(n);
         // SAFETY: a live table of this map; `self` is borrowed uniquely.
         let t = unsafe { &mut *self.table_for(h) };
+        // Large maps prefetch a group's slots, as lookups do (`get`):
+        // deletes at 10M u64 keys 117-132 -> 99 ns. (Inserts lost by it.)
+        let pf = self.global_depth >= PREFETCH_DEPTH;
         if t.kind == KIND_BYTES {
             // SAFETY: full slots hold live keys.
-            let (g, i) = t
-                .find_slot::<Slot>(h, |s| unsafe { n.matches(&s.key) })
-                .ok_or(Error::NotFound)?;
+            // SAFETY: full slots hold live keys.
+            let eq = |s: &Slot| unsafe { n.matches(&s.key) };
+            let found = if pf {
+                t.find_slot::<Slot, true>(h, eq)
+            } else {
+                t.find_slot::<Slot, false>(h, eq)
+            };
+            let (g, i) = found.ok_or(Error::NotFound)?;
             let key = t.slot_in::<Slot>(g, i).key;
             t.vacate(g, i);
             // SAFETY: the vacated slot owned the key.
@@ -420,9 +429,13 @@ impl Map {
                 Some((tag, v)) if tag as u32 == t.kind => v,
                 _ => return Err(Error::NotFound),
             };
-            let (g, i) = t
-                .find_slot::<IntSlot>(h, |s| s.key == v)
-                .ok_or(Error::NotFound)?;
+            let eq = |s: &IntSlot| s.key == v;
+            let found = if pf {
+                t.find_slot::<IntSlot, true>(h, eq)
+            } else {
+                t.find_slot::<IntSlot, false>(h, eq)
+            };
+            let (g, i) = found.ok_or(Error::NotFound)?;
             t.vacate(g, i);
         }
         self.len -= 1;
