@@ -26,7 +26,7 @@ use crate::group::{DELETED, EMPTY, SLOTS};
 use crate::hash::{self, h2};
 use crate::key::{Needle, TAG_I64, TAG_U64};
 use crate::map::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
-use crate::table::{max_load, Table, KIND_BYTES, MAX_CAPACITY};
+use crate::table::{max_load, slot_bytes, Table, KIND_BYTES, MAX_CAPACITY};
 
 /// A report of the first broken invariant, without allocation.
 pub struct Message {
@@ -162,6 +162,15 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     }
     if t.kind != KIND_BYTES && t.kind != TAG_I64 as u32 && t.kind != TAG_U64 as u32 {
         fail!("table {n}: unknown kind {}", t.kind);
+    }
+    // The slots must fit the memory: an integer-sized allocation cannot
+    // hold the general layout (either integer kind fits the other's).
+    if slot_bytes(t.kind) > slot_bytes(t.room) {
+        fail!(
+            "table {n}: kind {} in memory sized for kind {}",
+            t.kind,
+            t.room
+        );
     }
     let (mut used, mut tombstones, mut empty) = (0usize, 0usize, 0usize);
     for g in 0..t.group_count() {

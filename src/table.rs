@@ -170,7 +170,8 @@ pub struct Table {
     /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
     pub kind: u32,
     /// The kind the allocation was sized for: a general-sized table has
-    /// room for either layout (see [`Table::rekind`]).
+    /// room for either layout, and the two integer kinds share a slot size
+    /// (see [`Table::rekind`]).
     pub room: u32,
     /// The groups, right after the header in the same allocation. Kept as
     /// a pointer (rather than computed from `&self`) so that it carries the
