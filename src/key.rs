@@ -214,14 +214,6 @@ fn head_word(key: &[u8]) -> u64 {
     key.len() as u64 | head << 32
 }
 
-/// The repr of a key of at most [`INLINE`] bytes, built in registers: each
-/// word from (up to) 8 key bytes, zero padded.
-#[inline(always)]
-fn inline_repr(key: &[u8]) -> KeyRepr {
-    let from = |at: usize| load_le(key.get(at..).unwrap_or(&[]));
-    KeyRepr::from_words([head_word(key), from(4), from(12), from(20)])
-}
-
 /// What a table needs of a key being looked up or inserted. Implemented by
 /// [`Needle`] (any byte key) and [`IntKey`] (the integer fast path); the
 /// map's operations are generic over it, so each kind gets its own probe.
@@ -507,7 +499,13 @@ impl Key for Needle<'_> {
     #[inline]
     fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
         if self.is_inline() {
-            Ok(inline_repr(self.key()))
+            let mut repr = MaybeUninit::<KeyRepr>::uninit();
+            // SAFETY: `repr` is writable; at most `INLINE` bytes. Once
+            // written it is fully initialized.
+            unsafe {
+                write_inline(repr.as_mut_ptr(), self.key());
+                Ok(repr.assume_init())
+            }
         } else {
             heap_repr(self.key(), alloc)
         }

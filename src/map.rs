@@ -24,7 +24,7 @@ use crate::group::SLOTS;
 use crate::hash::fresh_seed;
 use crate::key::{int_bytes, Key, KeyRepr};
 use crate::table::{
-    get_in, kind_of, max_load, IntSlot, Lookup, Slot, Table, FIRST_CAPACITY, KIND_BYTES,
+    get_in, int_in, kind_of, max_load, IntSlot, Lookup, Slot, Table, FIRST_CAPACITY, KIND_BYTES,
     MAX_CAPACITY,
 };
 use crate::Error;
@@ -270,8 +270,7 @@ impl Map {
         // One branch on the layout, then a probe for it.
         if t.kind == KIND_BYTES {
             // SAFETY: full slots hold live keys.
-            // SAFETY: full slots hold live keys.
-            match t.lookup_in::<Slot, false>(h, |s| unsafe { n.matches(&s.key) }) {
+            match t.lookup_in::<Slot>(h, |s| unsafe { n.matches(&s.key) }) {
                 Lookup::Found(g, i) => t.slot_in::<Slot>(g, i).value = value,
                 // An empty table takes the layout of the key (`set`).
                 Lookup::Vacant { .. } if t.used == 0 && n.int().is_some() => return None,
@@ -292,11 +291,8 @@ impl Map {
                 Lookup::NoRoom | Lookup::Foreign => return None,
             }
         } else {
-            let v = match n.int() {
-                Some((tag, v)) if tag as u32 == t.kind => v,
-                _ => return None,
-            };
-            match t.lookup_in::<IntSlot, false>(h, |s| s.key == v) {
+            let v = int_in(t.kind, n)?;
+            match t.lookup_in::<IntSlot>(h, |s| s.key == v) {
                 Lookup::Found(g, i) => t.slot_in::<IntSlot>(g, i).value = value,
                 Lookup::Vacant { group, slot, reuse } => {
                     t.occupy_in(group, slot, reuse, h, IntSlot { key: v, value });
@@ -412,30 +408,18 @@ impl Map {
         let pf = self.global_depth >= PREFETCH_DEPTH;
         if t.kind == KIND_BYTES {
             // SAFETY: full slots hold live keys.
-            // SAFETY: full slots hold live keys.
-            let eq = |s: &Slot| unsafe { n.matches(&s.key) };
-            let found = if pf {
-                t.find_slot::<Slot, true>(h, eq)
-            } else {
-                t.find_slot::<Slot, false>(h, eq)
-            };
-            let (g, i) = found.ok_or(Error::NotFound)?;
+            let (g, i) = t
+                .find_slot::<Slot>(pf, h, |s| unsafe { n.matches(&s.key) })
+                .ok_or(Error::NotFound)?;
             let key = t.slot_in::<Slot>(g, i).key;
             t.vacate(g, i);
             // SAFETY: the vacated slot owned the key.
             unsafe { key.release(&self.alloc) };
         } else {
-            let v = match n.int() {
-                Some((tag, v)) if tag as u32 == t.kind => v,
-                _ => return Err(Error::NotFound),
-            };
-            let eq = |s: &IntSlot| s.key == v;
-            let found = if pf {
-                t.find_slot::<IntSlot, true>(h, eq)
-            } else {
-                t.find_slot::<IntSlot, false>(h, eq)
-            };
-            let (g, i) = found.ok_or(Error::NotFound)?;
+            let v = int_in(t.kind, n).ok_or(Error::NotFound)?;
+            let (g, i) = t
+                .find_slot::<IntSlot>(pf, h, |s| s.key == v)
+                .ok_or(Error::NotFound)?;
             t.vacate(g, i);
         }
         self.len -= 1;

@@ -223,6 +223,35 @@ pub unsafe fn find_in<S, const PREFETCH: bool>(
     }
 }
 
+/// The value of `n` if it is an integer key of `kind`: the only keys an
+/// integer table of that kind holds, and the form it holds them in.
+#[inline(always)]
+pub fn int_in(kind: u32, n: &impl Key) -> Option<u64> {
+    match n.int() {
+        Some((tag, v)) if tag as u32 == kind => Some(v),
+        _ => None,
+    }
+}
+
+/// A slot layout's value, for the lookups.
+pub trait Valued {
+    fn value(&self) -> *mut c_void;
+}
+
+impl Valued for Slot {
+    #[inline(always)]
+    fn value(&self) -> *mut c_void {
+        self.value
+    }
+}
+
+impl Valued for IntSlot {
+    #[inline(always)]
+    fn value(&self) -> *mut c_void {
+        self.value
+    }
+}
+
 /// Looks `n` up in a table given by its groups, mask and kind (a directory
 /// entry's fields): the value stored for it, if any.
 ///
@@ -240,90 +269,60 @@ pub unsafe fn get_in<const PREFETCH: bool, K: Key>(
     // (an integer key in a general table, a byte key that encodes an
     // integer in an integer table) out of line, so that each lookup keeps
     // one probe loop's worth of registers.
-    match (kind == KIND_BYTES, K::INT) {
-        // SAFETY: the caller's guarantee.
-        (true, false) => unsafe { get_general::<PREFETCH, K>(groups, mask, hash, n) },
-        // SAFETY: as above.
-        (true, true) => unsafe { get_general_cold::<PREFETCH, K>(groups, mask, hash, n) },
-        (false, _) => {
-            let v = match n.int() {
-                Some((tag, v)) if tag as u32 == kind => v,
-                // An integer table holds no other key.
-                _ => return None,
-            };
+    // SAFETY (all four calls): the caller's guarantee, with the layout
+    // `kind` names; full slots hold live keys.
+    unsafe {
+        if kind == KIND_BYTES {
+            let eq = move |s: &Slot| n.matches(&s.key);
             if K::INT {
-                // SAFETY: as above.
-                unsafe { get_int::<PREFETCH>(groups, mask, hash, v) }
+                get_cold::<Slot, PREFETCH>(groups, mask, hash, eq)
             } else {
-                // SAFETY: as above.
-                unsafe { get_int_cold::<PREFETCH>(groups, mask, hash, v) }
+                get_slot::<Slot, PREFETCH>(groups, mask, hash, eq)
+            }
+        } else {
+            // An integer table holds no other key.
+            let v = int_in(kind, n)?;
+            let eq = move |s: &IntSlot| s.key == v;
+            if K::INT {
+                get_slot::<IntSlot, PREFETCH>(groups, mask, hash, eq)
+            } else {
+                get_cold::<IntSlot, PREFETCH>(groups, mask, hash, eq)
             }
         }
     }
 }
 
-/// [`get_in`] in a general table.
+/// [`get_in`] in a table laid out in `S`: the value of the slot `eq`
+/// accepts.
 ///
 /// # Safety
-/// As for [`get_in`], with a general table.
+/// As for [`find_in`].
 #[inline(always)]
-unsafe fn get_general<const PREFETCH: bool, K: Key>(
+unsafe fn get_slot<S: Valued, const PREFETCH: bool>(
     groups: *const u8,
     mask: usize,
     hash: u64,
-    n: &K,
+    eq: impl Fn(&S) -> bool,
 ) -> Option<*mut c_void> {
-    // SAFETY: the caller's guarantee; full slots hold live keys.
-    let found = unsafe { find_in::<Slot, PREFETCH>(groups, mask, hash, |s| n.matches(&s.key)) };
+    // SAFETY: the caller's guarantee.
+    let found = unsafe { find_in::<S, PREFETCH>(groups, mask, hash, eq) };
     // SAFETY: a found slot is a full slot of the table.
-    found.map(|(g, i)| unsafe { slot_at::<Slot>(groups, mask, g, i).value })
+    found.map(|(g, i)| unsafe { slot_at::<S>(groups, mask, g, i).value() })
 }
 
-/// [`get_general`], out of line.
+/// [`get_slot`], out of line.
 ///
 /// # Safety
-/// As for [`get_general`].
+/// As for [`get_slot`].
 #[inline(never)]
-unsafe fn get_general_cold<const PREFETCH: bool, K: Key>(
+unsafe fn get_cold<S: Valued, const PREFETCH: bool>(
     groups: *const u8,
     mask: usize,
     hash: u64,
-    n: &K,
+    eq: impl Fn(&S) -> bool,
 ) -> Option<*mut c_void> {
     // SAFETY: the caller's guarantee.
-    unsafe { get_general::<PREFETCH, K>(groups, mask, hash, n) }
-}
-
-/// [`get_in`] in an integer table, for the key value `v`.
-///
-/// # Safety
-/// As for [`get_in`], with an integer table of the key's kind.
-#[inline(always)]
-unsafe fn get_int<const PREFETCH: bool>(
-    groups: *const u8,
-    mask: usize,
-    hash: u64,
-    v: u64,
-) -> Option<*mut c_void> {
-    // SAFETY: the caller's guarantee.
-    let found = unsafe { find_in::<IntSlot, PREFETCH>(groups, mask, hash, |s| s.key == v) };
-    // SAFETY: a found slot is a full slot of the table.
-    found.map(|(g, i)| unsafe { slot_at::<IntSlot>(groups, mask, g, i).value })
-}
-
-/// [`get_int`], out of line.
-///
-/// # Safety
-/// As for [`get_int`].
-#[inline(never)]
-unsafe fn get_int_cold<const PREFETCH: bool>(
-    groups: *const u8,
-    mask: usize,
-    hash: u64,
-    v: u64,
-) -> Option<*mut c_void> {
-    // SAFETY: the caller's guarantee.
-    unsafe { get_int::<PREFETCH>(groups, mask, hash, v) }
+    unsafe { get_slot::<S, PREFETCH>(groups, mask, hash, eq) }
 }
 
 /// Slot `i` of group `g`.
@@ -528,28 +527,32 @@ impl Table {
     pub fn find(&self, hash: u64, n: &impl Key) -> Option<(usize, usize)> {
         if !self.is_int() {
             // SAFETY: full slots hold live keys.
-            return self.find_slot::<Slot, false>(hash, |s| unsafe { n.matches(&s.key) });
+            return self.find_slot::<Slot>(false, hash, |s| unsafe { n.matches(&s.key) });
         }
-        match n.int() {
-            Some((tag, v)) if tag as u32 == self.kind => {
-                self.find_slot::<IntSlot, false>(hash, |s| s.key == v)
-            }
-            _ => None,
-        }
+        let v = int_in(self.kind, n)?;
+        self.find_slot::<IntSlot>(false, hash, |s| s.key == v)
     }
 
-    /// Finds the slot `eq` accepts; `S` is the table's layout. `PREFETCH`:
-    /// as for [`find_in`] (large maps).
+    /// Finds the slot `eq` accepts; `S` is the table's layout. `prefetch`:
+    /// as `PREFETCH` for [`find_in`] (large maps).
     #[inline(always)]
-    pub fn find_slot<S, const PREFETCH: bool>(
+    pub fn find_slot<S>(
         &self,
+        prefetch: bool,
         hash: u64,
         eq: impl Fn(&S) -> bool,
     ) -> Option<(usize, usize)> {
         debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
+        let mask = self.group_count() - 1;
         // SAFETY: a table's own groups and mask, in its layout (the
         // caller's word, checked in debug builds).
-        unsafe { find_in::<S, PREFETCH>(self.groups, self.group_count() - 1, hash, eq) }
+        unsafe {
+            if prefetch {
+                find_in::<S, true>(self.groups, mask, hash, eq)
+            } else {
+                find_in::<S, false>(self.groups, mask, hash, eq)
+            }
+        }
     }
 
     /// Slot `i` of group `g`; `S` is the table's layout.
@@ -563,13 +566,11 @@ impl Table {
     pub fn lookup(&self, hash: u64, n: &impl Key) -> Lookup {
         if !self.is_int() {
             // SAFETY: full slots hold live keys.
-            return self.lookup_in::<Slot, false>(hash, |s| unsafe { n.matches(&s.key) });
+            return self.lookup_in::<Slot>(hash, |s| unsafe { n.matches(&s.key) });
         }
-        match n.int() {
-            Some((tag, v)) if tag as u32 == self.kind => {
-                self.lookup_in::<IntSlot, false>(hash, |s| s.key == v)
-            }
-            _ => Lookup::Foreign,
+        match int_in(self.kind, n) {
+            Some(v) => self.lookup_in::<IntSlot>(hash, |s| s.key == v),
+            None => Lookup::Foreign,
         }
     }
 
@@ -585,8 +586,8 @@ impl Table {
     /// one pass that tracked the first tombstone while comparing keys
     /// spilled registers on every insert.
     #[inline(always)]
-    pub fn lookup_in<S, const PREFETCH: bool>(&self, hash: u64, eq: impl Fn(&S) -> bool) -> Lookup {
-        if let Some((g, i)) = self.find_slot::<S, PREFETCH>(hash, eq) {
+    pub fn lookup_in<S>(&self, hash: u64, eq: impl Fn(&S) -> bool) -> Lookup {
+        if let Some((g, i)) = self.find_slot::<S>(false, hash, eq) {
             return Lookup::Found(g, i);
         }
         let mut p = Probe::new(hash, self.group_count() - 1);
