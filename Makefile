@@ -19,6 +19,13 @@ CFLAGS   ?= -O1 -g
 CSTD     := -std=c11 $(WARN) -Iinclude
 CXXSTD   := -std=c++17 $(WARN) -Iinclude
 B        := build
+# Cross-language LTO as the README recommends: clang of Rust's LLVM, with
+# ThinLTO allowed to import and inline the library's entry points.
+LTO_CC    ?= clang-22
+LTO_LD    ?= lld-22
+LTO_FLAGS := --target=x86_64-unknown-linux-gnu -O2 -flto=thin -fuse-ld=$(LTO_LD) \
+             -Wl,-mllvm,-import-instr-limit=400 -Wl,-mllvm,-inline-threshold=2000
+LTO_LIB   := target/lto/release/libslate.a
 
 # C suites: each source runs as C11 and as C++17, static and shared.
 SUITES   := test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks
@@ -26,7 +33,7 @@ SOURCES  := $(wildcard src/*.rs src/ffi/*.rs) Cargo.toml Cargo.lock
 TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h include/slate-generic.h
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
-        clang-test header-strict valgrind sanitize compile-fail symbols wasm cli cli-test \
+        clang-test lto-test header-strict valgrind sanitize compile-fail symbols wasm cli cli-test \
         bench bench-quick bench-slotmap bench-maps bench-growth clean
 
 all: lib
@@ -63,7 +70,7 @@ demo: setup $(STATIC)
 
 test: setup
 	@rm -f $(B)/results.txt
-	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test compile-fail symbols cli-test valgrind sanitize wasm
+	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test valgrind sanitize wasm
 	@scripts/summary.sh
 
 rust-lint:
@@ -128,6 +135,23 @@ ifneq ($(CLANG),)
 else
 	@echo "clang not installed: clang builds skipped"
 endif
+
+# The README's cross-language-LTO recipe: the C suites built with it, and
+# a probe whose machine code must show the calls the README says inline
+# (scripts/check-lto.sh).
+$(LTO_LIB): $(SOURCES)
+	RUSTFLAGS=-Clinker-plugin-lto $(CARGO) build --release --target-dir target/lto
+	@touch $(LTO_LIB)
+
+lto-test: $(LTO_LIB)
+	@mkdir -p $(B)
+	@for s in $(SUITES); do \
+	  $(LTO_CC) $(CSTD) $(LTO_FLAGS) c-tests/$$s.c $(LTO_LIB) $(SYSLIBS) -o $(B)/$$s-lto && \
+	  scripts/run-suite.sh $$s-lto ./$(B)/$$s-lto || exit 1; \
+	done
+	$(LTO_CC) $(CSTD) $(LTO_FLAGS) c-tests/lto/probe.c $(LTO_LIB) $(SYSLIBS) -o $(B)/lto-probe
+	scripts/run-suite.sh lto-probe ./$(B)/lto-probe
+	scripts/run-suite.sh lto-inline scripts/check-lto.sh $(B)/lto-probe
 
 # The header alone under strict warnings, C11 and C++17, gcc and clang.
 STRICT    := -fsyntax-only -pedantic $(WARN) -Wredundant-decls -Wconversion -Wsign-conversion -Wshadow -Wcast-qual

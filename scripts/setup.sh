@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, when it is missing: cbindgen,
-# valgrind, clang and tmux from Debian's packages, the wasm32-wasip1 Rust target,
+# valgrind, clang, clang-22, lld-22 and tmux from Debian's packages, the wasm32-wasip1 Rust target,
 # rustfmt and clippy, and nightly with Miri. Quick and silent when everything is there.
 set -eu
 need=()
 command -v cbindgen >/dev/null || need+=(cbindgen)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v clang    >/dev/null || need+=(clang)
+# clang and lld of Rust's LLVM, for the cross-language-LTO tests.
+command -v clang-22 >/dev/null || need+=(clang-22)
+command -v ld.lld-22 >/dev/null || need+=(lld-22)
 command -v g++      >/dev/null || need+=(g++)
 command -v tmux     >/dev/null || need+=(tmux)
 if [ ${#need[@]} -gt 0 ]; then

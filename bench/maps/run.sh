@@ -157,6 +157,11 @@ CXX=${CXX:-g++}
 OPT=${OPT:--O2}
 LTO_CC=${LTO_CC:-clang-22}
 LTO_LD=${LTO_LD:-lld-22}
+# Let ThinLTO import the library's larger entry points into the caller and
+# inline them: by default it imports functions of under 100 IR
+# instructions and inlines below a cost of 225, which the map's calls
+# exceed (README, "Cross-language LTO"). Set it empty for clang's defaults.
+LTO_INLINE=${LTO_INLINE--Wl,-mllvm,-import-instr-limit=400 -Wl,-mllvm,-inline-threshold=2000}
 
 if ((do_build)); then
     log "build: libslate.a (cargo build --release)"
@@ -182,10 +187,10 @@ if ((do_build)); then
     (cd "$here/go" && GOTOOLCHAIN=local GOFLAGS=-mod=mod "$gobin" build -o "$build/go_maps" .)
     rm -f "$build/slate_bench_lto"
     if command -v "$LTO_CC" >/dev/null && command -v "ld.$LTO_LD" >/dev/null; then
-        log "build: slate-lto (RUSTFLAGS=-Clinker-plugin-lto, $LTO_CC -flto=thin -fuse-ld=$LTO_LD $OPT)"
+        log "build: slate-lto (RUSTFLAGS=-Clinker-plugin-lto, $LTO_CC -flto=thin -fuse-ld=$LTO_LD $OPT $LTO_INLINE)"
         if (cd "$root" && RUSTFLAGS="-Clinker-plugin-lto" cargo build --release --quiet \
                 --target-dir "$build/lto-target") &&
-            $LTO_CC --target=x86_64-unknown-linux-gnu -std=c11 $OPT -flto=thin -fuse-ld="$LTO_LD" \
+            $LTO_CC --target=x86_64-unknown-linux-gnu -std=c11 $OPT -flto=thin $LTO_INLINE -fuse-ld="$LTO_LD" \
                 -Wall -Wextra -Werror -I"$root/include" "$here/slate_bench.c" \
                 "$build/lto-target/release/libslate.a" -lpthread -ldl -lm -o "$build/slate_bench_lto"; then
             :
@@ -298,7 +303,7 @@ rev=$(cat "$build/revision" 2>/dev/null || echo '?')
     echo "  phase clock: $clock ($([[ $clock == cpu ]] && echo 'process CPU time: the time other processes hold the core is left out' || echo 'wall time')), less the cost of one reading"
     echo "  cpus: $(nproc 2>/dev/null || echo '?'); load average before: $load_before, after: $load_after; timing runs ${bench_time}s, total ${elapsed}s"
     echo "  programs (interleaved, one at a time): ${list[*]}"
-    echo "  GLIBC_TUNABLES (timing runs)=${tunables:-(glibc defaults)}; C/C++: $CC/$CXX $OPT; slate-lto: $LTO_CC $OPT -flto=thin -fuse-ld=$LTO_LD + RUSTFLAGS=-Clinker-plugin-lto"
+    echo "  GLIBC_TUNABLES (timing runs)=${tunables:-(glibc defaults)}; C/C++: $CC/$CXX $OPT; slate-lto: $LTO_CC $OPT -flto=thin -fuse-ld=$LTO_LD $LTO_INLINE + RUSTFLAGS=-Clinker-plugin-lto"
     echo "  columns: ns/op per program; then slate/<peer> (below 1: slate faster); best = fastest peer (slate-lto excluded); lto = slate-lto/slate"
     echo
 } >"$report"
