@@ -93,6 +93,10 @@ impl Map {
                 if t.capacity as usize != SLOTS {
                     fail!("small map: capacity {} is not one group", t.capacity);
                 }
+                // Lookups read the table as a directory of depth 0.
+                if self.global_depth != 0 {
+                    fail!("small map: global depth {}", self.global_depth);
+                }
                 check_table(self, 0, t, None)?
             }
             MODE_DIR => self.check_directory()?,
@@ -162,6 +166,10 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     }
     if t.kind != KIND_BYTES && t.kind != TAG_I64 as u32 && t.kind != TAG_U64 as u32 {
         fail!("table {n}: unknown kind {}", t.kind);
+    }
+    // Lookups read the header's group mask as a directory entry's.
+    if t.mask() as usize != capacity / SLOTS - 1 {
+        fail!("table {n}: group mask {} for {capacity} slots", t.mask());
     }
     // The slots must fit the memory: an integer-sized allocation cannot
     // hold the general layout (either integer kind fits the other's).

@@ -5,7 +5,9 @@
 //! - **empty**: nothing allocated (a fresh, cleared-by-compact or freed map);
 //! - **small**: one table of a single group, no directory, used until a
 //!   ninth entry arrives. A single group is never probed past, so it holds
-//!   all eight slots and never needs a tombstone;
+//!   all eight slots and never needs a tombstone. The table's header opens
+//!   like a directory entry and the global depth is 0, so lookups read the
+//!   table as a directory of one entry, with no branch on the mode;
 //! - **directory**: a directory of tables (see `directory.rs`), from the
 //!   ninth entry on, starting with one table of 16 slots.
 //!
@@ -189,6 +191,11 @@ impl Map {
         self.walkers.get() != 0
     }
 
+    /// The directory. In small mode too: the global depth is 0 and the
+    /// root is the one table, whose header opens with a directory entry's
+    /// fields (see `Table`), so it reads as a directory of one entry that
+    /// names itself. Only lookups use it so (`entry`, `table_for`); walks,
+    /// growth and freeing tell the modes apart.
     #[inline]
     pub(crate) fn dir(&self) -> Directory {
         Directory {
@@ -206,11 +213,8 @@ impl Map {
     #[inline]
     fn table_for(&self, hash: u64) -> *mut Table {
         debug_assert!(self.mode != MODE_EMPTY);
-        if self.mode == MODE_SMALL {
-            self.root.cast()
-        } else {
-            self.dir().table_for(hash)
-        }
+        // Small mode too (see `dir`).
+        self.dir().table_for(hash)
     }
 
     /// The distinct tables, in walk order.
@@ -236,16 +240,11 @@ impl Map {
         }
         let h = self.hash(n);
         // From the directory entry straight to the groups: the table's
-        // header is not loaded (one dependent cache miss less).
-        let (groups, mask, kind) = if self.mode == MODE_SMALL {
-            // SAFETY: in small mode the root is a live table of one group.
-            let t = unsafe { &*self.root.cast::<Table>() };
-            (t.groups_ptr(), 0, t.kind)
-        } else {
-            let dir = self.dir();
-            let e = dir.entry(dir.index(h));
-            (e.groups, e.mask as usize, e.kind)
-        };
+        // header is not loaded (one dependent cache miss less). In small
+        // mode the entry is the table's header (see `dir`).
+        let dir = self.dir();
+        let e = dir.entry(dir.index(h));
+        let (groups, mask, kind) = (e.groups, e.mask as usize, e.kind);
         // SAFETY: the groups, mask and kind of a live table. Prefetching
         // slots pays once the map outgrows the caches: from
         // 2^PREFETCH_DEPTH tables (about 650,000 entries, 27 MB) on.

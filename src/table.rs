@@ -66,6 +66,7 @@ use core::mem::size_of;
 use core::ptr;
 
 use crate::alloc::Allocator;
+use crate::directory::Entry;
 use crate::group::{Ctrl, DELETED, EMPTY, SLOTS};
 use crate::hash::{h1, h2};
 #[cfg(test)]
@@ -156,10 +157,23 @@ pub fn max_load(capacity: usize) -> usize {
 
 /// The header of a table; its groups follow it in the same allocation.
 /// Aligned to 8 so the groups right after it are aligned on 32-bit targets
-/// too, where the header is 28 bytes of fields.
+/// too, where the header is 36 bytes of fields.
+///
+/// The header opens with the fields of a directory [`Entry`] (groups, group
+/// mask, kind), in its layout: a small map's one table is also its own
+/// directory of one entry (`Map::dir`), so lookups take one path in both
+/// modes.
 #[repr(C, align(8))]
 #[derive(Clone, Copy)]
 pub struct Table {
+    /// The groups, right after the header in the same allocation. Kept as
+    /// a pointer (rather than computed from `&self`) so that it carries the
+    /// whole allocation's provenance, not just the header's.
+    groups: *mut u8,
+    /// Groups minus one: `capacity / 8 - 1`.
+    mask: u32,
+    /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
+    pub kind: u32,
     pub used: u32,
     pub capacity: u32,
     pub growth_left: u32,
@@ -167,18 +181,18 @@ pub struct Table {
     pub local_depth: u32,
     /// First directory entry that points here (kept by the directory).
     pub index: u32,
-    /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
-    pub kind: u32,
     /// The kind the allocation was sized for: a general-sized table has
     /// room for either layout, and the two integer kinds share a slot size
     /// (see [`Table::rekind`]).
     pub room: u32,
-    /// The groups, right after the header in the same allocation. Kept as
-    /// a pointer (rather than computed from `&self`) so that it carries the
-    /// whole allocation's provenance, not just the header's.
-    groups: *mut u8,
 }
 
+// A table header reads as a directory entry.
+const _: () = {
+    assert!(core::mem::offset_of!(Table, groups) == core::mem::offset_of!(Entry, groups));
+    assert!(core::mem::offset_of!(Table, mask) == core::mem::offset_of!(Entry, mask));
+    assert!(core::mem::offset_of!(Table, kind) == core::mem::offset_of!(Entry, kind));
+};
 const _: () = assert!(size_of::<Table>().is_multiple_of(core::mem::align_of::<Slot>()));
 
 /// Finds the slot that `eq` accepts among the groups `groups[0 ..= mask]`
@@ -422,6 +436,8 @@ impl Table {
         unsafe {
             let groups = p.add(1).cast::<u8>();
             p.write(Table {
+                groups,
+                mask: (capacity / SLOTS - 1) as u32,
                 used: 0,
                 capacity: capacity as u32,
                 growth_left: max_load(capacity) as u32,
@@ -429,7 +445,6 @@ impl Table {
                 index: 0,
                 kind,
                 room: kind,
-                groups,
             });
             for g in 0..capacity / SLOTS {
                 groups.cast::<Ctrl>().add(g).write(Ctrl::EMPTY);
@@ -450,6 +465,12 @@ impl Table {
     #[inline]
     pub(crate) fn groups_ptr(&self) -> *mut u8 {
         self.groups
+    }
+
+    /// Groups minus one.
+    #[inline]
+    pub fn mask(&self) -> u32 {
+        self.mask
     }
 
     #[inline]
