@@ -268,12 +268,19 @@ impl Map {
             return None;
         }
         let h = self.hash(n);
+        // The probe takes the groups, mask and kind from the directory
+        // entry, as lookups do, so it need not wait for the table's header
+        // (see `Table::lookup_at`).
+        let dir = self.dir();
+        let e = dir.entry(dir.index(h));
+        let (groups, mask) = (e.groups.cast_const(), e.mask as usize);
         // SAFETY: a live table of this map; `self` is borrowed uniquely.
-        let t = unsafe { &mut *self.table_for(h) };
+        let t = unsafe { &mut *e.table() };
         // One branch on the layout, then a probe for it.
-        if t.kind == KIND_BYTES {
-            // SAFETY: full slots hold live keys.
-            match t.lookup_in::<Slot>(h, |s| unsafe { n.matches(&s.key) }) {
+        // SAFETY (both probes): `groups` and `mask` are `t`'s, from its
+        // directory entry; full slots hold live keys.
+        if e.kind == KIND_BYTES {
+            match unsafe { t.lookup_at::<Slot>(groups, mask, h, |s| n.matches(&s.key)) } {
                 Lookup::Found(g, i) => t.slot_in::<Slot>(g, i).value = value,
                 // An empty table takes the layout of the key (`set`).
                 Lookup::Vacant { .. } if t.used == 0 && n.int().is_some() => return None,
@@ -294,8 +301,8 @@ impl Map {
                 Lookup::NoRoom | Lookup::Foreign => return None,
             }
         } else {
-            let v = int_in(t.kind, n)?;
-            match t.lookup_in::<IntSlot>(h, |s| s.key == v) {
+            let v = int_in(e.kind, n)?;
+            match unsafe { t.lookup_at::<IntSlot>(groups, mask, h, |s| s.key == v) } {
                 Lookup::Found(g, i) => t.slot_in::<IntSlot>(g, i).value = value,
                 Lookup::Vacant { group, slot, reuse } => {
                     t.occupy_in(group, slot, reuse, h, IntSlot { key: v, value });
@@ -404,24 +411,27 @@ impl Map {
             return Err(Error::NotFound);
         }
         let h = self.hash(n);
+        // From the directory entry, as in `set_in_place`.
+        let dir = self.dir();
+        let e = dir.entry(dir.index(h));
+        let (groups, mask) = (e.groups.cast_const(), e.mask as usize);
         // SAFETY: a live table of this map; `self` is borrowed uniquely.
-        let t = unsafe { &mut *self.table_for(h) };
+        let t = unsafe { &mut *e.table() };
         // Large maps prefetch a group's slots, as lookups do (`get`):
         // deletes at 10M u64 keys 117-132 -> 99 ns. (Inserts lost by it.)
         let pf = self.global_depth >= PREFETCH_DEPTH;
-        if t.kind == KIND_BYTES {
-            // SAFETY: full slots hold live keys.
-            let (g, i) = t
-                .find_slot::<Slot>(pf, h, |s| unsafe { n.matches(&s.key) })
+        // SAFETY (both probes): `groups` and `mask` are `t`'s, from its
+        // directory entry; full slots hold live keys.
+        if e.kind == KIND_BYTES {
+            let (g, i) = unsafe { t.find_at::<Slot>(pf, groups, mask, h, |s| n.matches(&s.key)) }
                 .ok_or(Error::NotFound)?;
             let key = t.slot_in::<Slot>(g, i).key;
             t.vacate(g, i);
             // SAFETY: the vacated slot owned the key.
             unsafe { key.release(&self.alloc) };
         } else {
-            let v = int_in(t.kind, n).ok_or(Error::NotFound)?;
-            let (g, i) = t
-                .find_slot::<IntSlot>(pf, h, |s| s.key == v)
+            let v = int_in(e.kind, n).ok_or(Error::NotFound)?;
+            let (g, i) = unsafe { t.find_at::<IntSlot>(pf, groups, mask, h, |s| s.key == v) }
                 .ok_or(Error::NotFound)?;
             t.vacate(g, i);
         }

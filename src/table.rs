@@ -563,15 +563,33 @@ impl Table {
         hash: u64,
         eq: impl Fn(&S) -> bool,
     ) -> Option<(usize, usize)> {
+        // SAFETY: the table's own groups and mask.
+        unsafe { self.find_at(prefetch, self.groups, self.group_count() - 1, hash, eq) }
+    }
+
+    /// [`Table::find_slot`] given the table's groups and mask as its
+    /// directory entry has them (see [`Table::lookup_at`]).
+    ///
+    /// # Safety
+    /// `groups` and `mask` are this table's.
+    #[inline(always)]
+    pub unsafe fn find_at<S>(
+        &self,
+        prefetch: bool,
+        groups: *const u8,
+        mask: usize,
+        hash: u64,
+        eq: impl Fn(&S) -> bool,
+    ) -> Option<(usize, usize)> {
+        debug_assert!(groups == self.groups.cast_const() && mask == self.group_count() - 1);
         debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
-        let mask = self.group_count() - 1;
-        // SAFETY: a table's own groups and mask, in its layout (the
-        // caller's word, checked in debug builds).
+        // SAFETY: the table's own groups and mask (the caller's guarantee),
+        // in its layout (the caller's word); both checked in debug builds.
         unsafe {
             if prefetch {
-                find_in::<S, true>(self.groups, mask, hash, eq)
+                find_in::<S, true>(groups, mask, hash, eq)
             } else {
-                find_in::<S, false>(self.groups, mask, hash, eq)
+                find_in::<S, false>(groups, mask, hash, eq)
             }
         }
     }
@@ -608,12 +626,36 @@ impl Table {
     /// spilled registers on every insert.
     #[inline(always)]
     pub fn lookup_in<S>(&self, hash: u64, eq: impl Fn(&S) -> bool) -> Lookup {
-        if let Some((g, i)) = self.find_slot::<S>(false, hash, eq) {
+        // SAFETY: the table's own groups and mask.
+        unsafe { self.lookup_at(self.groups, self.group_count() - 1, hash, eq) }
+    }
+
+    /// [`Table::lookup_in`] given the table's groups and mask as its
+    /// directory entry has them: the probe's addresses then do not wait
+    /// for the header's cache line, which only a vacant slot needs (for
+    /// `growth_left`). In a large map the two misses overlap.
+    ///
+    /// # Safety
+    /// `groups` and `mask` are this table's.
+    #[inline(always)]
+    pub unsafe fn lookup_at<S>(
+        &self,
+        groups: *const u8,
+        mask: usize,
+        hash: u64,
+        eq: impl Fn(&S) -> bool,
+    ) -> Lookup {
+        debug_assert!(groups == self.groups.cast_const() && mask == self.group_count() - 1);
+        debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
+        // SAFETY: the table's own groups and mask (the caller's guarantee,
+        // checked in debug builds), in its layout.
+        if let Some((g, i)) = unsafe { find_in::<S, false>(groups, mask, hash, eq) } {
             return Lookup::Found(g, i);
         }
-        let mut p = Probe::new(hash, self.group_count() - 1);
+        let mut p = Probe::new(hash, mask);
         loop {
-            let ctrl = self.ctrl(p.offset);
+            // SAFETY: `p.offset <= mask`, a group of the table.
+            let ctrl = unsafe { *groups.cast::<Ctrl>().add(p.offset) };
             if let Some(slot) = ctrl.match_empty_or_deleted().first() {
                 let reuse = ctrl.get(slot) == DELETED;
                 if !reuse && self.growth_left == 0 {
