@@ -24,7 +24,7 @@ B        := build
 LTO_CC    ?= clang-22
 LTO_LD    ?= lld-22
 LTO_FLAGS := --target=x86_64-unknown-linux-gnu -O2 -flto=thin -fuse-ld=$(LTO_LD) \
-             -Wl,-mllvm,-import-instr-limit=400 -Wl,-mllvm,-inline-threshold=2000
+             -Wl,-mllvm,-import-instr-limit=1000 -Wl,-mllvm,-inline-threshold=3000
 LTO_LIB   := target/lto/release/libslate.a
 
 # C suites: each source runs as C11 and as C++17, static and shared.

@@ -161,7 +161,7 @@ LTO_LD=${LTO_LD:-lld-22}
 # inline them: by default it imports functions of under 100 IR
 # instructions and inlines below a cost of 225, which the map's calls
 # exceed (README, "Cross-language LTO"). Set it empty for clang's defaults.
-LTO_INLINE=${LTO_INLINE--Wl,-mllvm,-import-instr-limit=400 -Wl,-mllvm,-inline-threshold=2000}
+LTO_INLINE=${LTO_INLINE--Wl,-mllvm,-import-instr-limit=1000 -Wl,-mllvm,-inline-threshold=3000}
 
 if ((do_build)); then
     log "build: libslate.a (cargo build --release)"

@@ -25,6 +25,14 @@ __attribute__((noinline)) int probe_delete_u64(slate_s *m, uint64_t k) {
     return slate_delete_u64(m, k);
 }
 
+__attribute__((noinline)) int probe_get_bytes(const slate_s *m, const void *k, uint32_t n, void **v) {
+    return slate_get_bytes(m, k, n, v);
+}
+
+__attribute__((noinline)) int probe_set_bytes(slate_s *m, const void *k, uint32_t n, void *v) {
+    return slate_set_bytes(m, k, n, v);
+}
+
 __attribute__((noinline)) int probe_get_i64(const slate_s *m, int64_t k, void **v) {
     return slate_get_i64(m, k, v);
 }
@@ -68,6 +76,15 @@ int main(void) {
     check(probe_get_u64(&m, 7, NULL) == SLATE_ERROR_NOT_FOUND, "deleted u64");
     check(slate_length(&m) == 99, "length");
     check(probe_get_u64(NULL, 1, NULL) == SLATE_ERROR_INVALID, "NULL map");
+    /* Byte keys on both sides of the 32-byte split of the lookup path. */
+    static const char long_key[] = "a key of more than thirty-two bytes, for the outlined path";
+    check(probe_set_bytes(&m, "name", 4, &one) == SLATE_OK, "set bytes");
+    check(probe_set_bytes(&m, long_key, sizeof long_key - 1, &two) == SLATE_OK, "set long bytes");
+    check(probe_get_bytes(&m, "name", 4, &v) == SLATE_OK && v == &one, "get bytes");
+    check(probe_get_bytes(&m, long_key, sizeof long_key - 1, &v) == SLATE_OK && v == &two, "get long bytes");
+    check(probe_get_bytes(&m, "nam", 3, NULL) == SLATE_ERROR_NOT_FOUND, "miss bytes");
+    check(probe_get_bytes(&m, NULL, 1, NULL) == SLATE_ERROR_INVALID, "NULL key");
+    check(slate_length(&m) == 101, "length with byte keys");
     slate_free(&m);
 
     slotmap_s sm;

@@ -177,12 +177,24 @@ unsafe fn get_bytes_key(
     if let Some(short) = Short::<32>::new(n) {
         // SAFETY: the caller's guarantees.
         unsafe { get(map, Ok(short), value) }
-    } else if let Some(short) = Short::<SHORT>::new(n) {
-        // SAFETY: as above.
-        unsafe { get(map, Ok(short), value) }
     } else {
         // SAFETY: as above.
-        unsafe { get_long(map, n.key(), value) }
+        unsafe { get_longer(map, n, value) }
+    }
+}
+
+/// `get_bytes_key` for a key longer than 32 bytes: out of line, so that
+/// `slate_get_bytes` is small enough for cross-language LTO to inline.
+///
+/// # Safety
+/// As for `get`.
+#[inline(never)]
+unsafe fn get_longer(map: *const slate_s, n: Needle<'_>, value: *mut *mut c_void) -> c_int {
+    match Short::<SHORT>::new(n) {
+        // SAFETY: the caller's guarantees.
+        Some(short) => unsafe { get(map, Ok(short), value) },
+        // SAFETY: as above.
+        None => unsafe { get_long(map, n.key(), value) },
     }
 }
 
