@@ -56,7 +56,7 @@ impl Entry {
         unsafe {
             Entry {
                 groups: (*t).groups_ptr(),
-                mask: (*t).group_count() as u32 - 1,
+                mask: (*t).mask(),
                 kind: (*t).kind,
             }
         }

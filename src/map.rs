@@ -21,7 +21,7 @@ use core::ffi::c_void;
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::directory::{Directory, Tables, MAX_DEPTH};
+use crate::directory::{self, Directory, Tables, MAX_DEPTH};
 use crate::group::SLOTS;
 use crate::hash::fresh_seed;
 use crate::key::{int_bytes, Key, KeyRepr};
@@ -214,12 +214,19 @@ impl Map {
         n.hash(self.seed)
     }
 
+    /// The directory entry a hash belongs to (not in empty mode; small mode
+    /// too, see `dir`).
+    #[inline]
+    fn entry_for(&self, hash: u64) -> directory::Entry {
+        debug_assert!(self.mode != MODE_EMPTY);
+        let dir = self.dir();
+        dir.entry(dir.index(hash))
+    }
+
     /// The table a hash belongs to (not in empty mode).
     #[inline]
     fn table_for(&self, hash: u64) -> *mut Table {
-        debug_assert!(self.mode != MODE_EMPTY);
-        // Small mode too (see `dir`).
-        self.dir().table_for(hash)
+        self.entry_for(hash).table()
     }
 
     /// The distinct tables, in walk order.
@@ -247,8 +254,7 @@ impl Map {
         // From the directory entry straight to the groups: the table's
         // header is not loaded (one dependent cache miss less). In small
         // mode the entry is the table's header (see `dir`).
-        let dir = self.dir();
-        let e = dir.entry(dir.index(h));
+        let e = self.entry_for(h);
         let (groups, mask, kind) = (e.groups, e.mask as usize, e.kind);
         // SAFETY: the groups, mask and kind of a live table. Prefetching
         // slots pays once the map outgrows the caches (`PREFETCH_DEPTH`).
@@ -271,8 +277,7 @@ impl Map {
         // The probe takes the groups, mask and kind from the directory
         // entry, as lookups do, so it need not wait for the table's header
         // (see `Table::lookup_at`).
-        let dir = self.dir();
-        let e = dir.entry(dir.index(h));
+        let e = self.entry_for(h);
         let (groups, mask) = (e.groups.cast_const(), e.mask as usize);
         // SAFETY: a live table of this map; `self` is borrowed uniquely.
         let t = unsafe { &mut *e.table() };
@@ -412,8 +417,7 @@ impl Map {
         }
         let h = self.hash(n);
         // From the directory entry, as in `set_in_place`.
-        let dir = self.dir();
-        let e = dir.entry(dir.index(h));
+        let e = self.entry_for(h);
         let (groups, mask) = (e.groups.cast_const(), e.mask as usize);
         // SAFETY: a live table of this map; `self` is borrowed uniquely.
         let t = unsafe { &mut *e.table() };

@@ -505,7 +505,7 @@ impl Table {
         debug_assert!(g < self.group_count());
         debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
         // SAFETY: `g` is a group of this table, laid out in `S` slots.
-        unsafe { &*slots_of::<S>(self.groups, self.group_count() - 1, g) }
+        unsafe { &*slots_of::<S>(self.groups, self.mask as usize, g) }
     }
 
     #[inline(always)]
@@ -513,7 +513,7 @@ impl Table {
         debug_assert!(g < self.group_count());
         debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
         // SAFETY: as in `slots_as`; `&mut self` makes the access unique.
-        unsafe { &mut *slots_of::<S>(self.groups, self.group_count() - 1, g).cast_mut() }
+        unsafe { &mut *slots_of::<S>(self.groups, self.mask as usize, g).cast_mut() }
     }
 
     /// Whether the table's memory has room for `kind`'s layout.
@@ -564,7 +564,7 @@ impl Table {
         eq: impl Fn(&S) -> bool,
     ) -> Option<(usize, usize)> {
         // SAFETY: the table's own groups and mask.
-        unsafe { self.find_at(prefetch, self.groups, self.group_count() - 1, hash, eq) }
+        unsafe { self.find_at(prefetch, self.groups, self.mask as usize, hash, eq) }
     }
 
     /// [`Table::find_slot`] given the table's groups and mask as its
@@ -581,7 +581,7 @@ impl Table {
         hash: u64,
         eq: impl Fn(&S) -> bool,
     ) -> Option<(usize, usize)> {
-        debug_assert!(groups == self.groups.cast_const() && mask == self.group_count() - 1);
+        debug_assert!(groups == self.groups.cast_const() && mask == self.mask as usize);
         debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
         // SAFETY: the table's own groups and mask (the caller's guarantee),
         // in its layout (the caller's word); both checked in debug builds.
@@ -627,7 +627,7 @@ impl Table {
     #[inline(always)]
     pub fn lookup_in<S>(&self, hash: u64, eq: impl Fn(&S) -> bool) -> Lookup {
         // SAFETY: the table's own groups and mask.
-        unsafe { self.lookup_at(self.groups, self.group_count() - 1, hash, eq) }
+        unsafe { self.lookup_at(self.groups, self.mask as usize, hash, eq) }
     }
 
     /// [`Table::lookup_in`] given the table's groups and mask as its
@@ -645,7 +645,7 @@ impl Table {
         hash: u64,
         eq: impl Fn(&S) -> bool,
     ) -> Lookup {
-        debug_assert!(groups == self.groups.cast_const() && mask == self.group_count() - 1);
+        debug_assert!(groups == self.groups.cast_const() && mask == self.mask as usize);
         debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
         // SAFETY: the table's own groups and mask (the caller's guarantee,
         // checked in debug builds), in its layout.
@@ -823,7 +823,7 @@ impl Table {
         if self.growth_left == 0 {
             return false;
         }
-        let mut p = Probe::new(hash, self.group_count() - 1);
+        let mut p = Probe::new(hash, self.mask as usize);
         loop {
             if let Some(i) = self.ctrl(p.offset).match_empty().first() {
                 self.occupy_in(p.offset, i, false, hash, entry);
