@@ -1,6 +1,8 @@
 # slate-rs: the C side. `make` builds the library, `make demo` runs the
 # quick start against it, `make test` runs every test.
 
+SHELL    := bash
+.SHELLFLAGS := -o pipefail -c
 CARGO    ?= cargo
 CC       ?= gcc
 CXX      ?= g++
@@ -8,9 +10,12 @@ CLANG    ?= $(shell command -v clang 2>/dev/null)
 CLANGXX  ?= $(shell command -v clang++ 2>/dev/null)
 VALGRIND ?= valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1
 
-LIBDIR   := target/release
-STATIC   := $(LIBDIR)/libslate.a
-SHARED   := $(LIBDIR)/libslate.so
+OUT      := target/release
+STATIC   := $(OUT)/libslate.a
+SHARED   := $(OUT)/libslate.so
+# The system libraries the static library needs, as rustc reports them
+# (scripts/build-lib.sh writes it with the library).
+NATIVE   := $(OUT)/native-static-libs
 # What a C program needs besides the library (the Rust standard library's
 # own dependencies on glibc).
 SYSLIBS  := -lpthread -ldl -lm
@@ -29,11 +34,23 @@ LTO_LIB   := target/lto/release/libslate.a
 
 # C suites: each source runs as C11 and as C++17, static and shared.
 SUITES   := test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks
-SOURCES  := $(wildcard src/*.rs src/ffi/*.rs) Cargo.toml Cargo.lock
+SOURCES  := $(wildcard src/*.rs src/ffi/*.rs) Cargo.toml Cargo.lock build.rs
+
+# The crate version is the one source of every version number: the
+# header's SLATE_VERSION_*, slate_version(), the SONAME, slate.pc and the
+# CMake package.
+VERSION       := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+VERSION_PARTS := $(subst ., ,$(firstword $(subst -, ,$(VERSION))))
+VERSION_MAJOR := $(word 1,$(VERSION_PARTS))
+VERSION_MINOR := $(word 2,$(VERSION_PARTS))
+VERSION_PATCH := $(word 3,$(VERSION_PARTS))
+# cargo-c's rule (build.rs sets it): before 1.0 each minor release has its
+# own ABI.
+SONAME        := libslate.so.$(if $(filter 0,$(VERSION_MAJOR)),0.$(VERSION_MINOR),$(VERSION_MAJOR))
 TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h include/slate-generic.h
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
-        clang-test lto-test header-strict valgrind sanitize compile-fail symbols wasm cli cli-test \
+        clang-test lto-test header-strict valgrind install-test examples sanitize compile-fail symbols wasm cli cli-test \
         bench bench-quick bench-slotmap bench-maps bench-growth clean
 
 all: lib
@@ -43,34 +60,87 @@ lib: $(STATIC)
 setup:
 	@scripts/setup.sh
 
-$(STATIC) $(SHARED): $(SOURCES)
-	$(CARGO) build --release
-	@touch $(STATIC) $(SHARED)
+$(STATIC) $(SHARED) $(NATIVE): $(SOURCES)
+	CARGO=$(CARGO) scripts/build-lib.sh
+	@ln -sf libslate.so $(OUT)/$(SONAME)
+	@touch $(STATIC) $(SHARED) $(NATIVE)
 
 # --- header --------------------------------------------------------------
 
+# cbindgen, then the version lines filled in from Cargo.toml.
+CBINDGEN := cbindgen --config cbindgen.toml --crate slate -q | sed \
+  -e 's/@SLATE_VERSION_MAJOR@/$(VERSION_MAJOR)/' -e 's/@SLATE_VERSION_MINOR@/$(VERSION_MINOR)/' \
+  -e 's/@SLATE_VERSION_PATCH@/$(VERSION_PATCH)/' -e 's/@SLATE_VERSION_STRING@/$(VERSION)/'
+
 header:
-	cbindgen --config cbindgen.toml --crate slate --output include/slate.h -q
+	$(CBINDGEN) > include/slate.h
 
 check-header:
 	@mkdir -p $(B)
-	cbindgen --config cbindgen.toml --crate slate --output $(B)/slate.h -q
+	$(CBINDGEN) > $(B)/slate.h
 	@cmp -s $(B)/slate.h include/slate.h || \
 	  { echo "include/slate.h is stale: run 'make header' and commit it"; diff -u include/slate.h $(B)/slate.h | head -40; exit 1; }
 	@echo "include/slate.h is current"
 
 # --- demo ----------------------------------------------------------------
 
-demo: setup $(STATIC)
+# Needs only cargo and a C compiler: no set-up step.
+demo: $(STATIC)
 	@mkdir -p $(B)
-	$(CC) $(CSTD) $(CFLAGS) examples/demo.c $(STATIC) $(SYSLIBS) -o $(B)/demo
-	./$(B)/demo
+	$(CC) $(CSTD) $(CFLAGS) examples/quickstart.c $(STATIC) $(SYSLIBS) -o $(B)/quickstart
+	./$(B)/quickstart
+
+# Every program in examples/, built and run, its output compared with
+# examples/expected/.
+examples: $(STATIC)
+	scripts/run-suite.sh examples env CC="$(CC)" CXX="$(CXX)" scripts/check-examples.sh
+
+# --- install -------------------------------------------------------------
+
+# Where `make install` puts things (DESTDIR is prepended to each, for
+# staged installs; the files themselves name the final paths).
+PREFIX       ?= /usr/local
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR     ?= $(LIBDIR)/cmake/slate
+INSTALL      ?= install
+
+# What an install consists of; `make uninstall` removes exactly these.
+INSTALLED := $(LIBDIR)/libslate.a $(LIBDIR)/libslate.so.$(VERSION) $(LIBDIR)/$(SONAME) \
+             $(LIBDIR)/libslate.so $(INCLUDEDIR)/slate/slate.h $(INCLUDEDIR)/slate/slate-generic.h \
+             $(INCLUDEDIR)/slate/slate.hpp $(PKGCONFIGDIR)/slate.pc $(CMAKEDIR)/slateConfig.cmake \
+             $(CMAKEDIR)/slateConfigVersion.cmake
+PKG_FILES := $(B)/pkg/slate.pc $(B)/pkg/slateConfig.cmake $(B)/pkg/slateConfigVersion.cmake
+
+# Regenerated on every install: the directories come from the command line.
+.PHONY: pkg-files install uninstall
+pkg-files: $(NATIVE)
+	scripts/install-files.sh $(B)/pkg '$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(CMAKEDIR)' $(VERSION) $(NATIVE)
+
+install: $(STATIC) $(SHARED) pkg-files
+	$(INSTALL) -d '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)/slate' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)'
+	$(INSTALL) -m 644 $(STATIC) '$(DESTDIR)$(LIBDIR)/libslate.a'
+	$(INSTALL) -m 755 $(SHARED) '$(DESTDIR)$(LIBDIR)/libslate.so.$(VERSION)'
+	ln -sf libslate.so.$(VERSION) '$(DESTDIR)$(LIBDIR)/$(SONAME)'
+	ln -sf $(SONAME) '$(DESTDIR)$(LIBDIR)/libslate.so'
+	$(INSTALL) -m 644 include/slate.h include/slate-generic.h include/slate.hpp '$(DESTDIR)$(INCLUDEDIR)/slate'
+	$(INSTALL) -m 644 $(B)/pkg/slate.pc '$(DESTDIR)$(PKGCONFIGDIR)/slate.pc'
+	$(INSTALL) -m 644 $(B)/pkg/slateConfig.cmake $(B)/pkg/slateConfigVersion.cmake '$(DESTDIR)$(CMAKEDIR)'
+
+# The files above, then the directories that are slate's own, then any
+# other directory the install created that is left empty.
+uninstall:
+	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')
+	rmdir '$(DESTDIR)$(INCLUDEDIR)/slate' '$(DESTDIR)$(CMAKEDIR)' 2>/dev/null || true
+	rmdir '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(dir $(CMAKEDIR))' 2>/dev/null || true
+	rmdir '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)' 2>/dev/null || true
 
 # --- tests ---------------------------------------------------------------
 
 test: setup
 	@rm -f $(B)/results.txt
-	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test valgrind sanitize wasm
+	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples valgrind sanitize wasm install-test
 	@scripts/summary.sh
 
 rust-lint:
@@ -94,7 +164,7 @@ $(B)/%-c-static: c-tests/%.c $(TEST_HEADERS) $(STATIC) include/slate.h
 
 $(B)/%-c-shared: c-tests/%.c $(TEST_HEADERS) $(SHARED) include/slate.h
 	@mkdir -p $(B)
-	$(CC) $(CSTD) $(CFLAGS) $< -L$(LIBDIR) -lslate -Wl,-rpath,'$$ORIGIN/../$(LIBDIR)' -o $@
+	$(CC) $(CSTD) $(CFLAGS) $< -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/../$(OUT)' -o $@
 
 $(B)/%-cpp-static: c-tests/%.c $(TEST_HEADERS) $(STATIC) include/slate.h
 	@mkdir -p $(B)
@@ -102,7 +172,7 @@ $(B)/%-cpp-static: c-tests/%.c $(TEST_HEADERS) $(STATIC) include/slate.h
 
 $(B)/%-cpp-shared: c-tests/%.c $(TEST_HEADERS) $(SHARED) include/slate.h
 	@mkdir -p $(B)
-	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $< -x none -L$(LIBDIR) -lslate -Wl,-rpath,'$$ORIGIN/../$(LIBDIR)' -o $@
+	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $< -x none -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/../$(OUT)' -o $@
 
 VARIANTS := c-static c-shared cpp-static cpp-shared
 C_BINS   := $(foreach s,$(SUITES),$(foreach v,$(VARIANTS),$(B)/$(s)-$(v)))
@@ -117,7 +187,7 @@ $(B)/%-static: cpp-tests/%.cpp $(TEST_HEADERS) $(STATIC) include/slate.h include
 
 $(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include/slate.hpp
 	@mkdir -p $(B)
-	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< -L$(LIBDIR) -lslate -Wl,-rpath,'$$ORIGIN/../$(LIBDIR)' -lpthread -o $@
+	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/../$(OUT)' -lpthread -o $@
 
 c-test: $(C_BINS) $(CPP_BINS)
 	@for t in $(C_BINS) $(CPP_BINS); do scripts/run-suite.sh $${t#$(B)/} ./$$t || exit 1; done
@@ -192,6 +262,11 @@ sanitize: $(STATIC)
 # The core builds for WASI (32-bit usize, no host time or file APIs).
 wasm:
 	$(CARGO) build --release --target wasm32-wasip1
+
+# `make install` into a temporary prefix, then a user's builds against it:
+# pkg-config, CMake find_package and add_subdirectory, static and shared.
+install-test: $(STATIC) $(SHARED)
+	scripts/run-suite.sh install bash c-tests/install/run.sh
 
 # --- cli-test ------------------------------------------------------------
 

@@ -2701,7 +2701,22 @@ static void test_table_ctrls(void) {
   slate_free(&m);
 }
 
+static void test_version(void) {
+  TEST_SECTION("version");
+  /* The library's version is the header's, and the header's string is
+   * made of its three numbers. */
+  const char* v = slate_version();
+  CHECK(v != NULL);
+  CHECK_EQ_STR(v, SLATE_VERSION_STRING);
+  char parts[64];
+  snprintf(parts, sizeof parts, "%d.%d.%d", SLATE_VERSION_MAJOR, SLATE_VERSION_MINOR,
+           SLATE_VERSION_PATCH);
+  CHECK_EQ_STR(parts, SLATE_VERSION_STRING);
+  CHECK(slate_version() == v); /* static: the same string every time */
+}
+
 int main(void) {
+  test_version();
   test_init_and_empty();
   test_invalid_arguments();
   test_string_keys();

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what the build and the tests need, when it is missing: cbindgen,
-# valgrind, clang, clang-22, lld-22 and tmux from Debian's packages, the wasm32-wasip1 Rust target,
-# rustfmt and clippy, and nightly with Miri. Quick and silent when everything is there.
+# Installs what `make test` needs, when it is missing: cbindgen, valgrind,
+# clang, clang-22, lld-22, tmux, cmake and pkg-config from Debian's
+# packages, the wasm32-wasip1 Rust target, rustfmt and clippy, and nightly
+# with Miri. Quick and silent when everything is there. (`make demo` needs
+# none of it: only cargo and a C compiler.)
 set -eu
 need=()
 command -v cbindgen >/dev/null || need+=(cbindgen)
@@ -12,6 +14,9 @@ command -v clang-22 >/dev/null || need+=(clang-22)
 command -v ld.lld-22 >/dev/null || need+=(lld-22)
 command -v g++      >/dev/null || need+=(g++)
 command -v tmux     >/dev/null || need+=(tmux)
+# The install tests: a user's CMake and pkg-config builds.
+command -v cmake    >/dev/null || need+=(cmake)
+command -v pkg-config >/dev/null || need+=(pkg-config)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo

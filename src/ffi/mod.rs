@@ -16,7 +16,7 @@
 
 #![allow(non_camel_case_types)]
 
-use core::ffi::{c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::Error;
@@ -142,3 +142,16 @@ pub(crate) unsafe fn write<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, E
         Ok(&mut *p.cast::<S::Body>())
     }
 }
+
+/// The library's version: `"MAJOR.MINOR.PATCH"`, the crate version it was
+/// built from. A program built against this header and linked with this
+/// library sees `SLATE_VERSION_STRING`; a program run against another
+/// build of the shared library sees that library's version. The string is
+/// static: never free it.
+#[no_mangle]
+pub extern "C" fn slate_version() -> *const c_char {
+    VERSION.as_ptr().cast()
+}
+
+/// The crate version, NUL-terminated for C.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");

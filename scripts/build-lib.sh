@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the library (libslate.a, libslate.so and the rlib) in release mode
+# and records the system libraries a program linking the static library
+# needs, as rustc reports them, in <output dir>/native-static-libs: the
+# source of slate.pc's Libs.private and of the CMake package's static
+# target. cargo replays the report when nothing needs rebuilding.
+# Usage: build-lib.sh [cargo options, e.g. --target TRIPLE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=target/release
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[i]}" in
+    --target) out=target/${args[i + 1]}/release ;;
+    --target=*) out=target/${args[i]#--target=}/release ;;
+  esac
+done
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+${CARGO:-cargo} rustc --release --lib "$@" -- --print=native-static-libs 2>&1 | tee "$log" || status=$?
+[ "$status" -eq 0 ] || exit "$status"
+libs=$(sed -n 's/^note: native-static-libs: //p' "$log" | tail -n 1)
+if [ -z "$libs" ]; then
+  echo "build-lib.sh: rustc reported no native-static-libs" >&2
+  exit 1
+fi
+printf '%s\n' "$libs" > "$out/native-static-libs"
