@@ -16,6 +16,16 @@
 //! length and first four bytes beside the pointer, so most mismatches are
 //! rejected without touching the copy.
 //!
+//! # Byte order
+//!
+//! A repr is bytes, the same on every host. Where code reads it as words
+//! (the length and head word, the integer key's two words), it reads them
+//! little-endian ([`KeyRepr::word0_le`], [`KeyRepr::word1_le`],
+//! `load_le`), and where it writes the length it writes it little-endian
+//! (`write_inline`), so that a needle built in registers matches the
+//! stored key on big-endian hosts too. Comparisons of the key's own bytes
+//! load both sides in the host's order, which is the same on both sides.
+//!
 //! Integer keys are the bytes `[0x00, tag, v0 .. v7]` (`tag` 0x01 for i64,
 //! 0x02 for u64, the value little-endian), so they never meet a string key
 //! by accident and `slate_each` can report them as bytes. This is the
@@ -87,13 +97,17 @@ impl KeyRepr {
         unsafe { self.raw.assume_init_ref() }
     }
 
+    /// Bytes 0..8 as a little-endian word, on every host: the length in
+    /// the low half, the key's first four bytes in the high half (see the
+    /// module docs on byte order).
     #[inline]
-    pub(crate) fn w0(&self) -> u64 {
+    pub(crate) fn word0_le(&self) -> u64 {
         u64::from_le_bytes(self.all_bytes()[0..8].try_into().unwrap())
     }
 
+    /// Bytes 8..16 as a little-endian word.
     #[inline]
-    pub(crate) fn w1(&self) -> u64 {
+    pub(crate) fn word1_le(&self) -> u64 {
         u64::from_le_bytes(self.all_bytes()[8..16].try_into().unwrap())
     }
 
@@ -107,12 +121,12 @@ impl KeyRepr {
     /// The integer key this repr holds, if it holds one: `(tag, value)`.
     #[inline(always)]
     pub fn int(&self) -> Option<(u8, u64)> {
-        int_of_words(self.w0(), self.w1())
+        int_of_words(self.word0_le(), self.word1_le())
     }
 
     #[inline]
     pub fn key_len(&self) -> u32 {
-        self.w0() as u32
+        self.word0_le() as u32
     }
 
     #[inline]
@@ -280,7 +294,7 @@ impl Key for IntKey {
     #[inline(always)]
     unsafe fn matches(&self, stored: &KeyRepr) -> bool {
         let (w0, w1) = int_words(self.tag, self.value);
-        stored.w0() == w0 && stored.w1() == w1
+        stored.word0_le() == w0 && stored.word1_le() == w1
     }
 
     #[inline(always)]
@@ -345,7 +359,10 @@ unsafe fn write_inline(dst: *mut KeyRepr, key: &[u8]) {
         for i in 0..REPR / 8 {
             d.add(8 * i).cast::<u64>().write_unaligned(0);
         }
-        d.cast::<u32>().write_unaligned(n as u32);
+        // Little-endian, as `word0_le` reads it back (a native store
+        // would put the length in the word's high half on big-endian
+        // hosts, where no lookup would find the key again).
+        d.cast::<u32>().write_unaligned((n as u32).to_le());
         let d = d.add(4);
         let copy8 = |at: usize| {
             d.add(at)
@@ -492,7 +509,7 @@ impl Key for Needle<'_> {
 
     #[inline(always)]
     unsafe fn matches(&self, slot: &KeyRepr) -> bool {
-        if slot.w0() != self.w0 {
+        if slot.word0_le() != self.w0 {
             return false;
         }
         // SAFETY: equal first words: the slot holds a key of this length,
@@ -577,7 +594,7 @@ impl<const MAX: usize> Key for Short<'_, MAX> {
 
     #[inline(always)]
     unsafe fn matches(&self, slot: &KeyRepr) -> bool {
-        if slot.w0() != self.0.w0 {
+        if slot.word0_le() != self.0.w0 {
             return false;
         }
         // SAFETY: as in `Needle::matches`.
@@ -685,6 +702,23 @@ mod tests {
                 stored.release(&alloc);
                 built.release(&alloc);
             }
+        }
+    }
+
+    /// A repr is the same bytes on every host: the length little-endian,
+    /// then the key (big-endian hosts once stored the length in native
+    /// order, and no lookup found a string key again).
+    #[test]
+    fn repr_bytes_are_host_independent() {
+        let alloc = Allocator::default();
+        for len in [0usize, 1, 3, 4, 5, 8, 10, 17, 28] {
+            let key: Vec<u8> = (0..len as u8).map(|b| b ^ 0xA5).collect();
+            let stored = Needle::bytes(&key).to_stored(&alloc).unwrap();
+            let bytes = stored.all_bytes();
+            assert_eq!(bytes[..4], (len as u32).to_le_bytes(), "len {len}");
+            assert_eq!(&bytes[4..4 + len], &key[..], "len {len}");
+            assert!(bytes[4 + len..].iter().all(|&b| b == 0), "len {len}");
+            assert_eq!(stored.word0_le(), head_word(&key), "len {len}");
         }
     }
 
