@@ -50,7 +50,7 @@ SONAME        := libslate.so.$(if $(filter 0,$(VERSION_MAJOR)),0.$(VERSION_MINOR
 TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h include/slate-generic.h
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
-        clang-test lto-test header-strict valgrind install-test examples sanitize compile-fail symbols wasm cli cli-test \
+        clang-test lto-test header-strict valgrind install-test examples test-cross sanitize compile-fail symbols wasm cli cli-test \
         bench bench-quick bench-slotmap bench-maps bench-growth clean
 
 all: lib
@@ -140,7 +140,7 @@ uninstall:
 
 test: setup
 	@rm -f $(B)/results.txt
-	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples valgrind sanitize wasm install-test
+	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples valgrind sanitize wasm install-test test-cross
 	@scripts/summary.sh
 
 rust-lint:
@@ -258,6 +258,13 @@ sanitize: $(STATIC)
 	    c-tests/$$s.c $(STATIC) $(SYSLIBS) -o $(B)/$$s-asan && \
 	  ASAN_OPTIONS=detect_leaks=1 scripts/run-suite.sh $$s-asan ./$(B)/$$s-asan || exit 1; \
 	done
+
+# Every C suite, the C++ suites and the Rust tests on the other targets
+# slate promises (scripts/cross.sh): big-endian s390x and aarch64 under
+# qemu-user, i686 natively, Windows (mingw-w64) under wine.
+CROSS_TARGETS := s390x-unknown-linux-gnu aarch64-unknown-linux-gnu i686-unknown-linux-gnu x86_64-pc-windows-gnu
+test-cross:
+	@status=0; for t in $(CROSS_TARGETS); do scripts/cross.sh $$t || status=1; done; exit $$status
 
 # The core builds for WASI (32-bit usize, no host time or file APIs).
 wasm:

@@ -153,7 +153,7 @@ static_assert(std::is_same_v<decltype(+k_malloc_lambda), slate_malloc_f>);
 static_assert(std::is_same_v<decltype(+k_calloc_lambda), slate_calloc_f>);
 static_assert(std::is_same_v<decltype(+k_free_lambda), slate_free_f>);
 /* A lambda of the wrong shape does not convert. */
-constexpr auto k_wrong_shape = [](const char*, size_t, void*, void*) -> int { return 0; };
+constexpr auto k_wrong_shape = [](const char*, uint64_t, void*, void*) -> int { return 0; };
 static_assert(!std::is_convertible_v<decltype(k_wrong_shape), slate_each_f>);
 
 /* ------------------------------------------------------------------------ */

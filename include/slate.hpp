@@ -209,20 +209,42 @@ struct slate {
   // values: void* helpers
   // --------------------------------------------------------------------------
 
+  /* Integers (but bool) and enums travel as numbers: their bits as the
+   * unsigned type of their size. */
+  template <class T>
+  static constexpr bool value_as_number_ =
+      (std::is_integral_v<T> && !std::is_same_v<T, bool>) || std::is_enum_v<T>;
+
+  template <class T>
+  static constexpr auto number_bits_(T value) noexcept {
+    if constexpr (std::is_enum_v<T>) {
+      return static_cast<std::make_unsigned_t<std::underlying_type_t<T>>>(value);
+    } else {
+      return static_cast<std::make_unsigned_t<T>>(value);
+    }
+  }
+
   /**
    * Packs a small trivially copyable value (an integer, an enum, a float, a
    * pointer, a small struct; at most sizeof(void*) bytes) into a void* so
-   * that it can be stored as a map value without allocating. Unused bytes
-   * are zero, so equal values give equal (pointer-equal) void*s, which is
-   * what map equality compares. Read it back with from_value<T>.
+   * that it can be stored as a map value without allocating. An integer or
+   * enum becomes the number C code would store, (void*)(uintptr_t) of its
+   * bits zero-extended, on every byte order; anything else is copied byte
+   * for byte. Unused bytes are zero, so equal values give equal
+   * (pointer-equal) void*s, which is what map equality compares. Read it
+   * back with from_value<T>.
    */
   template <class T>
   static void* to_value(const T& value) noexcept {
     static_assert(std::is_trivially_copyable_v<T>, "slate::to_value: T must be trivially copyable");
     static_assert(sizeof(T) <= sizeof(void*), "slate::to_value: T must fit in a void*");
-    void* out = nullptr;
-    std::memcpy(static_cast<void*>(&out), static_cast<const void*>(&value), sizeof(T));
-    return out;
+    if constexpr (value_as_number_<T>) {
+      return reinterpret_cast<void*>(static_cast<std::uintptr_t>(number_bits_(value)));
+    } else {
+      void* out = nullptr;
+      std::memcpy(static_cast<void*>(&out), static_cast<const void*>(&value), sizeof(T));
+      return out;
+    }
   }
 
   /** The value that to_value<T> packed into `value`. */
@@ -232,9 +254,14 @@ struct slate {
     static_assert(std::is_default_constructible_v<T>,
                   "slate::from_value: T must be default constructible");
     static_assert(sizeof(T) <= sizeof(void*), "slate::from_value: T must fit in a void*");
-    T out{};
-    std::memcpy(static_cast<void*>(&out), static_cast<const void*>(&value), sizeof(T));
-    return out;
+    if constexpr (value_as_number_<T>) {
+      using bits = decltype(number_bits_(T{}));
+      return static_cast<T>(static_cast<bits>(reinterpret_cast<std::uintptr_t>(value)));
+    } else {
+      T out{};
+      std::memcpy(static_cast<void*>(&out), static_cast<const void*>(&value), sizeof(T));
+      return out;
+    }
   }
 
   /**

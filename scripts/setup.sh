@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs, when it is missing: cbindgen, valgrind,
-# clang, clang-22, lld-22, tmux, cmake and pkg-config from Debian's
-# packages, the wasm32-wasip1 Rust target, rustfmt and clippy, and nightly
-# with Miri. Quick and silent when everything is there. (`make demo` needs
+# clang, clang-22, lld-22, tmux, cmake, pkg-config, the s390x, aarch64,
+# i686 and mingw-w64 cross compilers, qemu-user and wine from Debian's
+# packages; the wasm32-wasip1 and cross Rust targets, rustfmt and clippy,
+# and nightly with Miri. Quick and silent when everything is there. (`make demo` needs
 # none of it: only cargo and a C compiler.)
 set -eu
 need=()
@@ -14,6 +15,13 @@ command -v clang-22 >/dev/null || need+=(clang-22)
 command -v ld.lld-22 >/dev/null || need+=(lld-22)
 command -v g++      >/dev/null || need+=(g++)
 command -v tmux     >/dev/null || need+=(tmux)
+# make test-cross: cross compilers, qemu-user and wine.
+for t in s390x-linux-gnu aarch64-linux-gnu i686-linux-gnu; do
+  command -v $t-g++ >/dev/null || need+=(gcc-$t g++-$t)
+done
+command -v x86_64-w64-mingw32-g++-posix >/dev/null || need+=(gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64)
+command -v qemu-s390x >/dev/null || need+=(qemu-user)
+command -v wine >/dev/null || need+=(wine wine64)
 # The install tests: a user's CMake and pkg-config builds.
 command -v cmake    >/dev/null || need+=(cmake)
 command -v pkg-config >/dev/null || need+=(pkg-config)
@@ -23,10 +31,14 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-if ! rustup target list --installed | grep -qx wasm32-wasip1; then
-  echo "setup: adding the wasm32-wasip1 target"
-  rustup target add wasm32-wasip1
-fi
+installed=$(rustup target list --installed)
+for t in wasm32-wasip1 s390x-unknown-linux-gnu aarch64-unknown-linux-gnu i686-unknown-linux-gnu \
+         x86_64-pc-windows-gnu; do
+  if ! grep -qx "$t" <<<"$installed"; then
+    echo "setup: adding the $t target"
+    rustup target add "$t"
+  fi
+done
 # Miri runs the core's unit tests; it needs a nightly toolchain.
 if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; then
   echo "setup: installing nightly with miri"

@@ -1170,7 +1170,7 @@ mod tests {
 
     fn put(m: &mut SlotMap, v: u32) -> u64 {
         // SAFETY: a 4-byte row for a one-column u32 slotmap.
-        unsafe { m.insert(v.to_le_bytes().as_ptr()).unwrap() }
+        unsafe { m.insert(v.to_ne_bytes().as_ptr()).unwrap() }
     }
 
     fn read(m: &SlotMap, key: u64) -> Option<u32> {
@@ -1257,8 +1257,8 @@ mod tests {
         let mut keys = vec![];
         for i in 0..500u32 {
             let mut row = [0u8; 12];
-            row[..4].copy_from_slice(&((i * 37) % 500).to_le_bytes());
-            row[4..].copy_from_slice(&(i as u64).to_le_bytes());
+            row[..4].copy_from_slice(&((i * 37) % 500).to_ne_bytes());
+            row[4..].copy_from_slice(&(i as u64).to_ne_bytes());
             // SAFETY: a 12-byte packed row.
             keys.push((i, unsafe { m.insert(row.as_ptr()).unwrap() }));
         }

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Builds the library for another target and runs the test suites there,
+# under an emulator: every C suite of c-tests/ (C11), the C++ suites of
+# cpp-tests/ (C++17) and the Rust unit tests, each recording its
+# `N passed, M failed` line through run-suite.sh as <short>-<suite>.
+#
+# Usage: cross.sh TARGET [PART...]   PART: c, cpp, rust (default: all three)
+#   s390x-unknown-linux-gnu    big-endian, 64-bit; qemu-s390x
+#   aarch64-unknown-linux-gnu  ARM, 64-bit; qemu-aarch64
+#   i686-unknown-linux-gnu     32-bit pointers and size_t; natively, with the
+#                              cross toolchain's loader and libraries (Debian's
+#                              gcc-multilib conflicts with its cross compilers,
+#                              and qemu-i386 7.2 hangs on 64-bit atomics shared
+#                              by threads)
+#   x86_64-pc-windows-gnu      mingw-w64; wine, in a fresh WINEPREFIX
+# The random suites take fewer steps than natively (RANDOM_STEPS).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+target=$1; shift
+parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(c cpp rust)
+steps=${RANDOM_STEPS:-50000}
+exe=""
+case "$target" in
+  s390x-unknown-linux-gnu)   short=s390x   tool=s390x-linux-gnu   run=(qemu-s390x -L /usr/s390x-linux-gnu) ;;
+  aarch64-unknown-linux-gnu) short=aarch64 tool=aarch64-linux-gnu run=(qemu-aarch64 -L /usr/aarch64-linux-gnu) ;;
+  i686-unknown-linux-gnu)    short=i686    tool=i686-linux-gnu    run=() ;;
+  x86_64-pc-windows-gnu)     short=windows tool=x86_64-w64-mingw32 run=(wine) exe=.exe ;;
+  *) echo "cross.sh: unknown target $target" >&2; exit 2 ;;
+esac
+cc=$tool-gcc cxx=$tool-g++
+# mingw's default C++ threads model (win32) has no std::thread.
+[ "$short" = windows ] && cc=$tool-gcc-posix cxx=$tool-g++-posix
+var=$(echo "$target" | tr 'a-z-' 'A-Z_')
+export "CARGO_TARGET_${var}_LINKER=$cc"
+out=build/cross/$short
+mkdir -p "$out"
+lib=target/$target/release/libslate.a
+status=0
+
+if [ "$short" = windows ]; then
+  # wine needs its prefix initialized before a program's output can be
+  # trusted, and lacks bcryptprimitives.dll (ProcessPrng), which Rust's
+  # standard library imports: the test-only shim goes into the prefix.
+  export WINEPREFIX=$root/build/cross/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="bcryptprimitives=n"
+  if [ ! -f "$WINEPREFIX/system.reg" ]; then
+    rm -rf "$WINEPREFIX"
+    wineboot --init >/dev/null 2>&1
+    wineserver -w
+  fi
+  $cc -O2 -Wall -Wextra -Werror -shared -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
+    c-tests/cross/bcryptprimitives.c -ladvapi32 || exit 1
+  link_extra=(-static-libgcc -static)
+elif [ "$short" = i686 ]; then
+  # A 32-bit program runs on the x86-64 kernel as it is, given the loader
+  # and libraries of the cross toolchain's sysroot.
+  sysroot=/usr/i686-linux-gnu/lib
+  link_extra=("-Wl,--dynamic-linker=$sysroot/ld-linux.so.2" "-Wl,-rpath,$sysroot")
+  export "CARGO_TARGET_${var}_RUSTFLAGS=-Clink-arg=-Wl,--dynamic-linker=$sysroot/ld-linux.so.2 -Clink-arg=-Wl,-rpath,$sysroot"
+else
+  link_extra=()
+fi
+[ ${#run[@]} -eq 0 ] || export "CARGO_TARGET_${var}_RUNNER=${run[*]}"
+
+suite() { # NAME COMMAND...
+  "$root/scripts/run-suite.sh" "$short-$1" "${run[@]}" "${@:2}" || status=1
+}
+# A suite that does not build counts as one failure in the summary.
+unbuilt() { # NAME
+  echo "$short-$1: does not build"
+  echo "$short-$1 0 1" >> "$root/build/results.txt"
+  status=1
+}
+
+for part in "${parts[@]}"; do
+  case "$part" in
+    c|cpp)
+      scripts/build-lib.sh --target "$target" || { unbuilt library; exit 1; }
+      read -r -a native <"target/$target/release/native-static-libs"
+      ;;
+  esac
+  case "$part" in
+    c)
+      for s in test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks; do
+        $cc -std=c11 -Wall -Wextra -Werror -O1 -Iinclude "c-tests/$s.c" "$lib" "${native[@]}" "${link_extra[@]}" \
+          -o "$out/$s$exe" || { unbuilt "$s"; continue; }
+        case "$s" in
+          test_random|test_slotmap) suite "$s" "$out/$s$exe" "$((RANDOM * 32768 + RANDOM))" "$steps" ;;
+          *) suite "$s" "$out/$s$exe" ;;
+        esac
+      done
+      ;;
+    cpp)
+      for s in test_cpp test_hpp; do
+        $cxx -std=c++17 -Wall -Wextra -Werror -O1 -Iinclude -Ic-tests "cpp-tests/$s.cpp" "$lib" "${native[@]}" \
+          "${link_extra[@]}" -static-libstdc++ -o "$out/$s$exe" || { unbuilt "$s"; continue; }
+        suite "$s" "$out/$s$exe"
+      done
+      ;;
+    rust)
+      "$root/scripts/run-suite.sh" "$short-cargo" scripts/cargo-test.sh --release --tests --target "$target" || status=1
+      ;;
+  esac
+done
+exit "$status"
