@@ -20,9 +20,10 @@ trap 'rm -f "$log"' EXIT
 status=0
 ${CARGO:-cargo} rustc --release --lib "$@" -- --print=native-static-libs 2>&1 | tee "$log" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
-libs=$(sed -n 's/^note: native-static-libs: //p' "$log" | tail -n 1)
-if [ -z "$libs" ]; then
+if ! grep -q '^note: native-static-libs:' "$log"; then
   echo "build-lib.sh: rustc reported no native-static-libs" >&2
   exit 1
 fi
+# (Empty where the target needs nothing beyond its C library: Emscripten.)
+libs=$(sed -n 's/^note: native-static-libs: *//p' "$log" | tail -n 1)
 printf '%s\n' "$libs" > "$out/native-static-libs"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the library for another target and runs the test suites there,
-# under an emulator: every C suite of c-tests/ (C11), the C++ suites of
-# cpp-tests/ (C++17) and the Rust unit tests, each recording its
+# under an emulator: every C suite of c-tests/ (C11) and the seed check
+# (two runs must differ), the C++ suites of cpp-tests/ (C++17) and the Rust
+# tests, each recording its
 # `N passed, M failed` line through run-suite.sh as <short>-<suite>.
 #
 # Usage: cross.sh TARGET [PART...]   PART: c, cpp, rust (default: all three)
@@ -62,15 +63,9 @@ else
 fi
 [ ${#run[@]} -eq 0 ] || export "CARGO_TARGET_${var}_RUNNER=${run[*]}"
 
-suite() { # NAME COMMAND...
-  "$root/scripts/run-suite.sh" "$short-$1" "${run[@]}" "${@:2}" || status=1
-}
-# A suite that does not build counts as one failure in the summary.
-unbuilt() { # NAME
-  echo "$short-$1: does not build"
-  echo "$short-$1 0 1" >> "$root/build/results.txt"
-  status=1
-}
+prefix=$short
+# shellcheck source=scripts/suites.sh
+. "$root/scripts/suites.sh"
 
 for part in "${parts[@]}"; do
   case "$part" in
@@ -81,24 +76,25 @@ for part in "${parts[@]}"; do
   esac
   case "$part" in
     c)
-      for s in test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks; do
+      for s in test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks test_seeds; do
         $cc -std=c11 -Wall -Wextra -Werror -O1 -Iinclude "c-tests/$s.c" "$lib" "${native[@]}" "${link_extra[@]}" \
           -o "$out/$s$exe" || { unbuilt "$s"; continue; }
         case "$s" in
-          test_random|test_slotmap) suite "$s" "$out/$s$exe" "$((RANDOM * 32768 + RANDOM))" "$steps" ;;
-          *) suite "$s" "$out/$s$exe" ;;
+          test_random|test_slotmap) suite "$s" "${run[@]}" "$out/$s$exe" "$((RANDOM * 32768 + RANDOM))" "$steps" ;;
+          *) suite "$s" "${run[@]}" "$out/$s$exe" ;;
         esac
       done
+      suite seeds-differ bash c-tests/seeds-differ.sh "${run[@]}" "$out/test_seeds$exe"
       ;;
     cpp)
       for s in test_cpp test_hpp; do
         $cxx -std=c++17 -Wall -Wextra -Werror -O1 -Iinclude -Ic-tests "cpp-tests/$s.cpp" "$lib" "${native[@]}" \
           "${link_extra[@]}" -static-libstdc++ -o "$out/$s$exe" || { unbuilt "$s"; continue; }
-        suite "$s" "$out/$s$exe"
+        suite "$s" "${run[@]}" "$out/$s$exe"
       done
       ;;
     rust)
-      "$root/scripts/run-suite.sh" "$short-cargo" scripts/cargo-test.sh --release --tests --target "$target" || status=1
+      suite cargo scripts/cargo-test.sh --release --tests --target "$target"
       ;;
   esac
 done

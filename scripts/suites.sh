@@ -1,0 +1,15 @@
+# Helpers for scripts that build and run the suites on another target
+# (cross.sh, wasm.sh); sourced, with `root` and `prefix` (the name every
+# result line gets before the suite's) set. Failures set `status=1`.
+
+# Runs COMMAND, recording its `N passed, M failed` line as PREFIX-NAME.
+suite() { # NAME COMMAND...
+  "$root/scripts/run-suite.sh" "$prefix-$1" "${@:2}" || status=1
+}
+
+# A suite that does not build counts as one failure in the summary.
+unbuilt() { # NAME
+  echo "$prefix-$1: does not build"
+  echo "$prefix-$1 0 1" >> "$root/build/results.txt"
+  status=1
+}
