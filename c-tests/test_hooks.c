@@ -190,7 +190,16 @@ typedef struct shape_s {
   slate_info_s info;
   uint32_t n;
   slate_table_info_s t[MAX_TABLES];
+  uint64_t order; /* a hash of the walk's sequence of keys and values */
 } shape_s;
+
+/* Folds each entry, in walk order, into a running FNV-1a hash. */
+static int order_cb(const char* key, uint32_t length, void* value, void* data) {
+  uint64_t* h = (uint64_t*)data;
+  for (uint32_t i = 0; i < length; i++) *h = (*h ^ (unsigned char)key[i]) * UINT64_C(0x100000001B3);
+  *h = (*h ^ (uint64_t)(uintptr_t)value) * UINT64_C(0x100000001B3);
+  return 0;
+}
 
 enum {
   OP_SET_U64,
@@ -211,7 +220,8 @@ static const char* const op_names[] = {"set_u64", "delete_u64", "set",     "dele
 
 typedef struct run_s {
   slate_s m, c;       /* the map and its clone */
-  model_s mm, mc;     /* what they should hold */
+  slate_s s;          /* small maps switching layout */
+  model_s mm, mc, ms; /* what they should hold */
   int c_live;         /* c has been cloned */
   unsigned ops;
   injection_s inj;    /* what the failures did (inject.h) */
@@ -227,6 +237,10 @@ static void take_shape(const slate_s* m, shape_s* s) {
   slate_info(m, &s->info);
   s->n = s->info.tables < MAX_TABLES ? s->info.tables : MAX_TABLES;
   for (uint32_t i = 0; i < s->n; i++) slate_table_info(m, i, &s->t[i]);
+  /* The iteration order too, for maps small enough to walk before every
+   * call (the layout switches of small maps are where it could change). */
+  s->order = UINT64_C(0xCBF29CE484222325);
+  if (s->info.length <= 256) slate_each(m, order_cb, &s->order);
 }
 
 static int same_shape(const shape_s* a, const shape_s* b) {
@@ -237,7 +251,7 @@ static int same_shape(const shape_s* a, const shape_s* b) {
       x->directory != y->directory || x->small != y->small)
     return 0;
   if (x->length != 0 && x->seed != y->seed) return 0;
-  if (a->n != b->n) return 0;
+  if (a->n != b->n || a->order != b->order) return 0;
   return memcmp(a->t, b->t, a->n * sizeof a->t[0]) == 0;
 }
 
@@ -345,8 +359,8 @@ static void note(run_s* r, const char* what, int kind, uint64_t key, int rc) {
 
 /* One call of the workload, on m (target 0) or c (target 1). */
 static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) {
-  slate_s* m = target ? &r->c : &r->m;
-  model_s* md = target ? &r->mc : &r->mm;
+  slate_s* m = target == 2 ? &r->s : target ? &r->c : &r->m;
+  model_s* md = target == 2 ? &r->ms : target ? &r->mc : &r->mm;
   int expected = SLATE_OK;
   if (kind == OP_DEL_U64 || kind == OP_DEL_STR || kind == OP_DEL_I64)
     expected = model_has(md, kind, key) ? SLATE_OK : SLATE_ERROR_NOT_FOUND;
@@ -463,7 +477,30 @@ static unsigned workload(run_s* r) {
   for (uint64_t i = 0; i < NS; i++) step(r, OP_SET_STR, 0, i, 90000 + i);
   step(r, OP_RESERVE, 1, 3000, 0);
   for (uint64_t k = 100; k < 3000; k++) step(r, OP_SET_U64, 1, k, k + 7);
+  /* small maps that must switch layout: a string into a full small map of
+     u64 keys (a general table and a directory at once), and a long string
+     into a small table of u64 keys that deletes emptied (its key copied
+     before the table turns general) */
+  if (slate(&r->s) != SLATE_OK) bad++;
+  for (uint64_t k = 0; k < 8; k++) step(r, OP_SET_U64, 2, k, k + 100);
+  step(r, OP_SET_STR, 2, 1, 200);
+  for (uint64_t k = 0; k < 8; k++) step(r, OP_DEL_U64, 2, k, 0);
+  step(r, OP_DEL_STR, 2, 1, 0);
+  for (uint64_t k = 0; k < 5; k++) step(r, OP_SET_U64, 2, k, k + 300);
+  for (uint64_t k = 0; k < 5; k++) step(r, OP_DEL_U64, 2, k, 0);
+  step(r, OP_SET_STR, 2, 2, 400);
+  step(r, OP_SET_I64, 2, 3, 500);
+  bad += verify_model(&r->s, &r->ms);
+  slate_free(&r->s);
   /* a size that cannot exist: FULL (or ALLOC), and nothing changes */
+#if defined(__linux__)
+  /* more than the machine's memory: FULL without allocating anything */
+  {
+    unsigned long long before = hk.attempts;
+    if (slate_reserve(&r->m, UINT64_C(1) << 36) != SLATE_ERROR_FULL) bad++;
+    if (hk.attempts != before) bad++;
+  }
+#endif
   {
     take_shape(&r->m, &shape_before_);
     int rc = slate_reserve(&r->m, UINT64_MAX);

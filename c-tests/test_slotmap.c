@@ -48,6 +48,7 @@
 #include "test.h"
 #include "rng.h"
 #include "rows3.h"
+#include "quiet.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -1007,6 +1008,75 @@ static unsigned same_rows(const slotmap_s* sm, const slotmap_key* order, uint32_
     if (!row3_is(sm, r, KEY_SLOT(order[r]))) bad++;
   }
   return bad + dense_problems(sm);
+}
+
+/* Tries to re-initialize the walked slotmap from its own callback. */
+typedef struct reinit_s {
+  slotmap_s* self;
+  int rc_one, rc_columns, rc_clone;
+  unsigned calls;
+} reinit_s;
+
+static void try_reinit(reinit_s* r) {
+  static const uint32_t sizes[2] = {4, 8};
+  slotmap_s other;
+  if (r->calls++ != 0) return;
+  r->rc_one = slotmap(r->self, 4);
+  r->rc_columns = slotmap_columns(r->self, sizes, 2);
+  CHECK_EQ_INT(slotmap(&other, 4), SLATE_OK);
+  r->rc_clone = slotmap_clone(r->self, &other);
+  slotmap_free(&other);
+}
+
+static int reinit_each_cb(slotmap_key key, void* row, void* data) {
+  (void)key;
+  (void)row;
+  try_reinit((reinit_s*)data);
+  return 0;
+}
+
+static int reinit_less(const void* a, const void* b, void* data) {
+  try_reinit((reinit_s*)data);
+  return less_rec_a(a, b, NULL);
+}
+
+static void test_reinit_inside_walk(void) {
+  TEST_SECTION("slotmap(), slotmap_columns() and slotmap_clone() inside a walk are refused");
+  slotmap_s sm;
+  reinit_s r;
+  capture_s cap;
+  unsigned bad = 0;
+  uint32_t n;
+  CHECK_EQ_INT(slotmap_columns(&sm, SIZES3, 3), SLATE_OK);
+  for (uint64_t i = 0; i < 300; i++) put3(&sm, i, &bad);
+  CHECK_EQ_INT(bad, 0);
+  slotmap_key* order = keys_by_row(&sm, &n);
+  for (int walk = 0; walk < 3; walk++) {
+    memset(&r, 0, sizeof r);
+    r.self = &sm;
+    capture_stderr(&cap);
+    if (walk == 0) CHECK_EQ_INT(slotmap_each(&sm, reinit_each_cb, &r), SLATE_OK);
+    if (walk == 1) CHECK_EQ_INT(slotmap_erase_if(&sm, reinit_each_cb, &r), SLATE_OK);
+    if (walk == 2) CHECK_EQ_INT(slotmap_sort(&sm, reinit_less, &r), SLATE_OK);
+    CHECK_NOTHING_PRINTED(release_stderr(&cap));
+    CHECK_EQ_INT(r.rc_one, SLATE_ERROR_INVALID);
+    CHECK_EQ_INT(r.rc_columns, SLATE_ERROR_INVALID);
+    CHECK_EQ_INT(r.rc_clone, SLATE_ERROR_INVALID);
+    CHECK_EQ_U64(slotmap_length(&sm), 300);
+    CHECK_EQ_INT(dense_problems(&sm), 0);
+    if (walk < 2) CHECK_EQ_INT(same_rows(&sm, order, n), 0);
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (!key3_is(&sm, order[i], KEY_SLOT(order[i]))) bad++;
+  CHECK_EQ_INT(bad, 0);
+  /* still a working slotmap */
+  put3(&sm, 300, &bad);
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(slotmap_erase(&sm, order[0]), SLATE_OK);
+  free(order);
+  slotmap_free(&sm);
+  CHECK_EQ_INT(slotmap(&sm, 4), SLATE_OK);
+  slotmap_free(&sm);
 }
 
 static void test_callbacks_cannot_modify(void) {
@@ -2358,6 +2428,7 @@ int main(int argc, char** argv) {
   test_columns();
   test_each();
   test_callbacks_cannot_modify();
+  test_reinit_inside_walk();
   test_erase_if();
   test_sort();
   test_limit();

@@ -130,6 +130,32 @@ impl Allocator {
     }
 }
 
+/// Bytes of physical memory, where the platform tells it (Linux: its
+/// pages times the page size). A plan larger than this cannot be met: an
+/// overcommitting system would grant the allocations and then kill the
+/// process when it touched them, instead of failing one.
+#[cfg(all(target_os = "linux", not(miri)))]
+pub fn physical_memory() -> Option<u64> {
+    // sysconf's names on Linux (glibc, musl and bionic agree).
+    const SC_PAGESIZE: core::ffi::c_int = 30;
+    const SC_PHYS_PAGES: core::ffi::c_int = 85;
+    extern "C" {
+        fn sysconf(name: core::ffi::c_int) -> core::ffi::c_long;
+    }
+    // SAFETY: sysconf reads a system setting; no memory is involved.
+    let (pages, size) = unsafe { (sysconf(SC_PHYS_PAGES), sysconf(SC_PAGESIZE)) };
+    if pages <= 0 || size <= 0 {
+        return None;
+    }
+    (pages as u64).checked_mul(size as u64)
+}
+
+/// Elsewhere (and under Miri) the address space is the only bound known.
+#[cfg(not(all(target_os = "linux", not(miri))))]
+pub fn physical_memory() -> Option<u64> {
+    None
+}
+
 /// Asks Linux to back the 2 MiB-aligned interior of a large allocation of
 /// the C library's `malloc` with transparent huge pages (where the system
 /// leaves that to programs: `madvise` mode). A random lookup in a slotmap

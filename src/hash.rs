@@ -1,4 +1,4 @@
-//! Hashing and seeds.
+//! Hashing.
 //!
 //! A key's hash is XXH3-64 of its bytes, seeded with its map's seed (the
 //! README says why XXH3 rather than XXH64). The 64 bits split in two:
@@ -12,28 +12,9 @@
 //! table (its top `global_depth` bits), the split side (the next bit) and the
 //! first group of the probe (its low bits).
 //!
-//! Seeds: one read of OS entropy per process (`getrandom`), taken the first
-//! time a map needs a seed, then stretched by splitmix64: each seed is the
-//! splitmix64 output function applied to `base + n * golden`, where `n` is a
-//! process-wide atomic counter. The output function is a bijection, so every
-//! map gets a distinct seed, and without the base nobody can predict it. No
-//! system call per map; the counter makes it thread-safe.
-
-use core::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+//! Each map's seed comes from [`crate::seed`].
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
-
-/// The splitmix64 increment (2^64 / golden ratio).
-pub const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// splitmix64's output function: a bijection on `u64` with good avalanche.
-#[inline]
-pub fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// Keys up to this many bytes take XXH3's short paths (0–16, 17–128
 /// bytes): straight-line code over the key that the compiler proves cannot
@@ -83,62 +64,16 @@ pub fn h1(hash: u64) -> u64 {
     hash >> 7
 }
 
-static BASE: OnceLock<u64> = OnceLock::new();
-static COUNTER: AtomicU64 = AtomicU64::new(0);
-
-fn entropy() -> u64 {
-    let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_ok() {
-        return u64::from_le_bytes(bytes);
-    }
-    // No entropy source answered (a sandbox without one): fall back to
-    // addresses, which differ between runs where the OS randomizes layout.
-    // Seeds stay distinct per map either way; only unpredictability suffers.
-    let local = 0u8;
-    let a = &local as *const u8 as usize as u64;
-    let b = entropy as fn() -> u64 as usize as u64;
-    mix(a ^ b.rotate_left(32))
-}
-
-/// A new, distinct, unpredictable seed for one map.
-pub fn fresh_seed() -> u64 {
-    let base = *BASE.get_or_init(entropy);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    mix(base.wrapping_add(n.wrapping_mul(GOLDEN)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn seeds_are_distinct() {
-        let n = if cfg!(miri) { 200 } else { 10_000 };
-        let mut seen: Vec<u64> = (0..n).map(|_| fresh_seed()).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        assert_eq!(seen.len(), n);
-    }
-
-    #[test]
-    fn seeds_are_distinct_across_threads() {
-        let handles: Vec<_> = (0..4)
-            .map(|_| {
-                std::thread::spawn(|| {
-                    (0..if cfg!(miri) { 50 } else { 2_000 })
-                        .map(|_| fresh_seed())
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        let mut all: Vec<u64> = handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect();
-        let n = all.len();
-        all.sort_unstable();
-        all.dedup();
-        assert_eq!(all.len(), n);
+    /// splitmix64's step: the tests' source of varied values.
+    const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 
     #[test]
@@ -173,11 +108,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn mix_is_splitmix64() {
-        // First output of splitmix64 seeded with 0 (state = 0 + golden).
-        assert_eq!(mix(GOLDEN), 0xE220_A839_7B1D_CDAF);
     }
 }

@@ -18,7 +18,7 @@
 //!   `global_depth` bits of h1; a table of **local depth** `d` fills
 //!   `1 << (global_depth - d)` neighbouring entries (see [`directory`]).
 //! - **seed**: a per-map hash seed, drawn from one OS entropy read per
-//!   process stretched by splitmix64 (see [`hash`]).
+//!   process stretched by a keyed permutation (see [`seed`]).
 //!
 //! # Lookup
 //!
@@ -74,8 +74,10 @@ pub mod group;
 pub mod hash;
 pub mod key;
 pub mod map;
+pub mod seed;
 pub mod slotmap;
 pub mod table;
+mod walk;
 
 pub use check::Message;
 pub use map::Map;

@@ -13,22 +13,23 @@
 //!
 //! `Map` is the body of the C `slate_s` (it fits in its 64 bytes). It holds
 //! no pointer into itself, so C code may move it with `memcpy` between
-//! calls. `walkers` counts the `slate_each`/`slate_delete_if` walks in
-//! progress; the C layer refuses to modify a map while it is non-zero.
+//! calls. The walks in progress (`slate_each`, `slate_delete_if`) are
+//! kept apart from it, per thread (see `walk.rs`): the C layer refuses to
+//! modify a map that the calling thread is walking.
 
-use core::cell::Cell;
 use core::ffi::c_void;
 use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables, MAX_DEPTH};
 use crate::group::SLOTS;
-use crate::hash::fresh_seed;
 use crate::key::{int_bytes, Key, KeyRepr};
+use crate::seed::map_seed as fresh_seed;
 use crate::table::{
     get_in, int_in, kind_of, max_load, IntSlot, Lookup, Slot, Table, FIRST_CAPACITY, KIND_BYTES,
     MAX_CAPACITY,
 };
+use crate::walk;
 use crate::Error;
 
 pub const MODE_EMPTY: u8 = 0;
@@ -48,8 +49,9 @@ pub struct Map {
     pub(crate) root: *mut u8,
     pub(crate) global_depth: u8,
     pub(crate) mode: u8,
-    _pad: u16,
-    pub(crate) walkers: Cell<u32>,
+    /// Explicit, so that the struct has no padding (whose bytes would be
+    /// uninitialized in a `slate_s` the caller inspects or copies).
+    _pad: [u8; 6],
     pub(crate) alloc: Allocator,
 }
 
@@ -67,22 +69,6 @@ pub struct Cursor {
     entry: usize,
     group: usize,
     slot: usize,
-}
-
-/// Marks a map as walked for as long as it lives.
-struct Walk<'a>(&'a Cell<u32>);
-
-impl<'a> Walk<'a> {
-    fn new(walkers: &'a Cell<u32>) -> Walk<'a> {
-        walkers.set(walkers.get() + 1);
-        Walk(walkers)
-    }
-}
-
-impl Drop for Walk<'_> {
-    fn drop(&mut self) {
-        self.0.set(self.0.get() - 1);
-    }
 }
 
 /// The shape `reserve` and `compact` build for `n` entries.
@@ -120,10 +106,15 @@ impl Plan {
             return Err(Error::Full);
         }
         // The whole shape must be addressable (it never is on 32-bit targets
-        // near the limit).
-        Table::bytes(MAX_CAPACITY, KIND_BYTES)
+        // near the limit), and fit in the machine's memory where that is
+        // known: refused before anything is allocated.
+        let bytes = Table::bytes(MAX_CAPACITY, KIND_BYTES)
             .checked_mul(1usize << depth)
+            .and_then(|b| b.checked_add(Directory::bytes(depth)))
             .ok_or(Error::Full)?;
+        if crate::alloc::physical_memory().is_some_and(|memory| bytes as u64 > memory) {
+            return Err(Error::Full);
+        }
         Ok(Plan::Tables {
             depth,
             capacity: MAX_CAPACITY,
@@ -175,8 +166,7 @@ impl Map {
             root: ptr::null_mut(),
             global_depth: 0,
             mode: MODE_EMPTY,
-            _pad: 0,
-            walkers: Cell::new(0),
+            _pad: [0; 6],
             alloc,
         }
     }
@@ -191,9 +181,10 @@ impl Map {
         self.len == 0
     }
 
+    /// Whether the calling thread is walking this map.
     #[inline]
     pub fn walking(&self) -> bool {
-        self.walkers.get() != 0
+        walk::walking((self as *const Map).cast())
     }
 
     /// The directory. In small mode too: the global depth is 0 and the
@@ -328,10 +319,7 @@ impl Map {
                 Ok(t) => {
                     self.root = t.cast();
                     self.mode = MODE_SMALL;
-                    if self.seed == 0 {
-                        // A zero-initialized `slate_s` never had `slate()`.
-                        self.seed = fresh_seed();
-                    }
+                    self.ensure_seed();
                     owned = Some(key);
                 }
                 Err(e) => {
@@ -342,17 +330,23 @@ impl Map {
             }
         }
         let h = self.hash(n);
+        let want = kind_of(n);
         loop {
             let tp = self.table_for(h);
             // SAFETY: a live table of this map.
-            let (used, kind, fits) = unsafe { ((*tp).used, (*tp).kind, (*tp).fits(kind_of(n))) };
-            if used == 0 && kind != kind_of(n) && fits {
-                self.rekind(tp, kind_of(n));
+            let (used, kind, fits) = unsafe { ((*tp).used, (*tp).kind, (*tp).fits(want)) };
+            if used == 0 && kind != want && fits {
+                // An empty table takes the key's layout in place. The key's
+                // copy comes first: if it cannot be made, the table must
+                // keep its layout.
+                if owned.is_none() {
+                    owned = Some(n.to_stored(&self.alloc)?);
+                }
+                self.rekind(tp, want);
             }
             // SAFETY: a live table of this map; `self` is borrowed uniquely.
             let t = unsafe { &mut *tp };
-            let lookup = t.lookup(h, n);
-            match lookup {
+            match t.lookup(h, n) {
                 Lookup::Found(g, i) => {
                     t.set_value(g, i, value);
                     if let Some(key) = owned {
@@ -371,18 +365,12 @@ impl Map {
                     return Ok(());
                 }
                 Lookup::NoRoom | Lookup::Foreign => {
-                    let foreign = matches!(lookup, Lookup::Foreign);
                     let key = match owned {
                         Some(key) => key,
                         None => n.to_stored(&self.alloc)?,
                     };
                     owned = Some(key);
-                    let made = if foreign {
-                        self.generalize(tp)
-                    } else {
-                        self.make_room(tp)
-                    };
-                    if let Err(e) = made {
+                    if let Err(e) = self.make_room(tp, want) {
                         // SAFETY: as above.
                         unsafe { key.release(&self.alloc) };
                         return Err(e);
@@ -399,6 +387,15 @@ impl Map {
             self.reseed();
         }
         Ok(())
+    }
+
+    /// Draws a seed for a map that has none: a zero-filled `slate_s`, which
+    /// never had `slate()`, has seed 0. Every path that gives a map tables
+    /// calls it first.
+    fn ensure_seed(&mut self) {
+        if self.seed == 0 {
+            self.seed = fresh_seed();
+        }
     }
 
     /// A map left empty takes a fresh seed (out of line: drawing the first
@@ -443,21 +440,35 @@ impl Map {
         Ok(())
     }
 
-    /// Makes room in the full table `tp` by rebuilding it (moving at most
-    /// 1024 entries).
-    fn make_room(&mut self, tp: *mut Table) -> Result<(), Error> {
-        if self.mode == MODE_SMALL {
-            return self.small_to_directory();
-        }
+    /// Makes room in table `tp` for a key of kind `key_kind`, in one
+    /// rebuild (moving at most 1024 entries): the table gets the layout that
+    /// holds the key (an integer table of another kind turns general) and,
+    /// when it is full, the room too: it is pruned of tombstones, doubled or
+    /// split. Everything is allocated before anything changes, so a failure
+    /// leaves the map as it was, layout included.
+    fn make_room(&mut self, tp: *mut Table, key_kind: u32) -> Result<(), Error> {
         // SAFETY: `tp` is a live table of this map.
         let t = unsafe { &*tp };
-        let capacity = t.capacity as usize;
-        if t.tombstones() * 10 >= capacity {
-            self.rebuild_table(tp, capacity, t.kind)
-        } else if capacity < MAX_CAPACITY {
-            self.rebuild_table(tp, capacity * 2, t.kind)
+        let kind = if t.kind == KIND_BYTES || t.kind == key_kind {
+            t.kind
         } else {
-            self.split(tp)
+            KIND_BYTES
+        };
+        let capacity = t.capacity as usize;
+        let full = t.growth_left == 0;
+        if self.mode == MODE_SMALL {
+            return if full {
+                self.small_to_directory(kind)
+            } else {
+                self.rebuild_small(tp, kind)
+            };
+        }
+        if !full || t.tombstones() * 10 >= capacity {
+            self.rebuild_table(tp, capacity, kind)
+        } else if capacity < MAX_CAPACITY {
+            self.rebuild_table(tp, capacity * 2, kind)
+        } else {
+            self.split(tp, kind)
         }
     }
 
@@ -477,24 +488,16 @@ impl Map {
         }
     }
 
-    /// Rebuilds the integer table `tp` at its size in the general layout,
-    /// so that it can take a key of another kind (moving at most 1024
-    /// entries, as any rebuild).
-    fn generalize(&mut self, tp: *mut Table) -> Result<(), Error> {
-        // SAFETY: `tp` is a live table of this map.
-        let capacity = unsafe { (*tp).capacity } as usize;
-        if self.mode == MODE_SMALL {
-            let new = Table::new(&self.alloc, capacity, 0, KIND_BYTES)?;
-            // SAFETY: both tables are live; `tp` is freed once its entries
-            // moved.
-            unsafe {
-                (*tp).move_into(self.seed, |_| new);
-                Table::free(tp, &self.alloc);
-            }
-            self.root = new.cast();
-            return Ok(());
+    /// Rebuilds a small map's table, which has room, in the layout `kind`.
+    fn rebuild_small(&mut self, tp: *mut Table, kind: u32) -> Result<(), Error> {
+        let new = Table::new(&self.alloc, SLOTS, 0, kind)?;
+        // SAFETY: both tables are live; `tp` is freed once its entries moved.
+        unsafe {
+            (*tp).move_into(self.seed, |_| new);
+            Table::free(tp, &self.alloc);
         }
-        self.rebuild_table(tp, capacity, KIND_BYTES)
+        self.root = new.cast();
+        Ok(())
     }
 
     /// Replaces table `tp` by one of `capacity` slots of `kind` holding its
@@ -514,11 +517,10 @@ impl Map {
         Ok(())
     }
 
-    /// The ninth entry: the single group becomes a table in a directory.
-    fn small_to_directory(&mut self) -> Result<(), Error> {
+    /// The ninth entry: the single group becomes a table of `kind` in a
+    /// directory.
+    fn small_to_directory(&mut self, kind: u32) -> Result<(), Error> {
         let tp: *mut Table = self.root.cast();
-        // SAFETY: in small mode the root is a live table.
-        let kind = unsafe { (*tp).kind };
         let new = Table::new(&self.alloc, FIRST_CAPACITY, 0, kind)?;
         let mut dir = match Directory::new(&self.alloc, 0) {
             Ok(dir) => dir,
@@ -541,13 +543,14 @@ impl Map {
         Ok(())
     }
 
-    /// Splits a full 1024-slot table in two by the next hash bit.
-    fn split(&mut self, tp: *mut Table) -> Result<(), Error> {
+    /// Splits a full 1024-slot table in two tables of `kind` by the next
+    /// hash bit.
+    fn split(&mut self, tp: *mut Table, kind: u32) -> Result<(), Error> {
         // `tp` is read through the raw pointer throughout: doubling the
         // directory writes its `index`, so no reference to it may live
         // across that.
         // SAFETY: `tp` is a live table of this map.
-        let (depth, kind) = unsafe { ((*tp).local_depth, (*tp).kind) };
+        let depth = unsafe { (*tp).local_depth };
         let global = self.global_depth as u32;
         if depth == global && global >= MAX_DEPTH {
             return Err(Error::Full);
@@ -644,24 +647,26 @@ impl Map {
     /// value, or 0. Walks tables in directory order, then groups, then the
     /// full slots of each control word (the order `next_entry` follows).
     pub fn each(&self, mut f: impl FnMut(&[u8], *mut c_void) -> i32) -> i32 {
-        let _walk = Walk::new(&self.walkers);
-        for tp in self.tables() {
-            // SAFETY: a live table; `f` cannot modify the map (walkers).
-            let t = unsafe { &*tp };
-            let r = if t.kind == KIND_BYTES {
-                // SAFETY: full slots hold live keys.
-                t.walk::<Slot>(|s| f(unsafe { s.key.bytes() }, s.value))
-            } else {
-                // An integer key is shown as its encoding, from a buffer
-                // that lives for the call.
-                let tag = t.kind as u8;
-                t.walk::<IntSlot>(|s| f(&int_bytes(tag, s.key), s.value))
-            };
-            if r != 0 {
-                return r;
+        walk::walk((self as *const Map).cast(), || {
+            for tp in self.tables() {
+                // SAFETY: a live table; `f` cannot modify the map (the C
+                // layer refuses while this thread walks it).
+                let t = unsafe { &*tp };
+                let r = if t.kind == KIND_BYTES {
+                    // SAFETY: full slots hold live keys.
+                    t.walk::<Slot>(|s| f(unsafe { s.key.bytes() }, s.value))
+                } else {
+                    // An integer key is shown as its encoding, from a buffer
+                    // that lives for the call.
+                    let tag = t.kind as u8;
+                    t.walk::<IntSlot>(|s| f(&int_bytes(tag, s.key), s.value))
+                };
+                if r != 0 {
+                    return r;
+                }
             }
-        }
-        0
+            0
+        })
     }
 
     /// Deletes every entry for which `pred` returns non-zero.
@@ -673,28 +678,27 @@ impl Map {
     /// # Safety
     /// `this` points to a live map.
     pub unsafe fn delete_if(this: *mut Map, mut pred: impl FnMut(&[u8], *mut c_void) -> i32) {
-        // SAFETY: `this` is live; the walkers counter is a `Cell`.
-        let walkers = unsafe { &(*this).walkers };
-        let _walk = Walk::new(walkers);
         let mut c = Cursor::default();
         let mut deleted = false;
-        // SAFETY: a shared look, released before `pred` runs.
-        while let Some(e) = unsafe { (*this).next_entry(&mut c) } {
-            // SAFETY: a full slot of a live table; erasing other slots does
-            // not move it.
-            let slot = unsafe { (*e.table).entry(e.group, e.slot) };
-            // SAFETY: full slots hold live keys.
-            if pred(unsafe { slot.key.bytes() }, slot.value) != 0 {
-                // SAFETY: `pred` returned; nothing else refers to the map.
-                // The erased slot owned its key.
-                unsafe {
-                    let key = (*e.table).erase(e.group, e.slot);
-                    key.release(&(*this).alloc);
-                    (*this).len -= 1;
+        walk::walk(this.cast_const().cast(), || {
+            // SAFETY: a shared look, released before `pred` runs.
+            while let Some(e) = unsafe { (*this).next_entry(&mut c) } {
+                // SAFETY: a full slot of a live table; erasing other slots does
+                // not move it.
+                let slot = unsafe { (*e.table).entry(e.group, e.slot) };
+                // SAFETY: full slots hold live keys.
+                if pred(unsafe { slot.key.bytes() }, slot.value) != 0 {
+                    // SAFETY: `pred` returned; nothing else refers to the map.
+                    // The erased slot owned its key.
+                    unsafe {
+                        let key = (*e.table).erase(e.group, e.slot);
+                        key.release(&(*this).alloc);
+                        (*this).len -= 1;
+                    }
+                    deleted = true;
                 }
-                deleted = true;
             }
-        }
+        });
         // SAFETY: no walk callback is running any more.
         unsafe {
             if deleted && (*this).len == 0 {
@@ -757,8 +761,7 @@ impl Map {
             root: ptr::null_mut(),
             global_depth: self.global_depth,
             mode: self.mode,
-            _pad: 0,
-            walkers: Cell::new(0),
+            _pad: [0; 6],
             alloc,
         };
         match self.mode {
@@ -824,14 +827,20 @@ impl Map {
     /// (growing it where the spread of hashes asks for it), then frees the
     /// old one. On failure the old structure is untouched.
     fn rebuild(&mut self, plan: Plan) -> Result<(), Error> {
+        // An unseeded map is empty: seeding it changes no entry's hash. The
+        // seed is kept only if the rebuild succeeds.
+        let seed = if self.seed == 0 {
+            fresh_seed()
+        } else {
+            self.seed
+        };
         let mut fresh = Map {
             len: 0,
-            seed: self.seed,
+            seed,
             root: ptr::null_mut(),
             global_depth: 0,
             mode: MODE_EMPTY,
-            _pad: 0,
-            walkers: Cell::new(0),
+            _pad: [0; 6],
             alloc: self.alloc,
         };
         fresh.shape(plan, self.common_kind())?;
@@ -850,6 +859,7 @@ impl Map {
         }
         // SAFETY: every key now belongs to `fresh`.
         unsafe { self.free_structure(false) };
+        self.seed = seed;
         self.root = fresh.root;
         self.mode = fresh.mode;
         self.global_depth = fresh.global_depth;
@@ -944,7 +954,9 @@ impl Map {
                 self.len += 1;
                 return Ok(());
             }
-            self.make_room(tp)?;
+            // SAFETY: a live table of this map.
+            let kind = unsafe { (*tp).kind };
+            self.make_room(tp, kind)?;
         }
     }
 }
@@ -1121,6 +1133,60 @@ mod tests {
         m.free();
     }
 
+    /// Mean probe steps to each key's group past its first one.
+    fn mean_probe(m: &Map, keys: &[Vec<u8>]) -> f64 {
+        let mut total = 0;
+        for k in keys {
+            let n = Needle::bytes(k);
+            let h = n.hash(m.seed);
+            // SAFETY: a live table of the map.
+            let t = unsafe { &*m.table_for(h) };
+            let (g, _) = t.find(h, &n).expect("the key is in the map");
+            let groups = t.group_count();
+            let home = crate::hash::h1(h) as usize & (groups - 1);
+            let steps = (0..groups)
+                .find(|&s| (home + s * (s + 1) / 2) & (groups - 1) == g)
+                .expect("on the probe sequence");
+            total += steps;
+        }
+        total as f64 / keys.len() as f64
+    }
+
+    /// Hash flooding: keys built to collide under one seed (each one's
+    /// probe starts at group 0 of its table: hash bits 7..13 zero, found by
+    /// brute force, 128 tries a key) make the map with that seed probe
+    /// long; a map with its own random seed never sees the collision.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn flooding_keys_hurt_only_the_seed_they_were_made_for() {
+        const SEED: u64 = 0x0000_5EED_F100_D000;
+        let mut keys = vec![];
+        let mut i = 0u64;
+        while keys.len() < 700 {
+            let k = format!("flood-{i}").into_bytes();
+            if crate::hash::h1(crate::hash::hash(SEED, &k)) & 127 == 0 {
+                keys.push(k);
+            }
+            i += 1;
+        }
+        let mut attacked = Map::new(Allocator::default());
+        attacked.seed = SEED;
+        let mut own = Map::new(Allocator::default());
+        for k in &keys {
+            attacked.set(&Needle::bytes(k), v(1)).unwrap();
+            own.set(&Needle::bytes(k), v(1)).unwrap();
+        }
+        attacked.check().unwrap();
+        // 700 keys in one table of 128 groups, all probing from group 0:
+        // the k-th one sits k / 8 steps down the sequence.
+        let slow = mean_probe(&attacked, &keys);
+        let fast = mean_probe(&own, &keys);
+        assert!(slow > 30.0, "flooded map: mean probe {slow}");
+        assert!(fast < 1.0, "own seed: mean probe {fast}");
+        attacked.free();
+        own.free();
+    }
+
     #[test]
     fn plans() {
         assert_eq!(Plan::for_entries(0), Ok(Plan::Empty));
@@ -1154,5 +1220,9 @@ mod tests {
             })
         );
         assert_eq!(Plan::for_entries(u64::MAX), Err(Error::Full));
+        // Larger than the machine's memory: refused, not attempted.
+        if cfg!(target_os = "linux") && !cfg!(miri) {
+            assert_eq!(Plan::for_entries(1 << 41), Err(Error::Full));
+        }
     }
 }

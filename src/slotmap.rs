@@ -47,12 +47,14 @@
 //!   0), gathers every column into a new block in that order, and rewrites
 //!   the index from the permutation in one pass.
 //!
-//! A slot's version only grows. One whose version would wrap past `u32`
-//! is retired (never reused), so a stale key never validates again. Each
-//! slotmap starts its versions at a random odd number, so a key from
+//! A slot's version only grows. One whose version would leave the
+//! versions its slotmap may hand out is retired (never reused), so a stale
+//! key never validates again. Each slotmap starts its versions at a random
+//! odd number (from its own stream, see [`crate::seed`]), so a key from
 //! another slotmap is almost never valid here either (it would have to
 //! name an occupied slot with the same version). After `free`, new slots
-//! start above every version issued before, so old keys stay stale.
+//! take versions the slotmap never handed out, above or below all of them
+//! (`Versions`), so old keys stay stale however their slots retired.
 //!
 //! # Memory
 //!
@@ -70,12 +72,12 @@
 //! natural key (a name, an id from outside). A plain array is enough when
 //! nothing refers to rows by a lasting key.
 
-use core::cell::Cell;
 use core::mem::size_of;
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::hash::fresh_seed;
+use crate::seed::slotmap_generation;
+use crate::walk;
 use crate::Error;
 
 /// Columns a slotmap may have.
@@ -96,6 +98,85 @@ struct Slot {
     link: u32,
 }
 
+/// Which versions a slotmap hands out, so that no key it ever issued
+/// validates again, however often its slots are reused or the slotmap is
+/// cleared or freed.
+///
+/// An **epoch** runs from the slotmap's creation, or from a `free`, to the
+/// next `free`. New slots start at `next`; a slot's version grows by 2 per
+/// reuse and the slot retires rather than pass `last`. Every version
+/// issued so far lies in `lowest ..= highest`, where `highest` is the
+/// epoch's top when a `free` ends it: `last` if a slot retired (it got
+/// there), else the highest version a slot carries. The next epoch starts
+/// above `highest`, or when no room is left there, below `lowest`:
+///
+/// ```text
+/// epoch 0     [ start ............................ u32::MAX ]   a slot retired
+/// epoch 1     [ 1 ...... start - 2 ]                               below the first
+/// epoch 2     none left: inserts that need a new slot are Full
+/// ```
+///
+/// Versions are odd while their slot is occupied and even while it is
+/// vacant; 0 marks a retired slot (no key has version 0).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Versions {
+    /// The version a new slot starts at (odd); 0 when none is left.
+    next: u32,
+    /// The highest version a slot may take in this epoch (odd).
+    last: u32,
+    /// The lowest version any epoch handed out.
+    lowest: u32,
+    /// The highest version an earlier epoch handed out (0: none).
+    highest: u32,
+    /// Whether a slot retired in this epoch (so that it reached `last`).
+    retired: u32,
+}
+
+impl Versions {
+    /// A new slotmap's: a random start (odd, below 2^30) and all the room
+    /// above it.
+    fn new(start: u32) -> Versions {
+        Versions {
+            next: start,
+            last: u32::MAX,
+            lowest: start,
+            highest: 0,
+            retired: 0,
+        }
+    }
+
+    /// Whether a slot whose (odd) version is `v` may be reused: its next
+    /// version, `v + 2`, is still in the epoch.
+    #[inline(always)]
+    fn reusable(&self, v: u32) -> bool {
+        self.last - v >= 2
+    }
+
+    /// Ends the epoch whose slots carried at most `top` (with `retired`
+    /// accounted for) and starts the next one, above or below every
+    /// version handed out.
+    fn next_epoch(&mut self, top: u32) {
+        let top = if self.retired != 0 { self.last } else { top }.max(self.highest);
+        self.highest = top;
+        self.retired = 0;
+        if self.next == 0 {
+            return;
+        }
+        if top <= u32::MAX - 2 {
+            self.next = (top + 1) | 1;
+            self.last = u32::MAX;
+        } else if self.lowest >= 3 {
+            self.next = 1;
+            self.last = (self.lowest - 2) | 1;
+            self.lowest = 1;
+        } else {
+            self.next = 0;
+            self.last = 0;
+        }
+    }
+}
+
 /// A slotmap; the body of the C `slotmap_s`.
 #[repr(C)]
 pub struct SlotMap {
@@ -113,10 +194,8 @@ pub struct SlotMap {
     columns: u32,
     /// Sum of the column sizes: a packed row.
     row_size: u32,
-    /// The version a new slot starts at (odd).
-    next_version: u32,
-    walkers: Cell<u32>,
-    _pad: u32,
+    /// The versions this slotmap may still hand out (see [`Versions`]).
+    versions: Versions,
     sizes: [u32; MAX_COLUMNS],
     sparse: *mut Slot,
     /// The dense block as allocated (columns are aligned inside it).
@@ -258,7 +337,7 @@ fn base_of(block: *mut u8) -> *mut u8 {
 /// A version to start from: random, odd, far enough from wrapping that a
 /// slot can be reused about a billion times.
 fn start_version() -> u32 {
-    ((fresh_seed() as u32) & 0x3FFF_FFFF) | 1
+    slotmap_generation()
 }
 
 impl SlotMap {
@@ -287,9 +366,7 @@ impl SlotMap {
             limit: MAX_ROWS,
             columns: sizes.len() as u32,
             row_size,
-            next_version: start_version(),
-            walkers: Cell::new(0),
-            _pad: 0,
+            versions: Versions::new(start_version()),
             sizes: fixed,
             sparse: ptr::null_mut(),
             block: ptr::null_mut(),
@@ -310,8 +387,9 @@ impl SlotMap {
     }
 
     #[inline]
+    /// Whether the calling thread is walking this slotmap.
     pub fn walking(&self) -> bool {
-        self.walkers.get() != 0
+        walk::walking((self as *const SlotMap).cast())
     }
 
     pub fn column_count(&self) -> u32 {
@@ -566,7 +644,7 @@ impl SlotMap {
         if self.free_head != NONE {
             return Ok(self.len < self.cap);
         }
-        if self.next_version == 0 {
+        if self.versions.next == 0 {
             // Every version was used up by slots created before a `free`.
             return Err(Error::Full);
         }
@@ -648,7 +726,7 @@ impl SlotMap {
         let (index, version) = if self.free_head == NONE {
             let i = self.slots;
             self.slots += 1;
-            (i, self.next_version)
+            (i, self.versions.next)
         } else {
             let i = self.free_head;
             self.free_head = self.slot(i).link;
@@ -693,13 +771,18 @@ impl SlotMap {
     /// version is used up.
     fn vacate(&mut self, index: u32) {
         let head = self.free_head;
-        let s = self.slot_mut(index);
-        s.version = s.version.wrapping_add(1);
-        if s.version == 0 {
+        let reusable = self.versions.reusable(self.slot(index).version);
+        if !reusable {
             // Retired: version 0 is vacant and never handed out again.
-            s.link = NONE;
+            *self.slot_mut(index) = Slot {
+                version: 0,
+                link: NONE,
+            };
+            self.versions.retired = 1;
             return;
         }
+        let s = self.slot_mut(index);
+        s.version += 1;
         s.link = head;
         self.free_head = index;
         self.free_len += 1;
@@ -843,26 +926,24 @@ impl SlotMap {
         }
         let words = n.div_ceil(64);
         let marks = alloc.alloc_zeroed(words, size_of::<u64>())?.cast::<u64>();
-        // SAFETY: as above; `walkers` is a `Cell`.
-        let walkers = unsafe { &(*this).walkers };
-        walkers.set(walkers.get() + 1);
         let mut any = false;
-        for row in 0..n as u32 {
-            // SAFETY: a short shared look; `pred` cannot modify the slotmap.
-            let (key, element) = unsafe {
-                let m = &*this;
-                (
-                    m.key_at(row).expect("row below len"),
-                    m.col0.wrapping_add(row as usize * m.sizes[0] as usize),
-                )
-            };
-            if pred(key, element) != 0 {
-                // SAFETY: `row / 64` is below `words`.
-                unsafe { *marks.add(row as usize / 64) |= 1 << (row % 64) };
-                any = true;
+        walk::walk(this.cast_const().cast(), || {
+            for row in 0..n as u32 {
+                // SAFETY: a short shared look; `pred` cannot modify the slotmap.
+                let (key, element) = unsafe {
+                    let m = &*this;
+                    (
+                        m.key_at(row).expect("row below len"),
+                        m.col0.wrapping_add(row as usize * m.sizes[0] as usize),
+                    )
+                };
+                if pred(key, element) != 0 {
+                    // SAFETY: `row / 64` is below `words`.
+                    unsafe { *marks.add(row as usize / 64) |= 1 << (row % 64) };
+                    any = true;
+                }
             }
-        }
-        walkers.set(walkers.get() - 1);
+        });
         if any {
             // SAFETY: no callback runs any more; `this` is live.
             let m = unsafe { &mut *this };
@@ -891,41 +972,55 @@ impl SlotMap {
     /// Calls `f(key, row)` for every row in dense order until it returns
     /// non-zero; returns that value or 0.
     pub fn each(&self, mut f: impl FnMut(u64, *mut u8) -> i32) -> i32 {
-        self.walkers.set(self.walkers.get() + 1);
-        let mut r = 0;
-        for row in 0..self.len {
-            let key = self.key_at(row).expect("row below len");
-            r = f(
-                key,
-                self.col0
-                    .wrapping_add(row as usize * self.sizes[0] as usize),
-            );
-            if r != 0 {
-                break;
+        walk::walk((self as *const SlotMap).cast(), || {
+            for row in 0..self.len {
+                let key = self.key_at(row).expect("row below len");
+                let r = f(
+                    key,
+                    self.col0
+                        .wrapping_add(row as usize * self.sizes[0] as usize),
+                );
+                if r != 0 {
+                    return r;
+                }
             }
-        }
-        self.walkers.set(self.walkers.get() - 1);
-        r
+            0
+        })
     }
 
     /// Reorders rows by column 0 so that `less(a, b)` rows come first;
     /// every key stays valid. Needs one new block (all or nothing).
-    pub fn sort(
-        &mut self,
+    ///
+    /// Takes a raw pointer, as `erase_if` does: `less` may read the
+    /// slotmap through the C API, so no reference to it is held across
+    /// its calls. (A `&mut self` held across them let the compiler assume
+    /// nobody reads the slotmap meanwhile: it dropped the increment of the
+    /// walk counter the slotmap then kept, and a comparator's
+    /// `slotmap_sort` of the same slotmap ran inside the sort.)
+    ///
+    /// # Safety
+    /// `this` points to a live slotmap.
+    pub unsafe fn sort(
+        this: *mut SlotMap,
         mut less: impl FnMut(*const u8, *const u8) -> bool,
     ) -> Result<(), Error> {
-        let n = self.len as usize;
+        // SAFETY: `this` is live; this shared look ends before `less` runs.
+        let (n, cap, alloc, size0, col0) = unsafe {
+            let m = &*this;
+            (m.len as usize, m.cap, m.alloc, m.sizes[0] as usize, m.col0)
+        };
         if n < 2 {
             return Ok(());
         }
-        let layout = self.layout(self.cap).expect("allocated layout");
+        // SAFETY: as above.
+        let layout = unsafe { (*this).layout(cap) }.expect("allocated layout");
         let perm_bytes = n.checked_mul(size_of::<u32>()).ok_or(Error::Full)?;
-        let perm = self.alloc.alloc(perm_bytes)?.cast::<u32>();
-        let block = match self.alloc.alloc(layout.bytes) {
+        let perm = alloc.alloc(perm_bytes)?.cast::<u32>();
+        let block = match alloc.alloc(layout.bytes) {
             Ok(b) => b,
             Err(e) => {
                 // SAFETY: allocated above, unused.
-                unsafe { self.alloc.free(perm.cast()) };
+                unsafe { alloc.free(perm.cast()) };
                 return Err(e);
             }
         };
@@ -936,20 +1031,20 @@ impl SlotMap {
             }
             core::slice::from_raw_parts_mut(perm, n)
         };
-        let size0 = self.sizes[0] as usize;
-        let col0 = self.col0;
-        self.walkers.set(self.walkers.get() + 1);
-        heapsort(order, |a, b| {
-            less(
-                col0.wrapping_add(a as usize * size0),
-                col0.wrapping_add(b as usize * size0),
-            )
+        walk::walk(this.cast_const().cast(), || {
+            heapsort(order, |a, b| {
+                less(
+                    col0.wrapping_add(a as usize * size0),
+                    col0.wrapping_add(b as usize * size0),
+                )
+            })
         });
-        self.walkers.set(self.walkers.get() - 1);
+        // SAFETY: no callback runs any more; `this` is live.
+        let m = unsafe { &mut *this };
         // Gather every column (and the reverse map) in the new order.
-        let (old, new) = (self.base(), base_of(block));
-        for c in 0..self.columns as usize {
-            let size = self.sizes[c] as usize;
+        let (old, new) = (m.base(), base_of(block));
+        for c in 0..m.columns as usize {
+            let size = m.sizes[c] as usize;
             for (to, &from) in order.iter().enumerate() {
                 // SAFETY: rows below `len` in blocks of the same layout.
                 unsafe {
@@ -969,16 +1064,16 @@ impl SlotMap {
                 *new.add(layout.reverse).cast::<u32>().add(to) = slot;
                 slot
             };
-            self.slot_mut(slot).link = to as u32;
+            m.slot_mut(slot).link = to as u32;
         }
         // SAFETY: the old block and the permutation are no longer used.
         unsafe {
-            self.alloc.free(self.block);
-            self.alloc.free(perm.cast());
+            alloc.free(m.block);
+            alloc.free(perm.cast());
         }
-        self.block = block;
-        self.col0 = new.wrapping_add(layout.offsets[0]);
-        self.rev = new.wrapping_add(layout.reverse).cast();
+        m.block = block;
+        m.col0 = new.wrapping_add(layout.offsets[0]);
+        m.rev = new.wrapping_add(layout.reverse).cast();
         Ok(())
     }
 
@@ -1003,10 +1098,9 @@ impl SlotMap {
     /// Releases everything; the slotmap stays usable and old keys stale.
     pub fn free(&mut self) {
         if self.slots > 0 {
-            // New slots start above every version handed out so far; if
-            // none is left, `insert` reports `Full`.
-            let top = self.max_version().max(self.next_version);
-            self.next_version = top.checked_add(2).map_or(0, |v| v | 1);
+            // New slots take versions this slotmap never handed out; if
+            // none is left, inserts that need a new slot report `Full`.
+            self.versions.next_epoch(self.max_version());
         }
         // SAFETY: both came from this allocator and are dropped here.
         unsafe {
@@ -1043,9 +1137,7 @@ impl SlotMap {
             limit: self.limit,
             columns: self.columns,
             row_size: self.row_size,
-            next_version: self.next_version,
-            walkers: Cell::new(0),
-            _pad: 0,
+            versions: self.versions,
             sizes: self.sizes,
             sparse: ptr::null_mut(),
             block: ptr::null_mut(),
@@ -1196,7 +1288,10 @@ mod tests {
         let mut x = 12345u64;
         let steps = if cfg!(miri) { 600 } else { 20_000 };
         for step in 0..steps {
-            x = crate::hash::mix(x.wrapping_add(crate::hash::GOLDEN));
+            // xorshift64: varied steps.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
             if !x.is_multiple_of(3) || live.is_empty() {
                 let k = put(&mut m, step);
                 assert_ne!(k, 0);
@@ -1231,7 +1326,7 @@ mod tests {
     #[test]
     fn a_slot_retires_when_its_version_is_used_up() {
         let mut m = sm(&[4]);
-        m.next_version = u32::MAX - 4;
+        m.versions = Versions::new(u32::MAX - 4);
         let a = put(&mut m, 1);
         let index = a as u32;
         m.erase(a).unwrap();
@@ -1251,6 +1346,126 @@ mod tests {
         m.free();
     }
 
+    /// Cycles slot `index`'s row until the slot retires; returns every key
+    /// it was issued.
+    fn cycle_until_retired(m: &mut SlotMap) -> Vec<u64> {
+        let mut keys = vec![];
+        loop {
+            let k = put(m, 9);
+            keys.push(k);
+            m.erase(k).unwrap();
+            if m.slot(k as u32).version == 0 {
+                return keys;
+            }
+        }
+    }
+
+    /// Defect: a freed slotmap restarted its versions above the highest
+    /// version a slot still carried, and a retired slot carries none, so
+    /// after a retirement `free` reissued keys of the retired slot.
+    #[test]
+    fn free_after_a_retirement_reissues_no_key() {
+        let mut m = sm(&[4]);
+        m.versions = Versions::new(u32::MAX - 10);
+        let first = put(&mut m, 1); // slot 0 keeps its first key; slot 1 cycles
+        let old = cycle_until_retired(&mut m);
+        assert_eq!(old.len(), 6);
+        assert_eq!(old.last().map(|k| k >> 32), Some(u32::MAX as u64));
+        m.check().unwrap();
+        let mut issued: Vec<u64> = old.clone();
+        issued.push(first);
+        m.free();
+        // No room above: the next epoch lies below everything issued.
+        let mut later = vec![];
+        for i in 0..20 {
+            later.push(put(&mut m, i));
+        }
+        for k in &later {
+            assert!(!issued.contains(k), "reissued {k:#x}");
+            assert!((*k >> 32) < (u32::MAX - 10) as u64);
+        }
+        for &k in &issued {
+            assert_eq!(m.get(k), None, "stale {k:#x} validates");
+        }
+        m.check().unwrap();
+        m.free();
+    }
+
+    /// Retirement at the end of the version space, then `clear`, `clone`
+    /// and `free`, in milliseconds: the slotmap starts its versions near
+    /// the end instead of cycling a slot 1.5 * 10^9 times (`make soak`
+    /// does that through the C API).
+    #[test]
+    fn versions_at_the_wrap_through_clear_clone_and_free() {
+        let mut m = sm(&[4]);
+        m.versions = Versions::new(u32::MAX - 20);
+        let keys: Vec<u64> = (0..4).map(|i| put(&mut m, i)).collect();
+        m.clear(); // every slot one reuse further
+        let copy = m.try_clone(Allocator::default()).unwrap();
+        let mut issued = keys.clone();
+        for _ in 0..4 {
+            issued.extend(cycle_until_retired(&mut m));
+        }
+        // The clone goes on from the same versions, independently.
+        let mut c = copy;
+        for &k in &issued {
+            assert_eq!(m.get(k), None);
+            assert_eq!(c.get(k), None);
+        }
+        c.check().unwrap();
+        c.free();
+        m.check().unwrap();
+        // Free: the next epoch is below the first start; exhaust it too
+        // and the slotmap has no version left for a new slot.
+        m.free();
+        m.versions.next = m.versions.last.saturating_sub(6) | 1;
+        let below = cycle_until_retired(&mut m);
+        for k in &below {
+            assert!(!issued.contains(k));
+        }
+        issued.extend(below);
+        m.free();
+        let mut row = 0u32;
+        // SAFETY: a 4-byte row.
+        let r = unsafe { m.insert((&mut row as *mut u32).cast()) };
+        assert_eq!(r, Err(Error::Full));
+        for &k in &issued {
+            assert_eq!(m.get(k), None);
+        }
+        m.check().unwrap();
+        m.free();
+    }
+
+    /// A comparator may read the slotmap it sorts, as the C API allows,
+    /// and sees it walked. (With `&mut self` held across the comparator,
+    /// this read was undefined behaviour, which Miri reports, and a release
+    /// build for wasm32 dropped the walk mark: a nested sort ran inside.)
+    #[test]
+    fn sort_comparator_may_read_the_slotmap() {
+        let mut m = sm(&[4]);
+        let keys: Vec<u64> = (0..50u32).map(|i| put(&mut m, (i * 7) % 50)).collect();
+        let this: *mut SlotMap = &mut m;
+        let mut reads = 0;
+        // SAFETY: `m` is live; the comparator only reads through `this`.
+        unsafe {
+            SlotMap::sort(this, |a, b| {
+                let seen = &*this;
+                assert!(seen.walking());
+                assert_eq!(seen.len(), 50);
+                reads += seen.get(keys[reads % 50]).is_some() as usize;
+                a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
+            })
+            .unwrap();
+        }
+        assert!(reads > 0);
+        assert!(!m.walking());
+        m.check().unwrap();
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(read(&m, k), Some((i as u32 * 7) % 50));
+        }
+        m.free();
+    }
+
     #[test]
     fn sort_and_erase_if_keep_keys() {
         let mut m = sm(&[4, 8]);
@@ -1263,10 +1478,13 @@ mod tests {
             keys.push((i, unsafe { m.insert(row.as_ptr()).unwrap() }));
         }
         // SAFETY: column 0 holds u32s.
-        m.sort(|a, b| unsafe {
-            a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
-        })
-        .unwrap();
+        // SAFETY: `m` is live; column 0 holds u32s.
+        unsafe {
+            SlotMap::sort(&mut m, |a, b| {
+                a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
+            })
+            .unwrap()
+        };
         m.check().unwrap();
         let col0 = m.column(0).cast::<u32>();
         let col1 = m.column(1).cast::<u64>();

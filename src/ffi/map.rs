@@ -12,7 +12,7 @@ use crate::map::{Map, MODE_DIR, MODE_SMALL};
 use crate::table::Table;
 use crate::Error;
 
-use super::{code, guard, guard_walk, read, write, Shell, Walked};
+use super::{code, fresh, guard, guard_walk, read, write, Shell};
 
 /// A map. A complete type: put it on the stack, in a struct or in an array,
 /// initialize it with `slate()`, release it with `slate_free()`. It holds no
@@ -29,12 +29,6 @@ const _: () = assert!(align_of::<Map>() <= align_of::<slate_s>());
 // SAFETY: the two assertions above.
 unsafe impl Shell for slate_s {
     type Body = Map;
-}
-
-impl Walked for Map {
-    fn walking(&self) -> bool {
-        Map::walking(self)
-    }
 }
 
 /// Called by `slate_each` and `slate_delete_if` once per entry. `key` is the
@@ -358,11 +352,9 @@ unsafe fn delete_long(map: *mut slate_s, key: &[u8]) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn slate(map: *mut slate_s) -> c_int {
     guard(|| {
-        if map.is_null() {
-            return Err(Error::Invalid);
-        }
+        let body = fresh(map)?;
         // SAFETY: `map` is writable (its old contents are not read).
-        unsafe { map.cast::<Map>().write(Map::new(Allocator::current())) };
+        unsafe { body.write(Map::new(Allocator::current())) };
         Ok(())
     })
 }
@@ -698,7 +690,8 @@ pub unsafe extern "C" fn slate_clone(copy: *mut slate_s, map: *const slate_s) ->
     guard(|| {
         // SAFETY: the caller's guarantee.
         let m = unsafe { read(map)? };
-        if copy.is_null() || ptr::eq(copy.cast_const(), map) {
+        let body = fresh(copy)?;
+        if ptr::eq(copy.cast_const(), map) {
             return Err(Error::Invalid);
         }
         let alloc = Allocator::current();
@@ -707,7 +700,7 @@ pub unsafe extern "C" fn slate_clone(copy: *mut slate_s, map: *const slate_s) ->
             Err(e) => (Err(e), Map::new(alloc)),
         };
         // SAFETY: `copy` is writable; its old contents are not read.
-        unsafe { copy.cast::<Map>().write(cloned) };
+        unsafe { body.write(cloned) };
         result
     })
 }

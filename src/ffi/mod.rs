@@ -16,9 +16,12 @@
 
 #![allow(non_camel_case_types)]
 
+use core::cell::Cell;
 use core::ffi::{c_char, c_int, c_void};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, set_hook, take_hook, AssertUnwindSafe, PanicHookInfo};
+use std::sync::OnceLock;
 
+use crate::walk;
 use crate::Error;
 
 pub mod map;
@@ -89,9 +92,13 @@ pub(crate) fn guard_walk(f: impl FnOnce() -> Result<c_int, Error>) -> c_int {
 unsafe extern "C" fn guarded<F: FnOnce() -> Result<(), Error>>(f: *mut c_void) -> c_int {
     // SAFETY: the caller's guarantee.
     let f = unsafe { &mut *f.cast::<Option<F>>() };
-    match catch_unwind(AssertUnwindSafe(|| {
+    GUARDED.with(|g| g.set(g.get() + 1));
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        quiet_panics();
         f.take().map_or(Err(Error::Invalid), |f| f())
-    })) {
+    }));
+    GUARDED.with(|g| g.set(g.get() - 1));
+    match result {
         Ok(r) => code(r),
         Err(payload) => {
             // Dropping a payload runs its destructor, which could panic in
@@ -102,18 +109,43 @@ unsafe extern "C" fn guarded<F: FnOnce() -> Result<(), Error>>(f: *mut c_void) -
     }
 }
 
+thread_local! {
+    /// Guarded calls in progress on this thread.
+    static GUARDED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The panic hook in force before slate's: it still reports every panic
+/// outside a guarded call.
+static OUTER_HOOK: OnceLock<PanicHook> = OnceLock::new();
+
+type PanicHook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send>;
+
+/// Keeps a panic inside a guarded call off stderr (the library prints
+/// nothing; the call reports `SLATE_ERROR_INVALID`): the first guarded call
+/// installs a hook that is silent while the thread is inside one and
+/// passes any other panic to the hook that was in force. The hook captures
+/// nothing, so boxing it allocates nothing.
+fn quiet_panics() {
+    OUTER_HOOK.get_or_init(|| {
+        let outer = take_hook();
+        set_hook(Box::new(|info| {
+            if GUARDED.with(Cell::get) == 0 {
+                if let Some(outer) = OUTER_HOOK.get() {
+                    outer(info);
+                }
+            }
+        }));
+        outer
+    });
+}
+
 /// A caller-allocated C struct (`slate_s`, `slotmap_s`) and the Rust body
 /// that lives in its bytes.
 ///
 /// # Safety
 /// `Body` fits in `Self` and needs no stricter alignment.
 pub(crate) unsafe trait Shell {
-    type Body: Walked;
-}
-
-/// A body whose walks (callbacks in progress) forbid modification.
-pub(crate) trait Walked {
-    fn walking(&self) -> bool;
+    type Body;
 }
 
 /// The body to read.
@@ -126,21 +158,31 @@ pub(crate) unsafe fn read<'a, S: Shell>(p: *const S) -> Result<&'a S::Body, Erro
     unsafe { p.cast::<S::Body>().as_ref() }.ok_or(Error::Invalid)
 }
 
-/// The body to modify: refused while one of its walks is in progress.
+/// The body to modify: refused while the calling thread walks it (see
+/// `walk.rs`).
 ///
 /// # Safety
 /// `p` is NULL or points to an initialized struct.
 #[inline(always)]
 pub(crate) unsafe fn write<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, Error> {
-    // SAFETY: the caller's guarantee. The shared look at the walk counter
-    // ends before the unique reference is made, and that reference is only
-    // made when no walk holds a shared one.
-    unsafe {
-        if read(p)?.walking() {
-            return Err(Error::Invalid);
-        }
-        Ok(&mut *p.cast::<S::Body>())
+    if p.is_null() || walk::walking(p.cast_const().cast()) {
+        return Err(Error::Invalid);
     }
+    // SAFETY: the caller's guarantee; no walk of this thread holds a
+    // reference to it, and other threads may not touch a structure that
+    // one thread modifies.
+    Ok(unsafe { &mut *p.cast::<S::Body>() })
+}
+
+/// The memory of a struct to initialize (`slate()`, `slotmap()`, the copy
+/// of a clone): refused while the calling thread walks it, since
+/// initializing overwrites the structure the walk reads.
+#[inline]
+pub(crate) fn fresh<S: Shell>(p: *mut S) -> Result<*mut S::Body, Error> {
+    if p.is_null() || walk::walking(p.cast_const().cast()) {
+        return Err(Error::Invalid);
+    }
+    Ok(p.cast())
 }
 
 /// The library's version: `"MAJOR.MINOR.PATCH"`, the crate version it was

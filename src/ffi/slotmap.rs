@@ -8,7 +8,7 @@ use crate::alloc::Allocator;
 use crate::slotmap::SlotMap;
 use crate::Error;
 
-use super::{code, guard, guard_walk, read, write, Shell, Walked, SLATE_OK};
+use super::{code, fresh, guard, guard_walk, read, write, Shell, SLATE_OK};
 
 /// A slotmap key: the low 32 bits name a slot, the high 32 bits its
 /// generation. 0 is never a valid key. A key stays valid until its row is
@@ -34,12 +34,6 @@ unsafe impl Shell for slotmap_s {
     type Body = SlotMap;
 }
 
-impl Walked for SlotMap {
-    fn walking(&self) -> bool {
-        SlotMap::walking(self)
-    }
-}
-
 /// Called by `slotmap_each` and `slotmap_erase_if` once per row: the row's
 /// key, its column-0 element, and the caller's `data`. Return 0 to go on.
 pub type slotmap_each_f =
@@ -49,12 +43,10 @@ pub type slotmap_each_f =
 /// `sm` is NULL or writable; `sizes` holds `count` column sizes.
 unsafe fn init(sm: *mut slotmap_s, sizes: &[u32]) -> c_int {
     guard(|| {
-        if sm.is_null() {
-            return Err(Error::Invalid);
-        }
+        let at = fresh(sm)?;
         let body = SlotMap::new(sizes, Allocator::current())?;
         // SAFETY: `sm` is writable (its old contents are not read).
-        unsafe { sm.cast::<SlotMap>().write(body) };
+        unsafe { at.write(body) };
         Ok(())
     })
 }
@@ -346,11 +338,13 @@ pub unsafe extern "C" fn slotmap_sort(
     data: *mut c_void,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
-        let m = unsafe { write(sm)? };
+        // SAFETY: the caller's guarantee; only the check is kept (the
+        // comparator may read the slotmap: no reference is held across it).
+        unsafe { write(sm)? };
         let f = less.ok_or(Error::Invalid)?;
-        // SAFETY: the comparator's contract is the caller's.
-        m.sort(|a, b| unsafe { f(a.cast(), b.cast(), data) != 0 })
+        // SAFETY: `sm` is a live slotmap not being walked; the comparator's
+        // contract is the caller's.
+        unsafe { SlotMap::sort(sm.cast(), |a, b| f(a.cast(), b.cast(), data) != 0) }
     })
 }
 
@@ -420,7 +414,8 @@ pub unsafe extern "C" fn slotmap_clone(copy: *mut slotmap_s, sm: *const slotmap_
     guard(|| {
         // SAFETY: the caller's guarantee.
         let m = unsafe { read(sm)? };
-        if copy.is_null() || ptr::eq(copy.cast_const(), sm) {
+        let at = fresh(copy)?;
+        if ptr::eq(copy.cast_const(), sm) {
             return Err(Error::Invalid);
         }
         let alloc = Allocator::current();
@@ -429,7 +424,7 @@ pub unsafe extern "C" fn slotmap_clone(copy: *mut slotmap_s, sm: *const slotmap_
             Err(e) => (Err(e), m.empty_like(alloc)),
         };
         // SAFETY: `copy` is writable; its old contents are not read.
-        unsafe { copy.cast::<SlotMap>().write(body) };
+        unsafe { at.write(body) };
         result
     })
 }

@@ -1,0 +1,128 @@
+/*
+ * test_threads.c -- read-only calls from several threads at once, on a map
+ * and a slotmap that nobody modifies: lookups, walks, slate_equal,
+ * slate_info, clones from them. Built twice by `make tsan-test`: natively,
+ * and under ThreadSanitizer with the library instrumented too, where any
+ * write a read-only call made into the shared structure would be a
+ * reported data race. Meanwhile other threads write maps of their own.
+ */
+#include "slate.h"
+#include "test.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define V(n) ((void*)(uintptr_t)(n))
+
+enum { THREADS = 4, ROUNDS = 40, KEYS = 3000, ROWS = 2000 };
+
+static slate_s shared_, twin_;
+static slotmap_s rows_;
+static slotmap_key row_keys_[ROWS];
+
+typedef struct worker_s {
+  int id;
+  unsigned long bad, walked;
+} worker_s;
+
+static int count_cb(const char* key, uint32_t length, void* value, void* data) {
+  worker_s* w = (worker_s*)data;
+  void* again = NULL;
+  /* a lookup of the walked map from inside its walk */
+  if (slate_get_bytes(&shared_, key, length, &again) != SLATE_OK || again != value) w->bad++;
+  w->walked++;
+  return 0;
+}
+
+static int row_cb(slotmap_key key, void* row, void* data) {
+  worker_s* w = (worker_s*)data;
+  void* element = NULL;
+  if (slotmap_get(&rows_, key, &element) != SLATE_OK || element != row) w->bad++;
+  w->walked++;
+  return 0;
+}
+
+static void* reader(void* arg) {
+  worker_s* w = (worker_s*)arg;
+  char key[32];
+  for (int round = 0; round < ROUNDS; round++) {
+    for (uint64_t k = (uint64_t)w->id; k < KEYS; k += 7) {
+      void* v = NULL;
+      if (slate_get_u64(&shared_, k, &v) != SLATE_OK || v != V(k + 1)) w->bad++;
+      snprintf(key, sizeof key, "key-%llu", (unsigned long long)k);
+      if (slate_get(&shared_, key, &v) != SLATE_OK || v != V(k + 2)) w->bad++;
+      if (slate_get_i64(&shared_, -(int64_t)k - 1, NULL) != SLATE_OK) w->bad++;
+    }
+    w->walked = 0;
+    if (slate_each(&shared_, count_cb, w) != SLATE_OK || w->walked != 3 * KEYS) w->bad++;
+    if (slate_equal(&shared_, &twin_) != 1) w->bad++;
+    if (slate_length(&shared_) != 3 * KEYS) w->bad++;
+    slate_info_s in;
+    if (slate_info(&shared_, &in) != SLATE_OK || in.length != 3 * KEYS) w->bad++;
+    if (round % 8 == 0) {
+      slate_s copy;
+      if (slate_clone(&copy, &shared_) != SLATE_OK || slate_equal(&copy, &shared_) != 1) w->bad++;
+      slate_free(&copy);
+    }
+    for (int r = w->id; r < ROWS; r += 5) {
+      void* e = NULL;
+      if (slotmap_get(&rows_, row_keys_[r], &e) != SLATE_OK || *(uint32_t*)e != (uint32_t)r)
+        w->bad++;
+      if (slotmap_contains(&rows_, row_keys_[r]) != 1) w->bad++;
+    }
+    w->walked = 0;
+    if (slotmap_each(&rows_, row_cb, w) != SLATE_OK || w->walked != ROWS) w->bad++;
+  }
+  return NULL;
+}
+
+/* A thread that writes a map of its own while the others read theirs. */
+static void* writer(void* arg) {
+  worker_s* w = (worker_s*)arg;
+  slate_s own;
+  if (slate(&own) != SLATE_OK) w->bad++;
+  for (uint64_t k = 0; k < 20000; k++)
+    if (slate_set_u64(&own, k, V(k)) != SLATE_OK) w->bad++;
+  for (uint64_t k = 0; k < 20000; k += 2)
+    if (slate_delete_u64(&own, k) != SLATE_OK) w->bad++;
+  if (slate_length(&own) != 10000) w->bad++;
+  slate_free(&own);
+  return NULL;
+}
+
+int main(void) {
+  char key[32];
+  CHECK_EQ_INT(slate(&shared_), SLATE_OK);
+  CHECK_EQ_INT(slotmap(&rows_, sizeof(uint32_t)), SLATE_OK);
+  for (uint64_t k = 0; k < KEYS; k++) {
+    snprintf(key, sizeof key, "key-%llu", (unsigned long long)k);
+    CHECK_EQ_INT(slate_set_u64(&shared_, k, V(k + 1)), SLATE_OK);
+    CHECK_EQ_INT(slate_set(&shared_, key, V(k + 2)), SLATE_OK);
+    CHECK_EQ_INT(slate_set_i64(&shared_, -(int64_t)k - 1, V(k + 3)), SLATE_OK);
+  }
+  CHECK_EQ_INT(slate_clone(&twin_, &shared_), SLATE_OK);
+  for (uint32_t r = 0; r < ROWS; r++) CHECK_EQ_INT(slotmap_insert(&rows_, &r, &row_keys_[r]), SLATE_OK);
+
+  pthread_t threads[THREADS + 2];
+  worker_s workers[THREADS + 2];
+  memset(workers, 0, sizeof workers);
+  for (int i = 0; i < THREADS + 2; i++) {
+    workers[i].id = i;
+    CHECK_EQ_INT(pthread_create(&threads[i], NULL, i < THREADS ? reader : writer, &workers[i]), 0);
+  }
+  unsigned long bad = 0;
+  for (int i = 0; i < THREADS + 2; i++) {
+    CHECK_EQ_INT(pthread_join(threads[i], NULL), 0);
+    bad += workers[i].bad;
+  }
+  CHECK_EQ_U64(bad, 0);
+  /* after the readers, the map is as it was and may be modified again */
+  CHECK_EQ_INT(slate_equal(&shared_, &twin_), 1);
+  CHECK_EQ_INT(slate_set(&shared_, "after", V(9)), SLATE_OK);
+  slate_free(&shared_);
+  slate_free(&twin_);
+  slotmap_free(&rows_);
+  return TEST_SUMMARY();
+}

@@ -1,0 +1,242 @@
+//! The C API as a C program sees it: the structs as opaque blocks of the
+//! header's sizes, the functions as `extern "C"` declarations that the
+//! linked library (the `slate` rlib) provides. Shared by the fuzz targets.
+#![allow(dead_code, non_camel_case_types)]
+
+use core::ffi::{c_char, c_int, c_void};
+
+extern crate slate as _;
+
+pub const OK: c_int = 0;
+pub const NOT_FOUND: c_int = 1;
+pub const INVALID: c_int = -1;
+pub const ALLOC: c_int = -2;
+pub const FULL: c_int = -3;
+
+#[repr(C, align(8))]
+pub struct slate_s(pub [u64; 8]);
+#[repr(C, align(8))]
+pub struct slotmap_s(pub [u64; 24]);
+pub type slotmap_key = u64;
+
+#[repr(C)]
+#[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct slate_info_s {
+    pub length: u64,
+    pub seed: u64,
+    pub capacity: u64,
+    pub tombstones: u64,
+    pub memory: u64,
+    pub global_depth: u32,
+    pub tables: u32,
+    pub directory: u32,
+    pub small: u32,
+}
+
+pub type each_f =
+    Option<unsafe extern "C" fn(*const c_char, u32, *mut c_void, *mut c_void) -> c_int>;
+pub type slotmap_each_f =
+    Option<unsafe extern "C" fn(slotmap_key, *mut c_void, *mut c_void) -> c_int>;
+pub type less_f = Option<unsafe extern "C" fn(*const c_void, *const c_void, *mut c_void) -> c_int>;
+pub type malloc_f = Option<unsafe extern "C" fn(usize) -> *mut c_void>;
+pub type calloc_f = Option<unsafe extern "C" fn(usize, usize) -> *mut c_void>;
+pub type free_f = Option<unsafe extern "C" fn(*mut c_void)>;
+
+extern "C" {
+    pub fn slate(map: *mut slate_s) -> c_int;
+    pub fn slate_reserve(map: *mut slate_s, n: u64) -> c_int;
+    pub fn slate_set(map: *mut slate_s, key: *const c_char, value: *mut c_void) -> c_int;
+    pub fn slate_get(map: *const slate_s, key: *const c_char, value: *mut *mut c_void) -> c_int;
+    pub fn slate_delete(map: *mut slate_s, key: *const c_char) -> c_int;
+    pub fn slate_set_bytes(
+        map: *mut slate_s,
+        key: *const c_void,
+        len: u32,
+        value: *mut c_void,
+    ) -> c_int;
+    pub fn slate_get_bytes(
+        map: *const slate_s,
+        key: *const c_void,
+        len: u32,
+        value: *mut *mut c_void,
+    ) -> c_int;
+    pub fn slate_delete_bytes(map: *mut slate_s, key: *const c_void, len: u32) -> c_int;
+    pub fn slate_set_u64(map: *mut slate_s, key: u64, value: *mut c_void) -> c_int;
+    pub fn slate_get_u64(map: *const slate_s, key: u64, value: *mut *mut c_void) -> c_int;
+    pub fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int;
+    pub fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int;
+    pub fn slate_get_i64(map: *const slate_s, key: i64, value: *mut *mut c_void) -> c_int;
+    pub fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int;
+    pub fn slate_each(map: *const slate_s, f: each_f, data: *mut c_void) -> c_int;
+    pub fn slate_delete_if(map: *mut slate_s, f: each_f, data: *mut c_void) -> c_int;
+    pub fn slate_equal(a: *const slate_s, b: *const slate_s) -> c_int;
+    pub fn slate_length(map: *const slate_s) -> u64;
+    pub fn slate_clear(map: *mut slate_s) -> c_int;
+    pub fn slate_compact(map: *mut slate_s) -> c_int;
+    pub fn slate_clone(copy: *mut slate_s, map: *const slate_s) -> c_int;
+    pub fn slate_free(map: *mut slate_s);
+    pub fn slate_use_allocator(m: malloc_f, c: calloc_f, f: free_f) -> c_int;
+    pub fn slate_info(map: *const slate_s, info: *mut slate_info_s) -> c_int;
+    pub fn slate_check(map: *const slate_s, message: *mut c_char, capacity: u32) -> c_int;
+
+    pub fn slotmap(sm: *mut slotmap_s, element_size: u32) -> c_int;
+    pub fn slotmap_columns(sm: *mut slotmap_s, sizes: *const u32, count: u32) -> c_int;
+    pub fn slotmap_reserve(sm: *mut slotmap_s, n: u32) -> c_int;
+    pub fn slotmap_limit(sm: *mut slotmap_s, max_rows: u32) -> c_int;
+    pub fn slotmap_insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) -> c_int;
+    pub fn slotmap_get(sm: *const slotmap_s, key: slotmap_key, element: *mut *mut c_void) -> c_int;
+    pub fn slotmap_row(sm: *const slotmap_s, key: slotmap_key, row: *mut u32) -> c_int;
+    pub fn slotmap_column(sm: *const slotmap_s, column: u32) -> *mut c_void;
+    pub fn slotmap_key_at(sm: *const slotmap_s, row: u32) -> slotmap_key;
+    pub fn slotmap_contains(sm: *const slotmap_s, key: slotmap_key) -> c_int;
+    pub fn slotmap_erase(sm: *mut slotmap_s, key: slotmap_key) -> c_int;
+    pub fn slotmap_erase_if(sm: *mut slotmap_s, f: slotmap_each_f, data: *mut c_void) -> c_int;
+    pub fn slotmap_sort(sm: *mut slotmap_s, less: less_f, data: *mut c_void) -> c_int;
+    pub fn slotmap_each(sm: *const slotmap_s, f: slotmap_each_f, data: *mut c_void) -> c_int;
+    pub fn slotmap_length(sm: *const slotmap_s) -> u32;
+    pub fn slotmap_clear(sm: *mut slotmap_s) -> c_int;
+    pub fn slotmap_clone(copy: *mut slotmap_s, sm: *const slotmap_s) -> c_int;
+    pub fn slotmap_free(sm: *mut slotmap_s);
+}
+
+/// The invariant checker's verdict, with its reason.
+pub fn check(map: &slate_s) -> Result<(), String> {
+    let mut message = [0u8; 256];
+    // SAFETY: an initialized map; the buffer has its size.
+    let rc = unsafe { slate_check(map, message.as_mut_ptr().cast(), message.len() as u32) };
+    if rc == OK {
+        return Ok(());
+    }
+    let end = message
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(message.len());
+    Err(String::from_utf8_lossy(&message[..end]).into_owned())
+}
+
+pub fn info(map: &slate_s) -> slate_info_s {
+    let mut out = slate_info_s::default();
+    // SAFETY: an initialized map; `out` is writable.
+    assert_eq!(unsafe { slate_info(map, &mut out) }, OK);
+    out
+}
+
+/// Bytes from the fuzzer's input, read front to back; zeros once it ends.
+pub struct Input<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Input<'a> {
+    pub fn new(data: &'a [u8]) -> Input<'a> {
+        Input { data }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+    pub fn byte(&mut self) -> u8 {
+        match self.data.split_first() {
+            Some((&b, rest)) => {
+                self.data = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+    pub fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
+    }
+    pub fn u64(&mut self) -> u64 {
+        self.u32() as u64 | (self.u32() as u64) << 32
+    }
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.byte()).collect()
+    }
+}
+
+/// An allocator that can be told to fail: `FAIL_IN` counts allocations
+/// down, and the one that brings it to zero returns NULL. Every map and
+/// slotmap a target creates takes it (`install_failing_allocator`).
+pub mod failing {
+    use core::ffi::c_void;
+    use core::sync::atomic::{AtomicU64, Ordering};
+
+    pub static FAIL_IN: AtomicU64 = AtomicU64::new(0);
+    pub static FAILED: AtomicU64 = AtomicU64::new(0);
+    pub static LIVE: AtomicU64 = AtomicU64::new(0);
+
+    extern "C" {
+        fn malloc(size: usize) -> *mut c_void;
+        fn calloc(count: usize, size: usize) -> *mut c_void;
+        fn free(p: *mut c_void);
+    }
+
+    fn fail_now() -> bool {
+        let left = FAIL_IN.load(Ordering::Relaxed);
+        if left == 0 {
+            return false;
+        }
+        FAIL_IN.store(left - 1, Ordering::Relaxed);
+        if left == 1 {
+            FAILED.fetch_add(1, Ordering::Relaxed);
+            return true;
+        }
+        false
+    }
+
+    pub unsafe extern "C" fn f_malloc(size: usize) -> *mut c_void {
+        if fail_now() {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: the C library's allocator.
+        let p = unsafe { malloc(size) };
+        if !p.is_null() {
+            LIVE.fetch_add(1, Ordering::Relaxed);
+        }
+        p
+    }
+    pub unsafe extern "C" fn f_calloc(count: usize, size: usize) -> *mut c_void {
+        if fail_now() {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: as above.
+        let p = unsafe { calloc(count, size) };
+        if !p.is_null() {
+            LIVE.fetch_add(1, Ordering::Relaxed);
+        }
+        p
+    }
+    pub unsafe extern "C" fn f_free(p: *mut c_void) {
+        LIVE.fetch_sub(1, Ordering::Relaxed);
+        // SAFETY: `p` came from `f_malloc` or `f_calloc`.
+        unsafe { free(p) }
+    }
+
+    /// Fails one of the next `within` allocations (at least the next).
+    pub fn arm(within: u64) {
+        FAIL_IN.store(1 + within, Ordering::Relaxed);
+    }
+
+    /// Failures injected so far.
+    pub fn failures() -> u64 {
+        FAILED.load(Ordering::Relaxed)
+    }
+
+    /// A call's result must say whether an injected failure met it:
+    /// `SLATE_ERROR_ALLOC` exactly when one did (none swallowed, none made
+    /// up).
+    pub fn check_surfaced(op: u8, rc: i32, failures_before: u64) {
+        let failed = failures() > failures_before;
+        assert_eq!(
+            rc == super::ALLOC,
+            failed,
+            "op {op}: rc {rc}, an allocation failed: {failed}"
+        );
+    }
+
+    pub fn install() {
+        // SAFETY: three matching functions.
+        let rc =
+            unsafe { super::slate_use_allocator(Some(f_malloc), Some(f_calloc), Some(f_free)) };
+        assert_eq!(rc, super::OK);
+    }
+}

@@ -1,0 +1,349 @@
+//! The map against a model: the input is decoded into operations on every
+//! key kind (strings, byte keys of lengths around every inline and hashing
+//! limit, `u64` and `i64` keys, integer encodings written as bytes, which
+//! must reach the integer entries), layout switches, clear, compact,
+//! clone, reserve, delete_if, free, and allocations that fail on demand.
+//! After every step the invariant checker must pass and the map must hold
+//! what the model holds; a call that fails with `SLATE_ERROR_ALLOC` must
+//! leave the map exactly as it was (shape, memory, tombstones, seed).
+#![no_main]
+
+use core::ffi::c_void;
+use core::sync::atomic::Ordering;
+use std::collections::BTreeMap;
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "ffi.rs"]
+mod ffi;
+use ffi::*;
+
+/// Byte-key lengths around the slot's inline limit (28), the short-key
+/// probe (32), XXH3's paths (16, 128) and the integer encoding (10).
+const LENGTHS: [usize; 22] = [
+    0, 1, 3, 4, 5, 8, 9, 10, 11, 16, 17, 24, 27, 28, 29, 31, 32, 33, 64, 128, 129, 300,
+];
+
+#[derive(Clone, Debug)]
+enum Key {
+    Str(Vec<u8>),
+    Bytes(Vec<u8>),
+    U64(u64),
+    I64(i64),
+}
+
+impl Key {
+    fn decode(input: &mut Input) -> Key {
+        let kind = input.byte();
+        let n = LENGTHS[input.byte() as usize % LENGTHS.len()];
+        let s = input.byte();
+        // A small universe per length, so that keys repeat.
+        let bytes = |nul_free: bool| -> Vec<u8> {
+            (0..n)
+                .map(|i| {
+                    let b = (s as usize % 16).wrapping_mul(31).wrapping_add(i * 7) as u8;
+                    if nul_free && b == 0 {
+                        b'a'
+                    } else {
+                        b
+                    }
+                })
+                .collect()
+        };
+        // Small values, and some with high bits set.
+        let small = (s as u64 % 64) | ((kind as u64 >> 3) << 59);
+        let negative = (small as i64).wrapping_neg().wrapping_sub(1);
+        match kind % 6 {
+            0 => Key::Str(bytes(true)),
+            1 => Key::Bytes(bytes(false)),
+            2 => Key::U64(small),
+            3 => Key::I64(negative),
+            // Integer keys written as their 10-byte encodings.
+            4 => Key::Bytes(encoding(0x02, small)),
+            _ => Key::Bytes(encoding(0x01, negative as u64)),
+        }
+    }
+
+    /// The key's bytes as the map stores them (the model's key).
+    fn stored(&self) -> Vec<u8> {
+        match self {
+            Key::Str(b) | Key::Bytes(b) => b.clone(),
+            Key::U64(v) => encoding(0x02, *v),
+            Key::I64(v) => encoding(0x01, *v as u64),
+        }
+    }
+}
+
+fn encoding(tag: u8, v: u64) -> Vec<u8> {
+    let mut e = vec![0x00, tag];
+    e.extend_from_slice(&v.to_le_bytes());
+    e
+}
+
+fn cstr(b: &[u8]) -> Vec<u8> {
+    let mut s = b.to_vec();
+    s.push(0);
+    s
+}
+
+fn value(v: usize) -> *mut c_void {
+    v as *mut c_void
+}
+
+unsafe fn set(m: &mut slate_s, k: &Key, v: usize) -> i32 {
+    unsafe {
+        match k {
+            Key::Str(b) => slate_set(m, cstr(b).as_ptr().cast(), value(v)),
+            Key::Bytes(b) => slate_set_bytes(m, b.as_ptr().cast(), b.len() as u32, value(v)),
+            Key::U64(x) => slate_set_u64(m, *x, value(v)),
+            Key::I64(x) => slate_set_i64(m, *x, value(v)),
+        }
+    }
+}
+
+unsafe fn get(m: &slate_s, k: &Key) -> Option<usize> {
+    let mut out: *mut c_void = value(0xDEAD);
+    let rc = unsafe {
+        match k {
+            Key::Str(b) => slate_get(m, cstr(b).as_ptr().cast(), &mut out),
+            Key::Bytes(b) => slate_get_bytes(m, b.as_ptr().cast(), b.len() as u32, &mut out),
+            Key::U64(x) => slate_get_u64(m, *x, &mut out),
+            Key::I64(x) => slate_get_i64(m, *x, &mut out),
+        }
+    };
+    match rc {
+        OK => Some(out as usize),
+        NOT_FOUND => {
+            assert_eq!(out as usize, 0xDEAD, "a miss wrote the value");
+            None
+        }
+        rc => panic!("get returned {rc}"),
+    }
+}
+
+unsafe fn delete(m: &mut slate_s, k: &Key) -> i32 {
+    unsafe {
+        match k {
+            Key::Str(b) => slate_delete(m, cstr(b).as_ptr().cast()),
+            Key::Bytes(b) => slate_delete_bytes(m, b.as_ptr().cast(), b.len() as u32),
+            Key::U64(x) => slate_delete_u64(m, *x),
+            Key::I64(x) => slate_delete_i64(m, *x),
+        }
+    }
+}
+
+type Model = BTreeMap<Vec<u8>, usize>;
+
+unsafe extern "C" fn collect(
+    key: *const core::ffi::c_char,
+    len: u32,
+    v: *mut c_void,
+    data: *mut c_void,
+) -> i32 {
+    // SAFETY: `data` is the Vec below; the key lives for this call.
+    unsafe {
+        let out = &mut *data.cast::<Vec<(Vec<u8>, usize)>>();
+        out.push((
+            core::slice::from_raw_parts(key.cast::<u8>(), len as usize).to_vec(),
+            v as usize,
+        ));
+    }
+    0
+}
+
+/// Deletes keys whose first byte (or length, for the empty key) has the bit.
+unsafe extern "C" fn doomed(
+    key: *const core::ffi::c_char,
+    len: u32,
+    _v: *mut c_void,
+    data: *mut c_void,
+) -> i32 {
+    // SAFETY: `data` points to the bit; the key lives for this call.
+    unsafe {
+        let bit = *data.cast::<u8>();
+        let first = if len == 0 { 0 } else { *key.cast::<u8>() };
+        ((first ^ len as u8) & bit != 0) as i32
+    }
+}
+
+fn doomed_model(k: &[u8], bit: u8) -> bool {
+    let first = k.first().copied().unwrap_or(0);
+    (first ^ k.len() as u8) & bit != 0
+}
+
+fn walk(m: &slate_s) -> Vec<(Vec<u8>, usize)> {
+    let mut out = Vec::new();
+    // SAFETY: an initialized map; `collect` fills `out`.
+    assert_eq!(
+        unsafe { slate_each(m, Some(collect), (&mut out as *mut Vec<_>).cast()) },
+        OK
+    );
+    out
+}
+
+fn verify(m: &slate_s, model: &Model) {
+    let mut seen = walk(m);
+    assert_eq!(seen.len(), model.len());
+    seen.sort();
+    let want: Vec<(Vec<u8>, usize)> = model.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    assert_eq!(seen, want);
+    for (k, v) in model {
+        // SAFETY: an initialized map.
+        assert_eq!(unsafe { get(m, &Key::Bytes(k.clone())) }, Some(*v));
+    }
+}
+
+/// What a failed call must not change.
+#[derive(PartialEq, Eq, Debug)]
+struct Shape {
+    info: slate_info_s,
+    order: Vec<(Vec<u8>, usize)>,
+}
+
+fn shape(m: &slate_s) -> Shape {
+    let mut info = info(m);
+    if info.length == 0 {
+        info.seed = 0; // an empty map may draw a fresh seed
+    }
+    Shape {
+        info,
+        order: if info.length <= 64 {
+            walk(m)
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut input = Input::new(data);
+    failing::install();
+    let live = failing::LIVE.load(Ordering::Relaxed);
+    let mut m = slate_s([0; 8]);
+    let mut copy = slate_s([0; 8]);
+    // SAFETY (every call below): the maps are initialized here.
+    unsafe {
+        assert_eq!(slate(&mut m), OK);
+        assert_eq!(slate(&mut copy), OK);
+    }
+    let mut model = Model::new();
+    let mut copy_model = Model::new();
+    let mut next = 1usize;
+    for step in 0.. {
+        if input.is_empty() || step > 4000 {
+            break;
+        }
+        let op = input.byte();
+        let before = shape(&m);
+        let failed_before = failing::failures();
+        let rc = unsafe {
+            match op % 16 {
+                0..=4 => {
+                    let k = Key::decode(&mut input);
+                    next += 1;
+                    let rc = set(&mut m, &k, next);
+                    if rc == OK {
+                        model.insert(k.stored(), next);
+                    }
+                    rc
+                }
+                5 => {
+                    let k = Key::decode(&mut input);
+                    assert_eq!(get(&m, &k), model.get(&k.stored()).copied());
+                    OK
+                }
+                6 | 7 => {
+                    let k = Key::decode(&mut input);
+                    let rc = delete(&mut m, &k);
+                    let had = model.remove(&k.stored()).is_some();
+                    assert_eq!(rc, if had { OK } else { NOT_FOUND }, "delete {k:?}");
+                    rc
+                }
+                8 => {
+                    let mut bit = 1u8 << (input.byte() % 8);
+                    let rc = slate_delete_if(&mut m, Some(doomed), (&mut bit as *mut u8).cast());
+                    assert_eq!(rc, OK);
+                    model.retain(|k, _| !doomed_model(k, bit));
+                    rc
+                }
+                9 => {
+                    assert_eq!(slate_clear(&mut m), OK);
+                    model.clear();
+                    OK
+                }
+                10 => {
+                    let rc = slate_compact(&mut m);
+                    assert!(rc == OK || rc == ALLOC);
+                    rc
+                }
+                11 => {
+                    let n = input.u32() as u64 % 6000;
+                    let rc = slate_reserve(&mut m, n);
+                    assert!(rc == OK || rc == ALLOC);
+                    rc
+                }
+                12 => {
+                    slate_free(&mut copy);
+                    let rc = slate_clone(&mut copy, &m);
+                    if rc == OK {
+                        copy_model = model.clone();
+                        assert_eq!(slate_equal(&copy, &m), 1);
+                        assert_eq!(walk(&copy), walk(&m), "a clone walks in its source's order");
+                    } else {
+                        assert_eq!(rc, ALLOC);
+                        assert_eq!(info(&copy).memory, 0, "a failed clone leaves an empty copy");
+                        copy_model.clear();
+                    }
+                    rc
+                }
+                13 => {
+                    // Swap the map and its copy (a memcpy move, allowed
+                    // between calls).
+                    core::mem::swap(&mut m, &mut copy);
+                    core::mem::swap(&mut model, &mut copy_model);
+                    OK
+                }
+                14 => {
+                    slate_free(&mut m);
+                    model.clear();
+                    OK
+                }
+                _ => {
+                    // Fail one of the next few allocations.
+                    failing::arm(input.byte() as u64 % 6);
+                    OK
+                }
+            }
+        };
+        failing::check_surfaced(op, rc, failed_before);
+        if rc == ALLOC {
+            assert_eq!(shape(&m), before, "a failed call changed the map");
+        } else {
+            assert!(rc == OK || rc == NOT_FOUND, "op {op}: rc {rc}");
+        }
+        // The checker walks the whole map: after every step while it is
+        // small, every 16th once it is not.
+        if model.len() <= 256 || step % 16 == 0 {
+            if let Err(why) = check(&m) {
+                panic!("invariant broken after op {op}: {why}");
+            }
+        }
+        // SAFETY: initialized maps.
+        unsafe {
+            assert_eq!(slate_length(&m), model.len() as u64);
+            assert_eq!(slate_length(&copy), copy_model.len() as u64);
+        }
+        if step % 32 == 31 {
+            verify(&m, &model);
+        }
+    }
+    failing::FAIL_IN.store(0, Ordering::Relaxed);
+    verify(&m, &model);
+    verify(&copy, &copy_model);
+    // SAFETY: initialized maps, not used again.
+    unsafe {
+        slate_free(&mut m);
+        slate_free(&mut copy);
+    }
+    assert_eq!(failing::LIVE.load(Ordering::Relaxed), live, "memory leaked");
+});

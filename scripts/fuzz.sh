@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds and runs one fuzz target (fuzz/fuzz_targets/TARGET.rs) under
+# libFuzzer with AddressSanitizer for SECONDS, starting from the seeds in
+# fuzz/seeds/TARGET and the corpus of earlier runs in
+# build/fuzz/corpus/TARGET; a finding's input lands in
+# build/fuzz/artifacts/TARGET/. Prints libFuzzer's final statistics
+# (executions, coverage) and `1 passed, 0 failed` when nothing was found.
+#
+# The build is the one `cargo fuzz build -a` makes (the same rustc flags:
+# sanitizer coverage, ASan, --cfg fuzzing, one codegen unit), plus
+# overflow checks, without needing cargo-fuzz installed: developers with
+# it may run `cd fuzz && cargo +nightly fuzz run TARGET` instead.
+# Usage: fuzz.sh TARGET SECONDS
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+target=$1 seconds=$2
+triple=x86_64-unknown-linux-gnu
+corpus=$root/build/fuzz/corpus/$target
+artifacts=$root/build/fuzz/artifacts/$target
+mkdir -p "$corpus" "$artifacts"
+flags="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4"
+flags+=" -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table"
+flags+=" -Cllvm-args=-sanitizer-coverage-trace-compares -Cllvm-args=-sanitizer-coverage-stack-depth"
+flags+=" -Cllvm-args=-simplifycfg-branch-fold-threshold=0 --cfg fuzzing -Zsanitizer=address"
+flags+=" -Cdebug-assertions -Coverflow-checks -Ccodegen-units=1"
+RUSTFLAGS=$flags cargo +nightly build --quiet --release --manifest-path "$root/fuzz/Cargo.toml" \
+  --target "$triple" --bin "$target" --config 'profile.release.debug="line-tables-only"' || {
+  echo "fuzz $target: does not build"
+  echo "0 passed, 1 failed"
+  exit 1
+}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# The structures' own checks are the oracle: a failed assertion, a crash,
+# a leak or an ASan report is a finding. Allocations no memory can hold
+# return NULL, as from malloc.
+ASAN_OPTIONS=detect_odr_violation=0:allocator_may_return_null=1:detect_leaks=1 \
+  "$root/fuzz/target/$triple/release/$target" "$corpus" "$root/fuzz/seeds/$target" \
+  -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+  -rss_limit_mb=4096 >"$log" 2>&1
+status=$?
+grep -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log"
+if [ "$status" -ne 0 ]; then
+  tail -n 60 "$log"
+  echo "fuzz $target: a finding (exit $status), its input in $artifacts"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+echo "1 passed, 0 failed"
