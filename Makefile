@@ -33,7 +33,7 @@ LTO_FLAGS := --target=x86_64-unknown-linux-gnu -O2 -flto=thin -fuse-ld=$(LTO_LD)
 LTO_LIB   := target/lto/release/libslate.a
 
 # C suites: each source runs as C11 and as C++17, static and shared.
-SUITES   := test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks
+SUITES   := test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks test_seeds
 SOURCES  := $(wildcard src/*.rs src/ffi/*.rs) Cargo.toml Cargo.lock build.rs
 
 # The crate version is the one source of every version number: the
@@ -47,11 +47,11 @@ VERSION_PATCH := $(word 3,$(VERSION_PARTS))
 # cargo-c's rule (build.rs sets it): before 1.0 each minor release has its
 # own ABI.
 SONAME        := libslate.so.$(if $(filter 0,$(VERSION_MAJOR)),0.$(VERSION_MINOR),$(VERSION_MAJOR))
-TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h include/slate-generic.h
+TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h c-tests/quiet.h cpp-tests/platform.h include/slate-generic.h
 
 .PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
-        clang-test lto-test header-strict valgrind install-test examples test-cross sanitize compile-fail symbols wasm cli cli-test \
-        bench bench-quick bench-slotmap bench-maps bench-growth clean
+        clang-test lto-test header-strict valgrind install-test examples test-cross test-wasm panic-abort-test sanitize compile-fail symbols cli cli-test \
+        soak fuzz fuzz-smoke tsan-test bench-flood bench bench-quick bench-slotmap bench-maps bench-growth clean
 
 all: lib
 
@@ -140,12 +140,14 @@ uninstall:
 
 test: setup
 	@rm -f $(B)/results.txt
-	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples valgrind sanitize wasm install-test test-cross
+	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples valgrind sanitize tsan-test panic-abort-test fuzz-smoke test-wasm install-test test-cross
 	@scripts/summary.sh
 
 rust-lint:
 	$(CARGO) fmt --check
+	$(CARGO) fmt --check --manifest-path fuzz/Cargo.toml
 	$(CARGO) clippy --release --all-targets -- -D warnings
+	$(CARGO) clippy --manifest-path fuzz/Cargo.toml --bins -- -D warnings
 
 # Release for the heavy model tests; debug once more for overflow checks and
 # debug assertions (fewer proptest cases there: debug code is slow).
@@ -191,6 +193,7 @@ $(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include
 
 c-test: $(C_BINS) $(CPP_BINS)
 	@for t in $(C_BINS) $(CPP_BINS); do scripts/run-suite.sh $${t#$(B)/} ./$$t || exit 1; done
+	scripts/run-suite.sh seeds-differ bash c-tests/seeds-differ.sh ./$(B)/test_seeds-c-static
 
 # clang as well as gcc, when it is installed (CI installs it).
 clang-test: $(STATIC)
@@ -251,12 +254,14 @@ valgrind: $(foreach s,$(SUITES),$(B)/$(s)-c-static) $(B)/test_generic-cpp-shared
 
 # AddressSanitizer and UBSan over the C side (the library is Rust, checked
 # by its own tests; the sanitizers watch every byte the C code touches).
+# Allocations no memory can hold (the suites ask for some) return NULL, as
+# from malloc, instead of stopping the program.
 sanitize: $(STATIC)
 	@mkdir -p $(B)
 	@for s in $(SUITES); do \
 	  $(CC) $(CSTD) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	    c-tests/$$s.c $(STATIC) $(SYSLIBS) -o $(B)/$$s-asan && \
-	  ASAN_OPTIONS=detect_leaks=1 scripts/run-suite.sh $$s-asan ./$(B)/$$s-asan || exit 1; \
+	  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 scripts/run-suite.sh $$s-asan ./$(B)/$$s-asan || exit 1; \
 	done
 
 # Every C suite, the C++ suites and the Rust tests on the other targets
@@ -266,14 +271,67 @@ CROSS_TARGETS := s390x-unknown-linux-gnu aarch64-unknown-linux-gnu i686-unknown-
 test-cross:
 	@status=0; for t in $(CROSS_TARGETS); do scripts/cross.sh $$t || status=1; done; exit $$status
 
-# The core builds for WASI (32-bit usize, no host time or file APIs).
-wasm:
-	$(CARGO) build --release --target wasm32-wasip1
+# WebAssembly (scripts/wasm.sh): every C suite, the C++ suites and the
+# seed check on wasm32-wasip1 under wasmtime and on Emscripten under
+# Node.js, and the Rust tests on WASI.
+test-wasm:
+	@status=0; for t in wasi emscripten; do scripts/wasm.sh $$t || status=1; done; exit $$status
+
+# The C suites against a build in which a panic aborts, as it does on
+# WebAssembly: no suite may reach one (where the guards would otherwise
+# turn it into SLATE_ERROR_INVALID).
+PANIC_ABORT_LIB := target/panic-abort/release/libslate.a
+$(PANIC_ABORT_LIB): $(SOURCES)
+	CARGO_PROFILE_RELEASE_PANIC=abort $(CARGO) build --release --lib --target-dir target/panic-abort
+	@touch $@
+
+panic-abort-test: $(PANIC_ABORT_LIB)
+	@mkdir -p $(B)
+	@for s in $(SUITES); do \
+	  $(CC) $(CSTD) $(CFLAGS) c-tests/$$s.c $(PANIC_ABORT_LIB) $(SYSLIBS) -o $(B)/$$s-panic-abort && \
+	  scripts/run-suite.sh $$s-panic-abort ./$(B)/$$s-panic-abort || exit 1; \
+	done
 
 # `make install` into a temporary prefix, then a user's builds against it:
 # pkg-config, CMake find_package and add_subdirectory, static and shared.
 install-test: $(STATIC) $(SHARED)
 	scripts/run-suite.sh install bash c-tests/install/run.sh
+
+# Fuzzing (cargo fuzz, libFuzzer with AddressSanitizer; nightly): each
+# target for FUZZ_SECONDS (10 minutes). `make test` runs `fuzz-smoke`.
+FUZZ_TARGETS := map slotmap c_abi
+FUZZ_SECONDS ?= 600
+fuzz:
+	@status=0; for t in $(FUZZ_TARGETS); do \
+	  scripts/run-suite.sh fuzz-$$t scripts/fuzz.sh $$t $(FUZZ_SECONDS) || status=1; done; exit $$status
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+FUZZ_SMOKE_SECONDS ?= 20
+
+# Read-only calls on one structure from several threads at once: natively,
+# and under ThreadSanitizer with the library instrumented as well (nightly,
+# its standard library rebuilt with -Zsanitizer=thread).
+TSAN_TARGET := x86_64-unknown-linux-gnu
+TSAN_LIB    := target/tsan/$(TSAN_TARGET)/release/libslate.a
+$(TSAN_LIB): $(SOURCES)
+	RUSTFLAGS=-Zsanitizer=thread $(CARGO) +nightly rustc --release --lib --crate-type staticlib \
+	  -Zbuild-std --target $(TSAN_TARGET) --target-dir target/tsan
+	@touch $@
+
+tsan-test: $(STATIC) $(TSAN_LIB)
+	@mkdir -p $(B)
+	$(CC) $(CSTD) $(CFLAGS) c-tests/test_threads.c $(STATIC) $(SYSLIBS) -o $(B)/test_threads
+	scripts/run-suite.sh threads ./$(B)/test_threads
+	$(LTO_CC) $(CSTD) -O1 -g -fsanitize=thread c-tests/test_threads.c $(TSAN_LIB) $(SYSLIBS) -o $(B)/test_threads-tsan
+	TSAN_OPTIONS=halt_on_error=1 scripts/run-suite.sh threads-tsan ./$(B)/test_threads-tsan
+
+# A slot's generations used up through the C API (about 2^31 cycles; not
+# in `make test`, whose unit tests start a slot near its end instead).
+soak: $(STATIC)
+	@mkdir -p $(B)
+	$(CC) $(CSTD) -O2 c-tests/soak_generations.c $(STATIC) $(SYSLIBS) -o $(B)/soak_generations
+	scripts/run-suite.sh soak ./$(B)/soak_generations
 
 # --- cli-test ------------------------------------------------------------
 
@@ -292,7 +350,7 @@ cli-test: bin/cli-test
 
 # Every benchmark; `make bench-quick` is the short variant (under two
 # minutes once the peers are built).
-bench: bench-growth bench-slotmap bench-maps
+bench: bench-growth bench-flood bench-slotmap bench-maps
 
 bench-quick: $(STATIC)
 	@mkdir -p $(B)
@@ -309,6 +367,15 @@ bench-maps: $(STATIC)
 # slotmap vs the slotmap crate (SlotMap, DenseSlotMap) and a plain C++ one.
 bench-slotmap: $(STATIC)
 	bash bench/slotmap/run.sh
+
+# Hash flooding: keys built against one map's seed, in that map and in one
+# with its own seed (links Debian's libxxhash for the attacker's XXH3).
+bench-flood: $(STATIC)
+	@mkdir -p $(B)
+	@[ -f /usr/include/xxhash.h ] || { sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get install -y -qq libxxhash-dev >/dev/null; }
+	$(CC) -std=c11 $(WARN) -O2 -Iinclude bench/flood.c $(STATIC) -lxxhash $(SYSLIBS) -o $(B)/flood
+	./$(B)/flood
 
 bench-growth: $(STATIC)
 	@mkdir -p $(B)

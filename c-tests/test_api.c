@@ -16,6 +16,7 @@
 #include "slate.h"
 #include "test.h"
 #include "support.h"
+#include "quiet.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -1390,6 +1391,77 @@ static int pred_writer_cb(const char* key, uint32_t length, void* value, void* d
   return 0;
 }
 
+/* Tries to re-initialize the walked map from its own callback. */
+typedef struct reinit_s {
+  slate_s* self;
+  slate_s* unwalked;
+  int rc_init, rc_clone, rc_unwalked;
+  unsigned calls;
+} reinit_s;
+
+static int reinit_cb(const char* key, uint32_t key_length, void* value, void* data) {
+  reinit_s* r = (reinit_s*)data;
+  (void)key;
+  (void)key_length;
+  (void)value;
+  if (r->calls++ == 0) {
+    slate_s other;
+    CHECK_EQ_INT(slate(&other), SLATE_OK);
+    r->rc_init = slate(r->self);
+    r->rc_clone = slate_clone(r->self, &other);
+    slate_free(&other);
+    /* a map this thread does not walk may be initialized */
+    r->rc_unwalked = slate(r->unwalked);
+  }
+  return 0;
+}
+
+static void test_reinit_inside_walk(void) {
+  TEST_SECTION("slate() and slate_clone() into a map inside its own walk are refused");
+  slate_s m, n;
+  reinit_s r;
+  capture_s cap;
+  CHECK_EQ_INT(slate(&m), SLATE_OK);
+  CHECK_EQ_U64(fill_u64(&m, 0, 100), 0);
+  CHECK_EQ_INT(slate_set(&m, "a-string-key-longer-than-the-inline-limit", V(7)), SLATE_OK);
+  collect_s order_before = collect(&m);
+  slate_info_s before = info_of(&m);
+  for (int pass = 0; pass < 2; pass++) {
+    memset(&r, 0, sizeof r);
+    r.self = &m;
+    r.unwalked = &n;
+    capture_stderr(&cap);
+    if (pass == 0)
+      CHECK_EQ_INT(slate_each(&m, reinit_cb, &r), SLATE_OK);
+    else
+      CHECK_EQ_INT(slate_delete_if(&m, reinit_cb, &r), SLATE_OK);
+    CHECK_NOTHING_PRINTED(release_stderr(&cap));
+    CHECK_EQ_INT(r.rc_init, SLATE_ERROR_INVALID);
+    CHECK_EQ_INT(r.rc_clone, SLATE_ERROR_INVALID);
+    CHECK_EQ_INT(r.rc_unwalked, SLATE_OK);
+    slate_free(&n);
+    CHECK_EQ_U64(r.calls, 101);
+    /* the map is as it was, walked in the same order */
+    CHECK_EQ_U64(slate_length(&m), 101);
+    CHECK_EQ_U64(missing_u64(&m, 0, 100, 1), 0);
+    collect_s order = collect(&m);
+    CHECK(same_order(&order_before, &order));
+    free(order.recs);
+    CHECK_EQ_U64(info_of(&m).memory, before.memory);
+    CHECK_MAP_OK(&m);
+  }
+  free(order_before.recs);
+  /* and it is not bricked: it changes, frees and starts again */
+  CHECK_EQ_INT(slate_set(&m, "after", V(1)), SLATE_OK);
+  CHECK_EQ_INT(slate_delete(&m, "after"), SLATE_OK);
+  slate_free(&m);
+  CHECK_EQ_U64(slate_length(&m), 0);
+  CHECK_EQ_INT(slate(&m), SLATE_OK);
+  CHECK_EQ_INT(slate_set(&m, "again", V(2)), SLATE_OK);
+  CHECK_EQ_U64(slate_length(&m), 1);
+  slate_free(&m);
+}
+
 static void test_delete_if(void) {
   TEST_SECTION("slate_delete_if");
   slate_s m;
@@ -2719,6 +2791,90 @@ static void test_table_ctrls(void) {
   slate_free(&m);
 }
 
+/* Records the bytes of the one key a walk sees. */
+typedef struct one_key_s {
+  unsigned char bytes[16];
+  uint32_t length, calls;
+} one_key_s;
+
+static int one_key_cb(const char* key, uint32_t key_length, void* value, void* data) {
+  one_key_s* k = (one_key_s*)data;
+  (void)value;
+  k->calls++;
+  k->length = key_length;
+  if (key_length <= sizeof k->bytes) memcpy(k->bytes, key, key_length);
+  return 0;
+}
+
+static void test_sizes_and_limits(void) {
+  TEST_SECTION("sizes and limits: the same meaning on 32- and 64-bit targets");
+  /* The structs are the same size everywhere (their fields are u64s), so a
+   * struct embedding them has one layout on wasm32, i686 and x86-64. */
+  CHECK_EQ_U64(sizeof(slate_s), 64);
+  CHECK_EQ_U64(sizeof(slotmap_s), 192);
+  CHECK_EQ_U64(sizeof(slotmap_key), 8);
+  /* An integer key is the same 10 bytes on every target: little-endian. */
+  slate_s m;
+  one_key_s k;
+  const unsigned char want[10] = {0x00, 0x02, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01};
+  CHECK_EQ_INT(slate(&m), SLATE_OK);
+  CHECK_EQ_INT(slate_set_u64(&m, UINT64_C(0x0102030405060708), V(1)), SLATE_OK);
+  memset(&k, 0, sizeof k);
+  CHECK_EQ_INT(slate_each(&m, one_key_cb, &k), SLATE_OK);
+  CHECK_EQ_INT(k.calls, 1);
+  CHECK_EQ_INT(k.length, 10);
+  CHECK_EQ_MEM(k.bytes, want, 10);
+  CHECK_EQ_INT(slate_get_bytes(&m, want, 10, NULL), SLATE_OK);
+
+  /* Sizes no memory can hold are errors that change nothing, never a size
+   * that wrapped around to a small allocation. 2^31 rows of 4 GiB each pass
+   * every address space. */
+  slotmap_s sm;
+  uint32_t e = 5;
+  slotmap_key key = 0;
+  CHECK_EQ_INT(slotmap(&sm, UINT32_MAX), SLATE_OK);
+  CHECK_EQ_INT(slotmap_reserve(&sm, UINT32_C(1) << 31), SLATE_ERROR_FULL);
+  CHECK_EQ_U64(slotmap_length(&sm), 0);
+  slotmap_free(&sm);
+  /* 2^31 rows of 1 MiB: no allocator has 2 PiB (FULL where the address
+   * space is smaller). */
+  CHECK_EQ_INT(slotmap(&sm, UINT32_C(1) << 20), SLATE_OK);
+  int rc = slotmap_reserve(&sm, UINT32_C(1) << 31);
+  CHECK(rc == SLATE_ERROR_FULL || rc == SLATE_ERROR_ALLOC);
+  CHECK_EQ_U64(slotmap_length(&sm), 0);
+  slotmap_free(&sm);
+  CHECK_EQ_INT(slotmap(&sm, sizeof e), SLATE_OK);
+  CHECK_EQ_INT(slotmap_insert(&sm, &e, &key), SLATE_OK);
+  CHECK_EQ_INT(slotmap_contains(&sm, key), 1);
+  slotmap_free(&sm);
+#if defined(__linux__) || SIZE_MAX <= UINT32_MAX
+  /* Maps of 2^34 and 2^41 entries (tables of 860 GB and 56 PB) exceed this
+   * machine's memory (Linux tells it) or address space: SLATE_ERROR_FULL
+   * before anything is allocated, rather than table after table until an
+   * overcommitting system kills the process. */
+  for (int shift = 34; shift <= 41; shift += 7) {
+    slate_info_s was = info_of(&m);
+    CHECK_EQ_INT(slate_reserve(&m, UINT64_C(1) << shift), SLATE_ERROR_FULL);
+    CHECK_EQ_U64(info_of(&m).memory, was.memory);
+    CHECK_EQ_U64(info_of(&m).capacity, was.capacity);
+  }
+#endif
+#if SIZE_MAX <= UINT32_MAX
+  /* 32-bit targets: 2^32 entries' tables (2^23 of them, 200 GB) and a
+   * slotmap's first block of 1 GiB rows (8 GiB) exceed the address space. */
+  slate_info_s before = info_of(&m);
+  CHECK_EQ_INT(slate_reserve(&m, UINT64_C(1) << 32), SLATE_ERROR_FULL);
+  CHECK_EQ_U64(info_of(&m).memory, before.memory);
+  CHECK_EQ_U64(info_of(&m).capacity, before.capacity);
+  CHECK_EQ_INT(slotmap(&sm, UINT32_C(1) << 30), SLATE_OK);
+  CHECK_EQ_INT(slotmap_insert(&sm, NULL, &key), SLATE_ERROR_FULL);
+  CHECK_EQ_U64(slotmap_length(&sm), 0);
+  slotmap_free(&sm);
+#endif
+  CHECK_EQ_U64(slate_length(&m), 1);
+  slate_free(&m);
+}
+
 static void test_version(void) {
   TEST_SECTION("version");
   /* The library's version is the header's, and the header's string is
@@ -2735,6 +2891,7 @@ static void test_version(void) {
 
 int main(void) {
   test_version();
+  test_sizes_and_limits();
   test_init_and_empty();
   test_invalid_arguments();
   test_string_keys();
@@ -2744,6 +2901,7 @@ int main(void) {
   test_each();
   test_merge();
   test_reentrancy();
+  test_reinit_inside_walk();
   test_delete_if();
   test_equal();
   test_small_map();

@@ -8,8 +8,10 @@
  * Ownership in one paragraph: a map copies every key it stores and frees
  * the copies itself; values are `void*` stored as given, never
  * dereferenced, never freed. Key pointers handed to callbacks are valid
- * during the callback only. A map is not thread-safe; distinct maps may be
- * used on distinct threads. Every function that can fail returns a
+ * during the callback only. A map is not thread-safe for writers; distinct
+ * maps may be used on distinct threads, and read-only calls (lookups,
+ * walks, slate_equal, clone from it) may run on several threads at once on
+ * a map nobody modifies. Every function that can fail returns a
  * slate_error_e as an int, and a failed call leaves the map as it was.
  *
  * Drop-in notes for code written for the single-header Slate:

@@ -1,0 +1,138 @@
+/*
+ * probe.c -- instructions per call, counted by callgrind: the map's u64
+ * and string lookups (hits and misses) and replacements at 1,000 and
+ * 100,000 keys, and the slotmap's get, insert and erase at 1,000 rows.
+ * Each phase is one function of REPS calls; `scripts/probe.sh` runs this
+ * (`probe 1000`, `probe 100000`) under
+ * `valgrind --tool=callgrind --toggle-collect=phase_*` and divides each
+ * phase's inclusive count by REPS. Counts are exact and repeatable
+ * for one binary, so they show what a change costs where timings on a
+ * shared machine cannot.
+ *
+ * Keys as in bench/maps: splitmix64 outputs, strings "key:<decimal>"
+ * (20-24 bytes); lookups in a shuffled order.
+ */
+#include "slate.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { REPS = 100000, STRIDE = 32 };
+
+#define NOINLINE __attribute__((noinline))
+
+static uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
+typedef struct keys_s {
+  size_t n;
+  uint64_t* ints;     /* present: ints[0..n), absent: ints[n..2n) */
+  char* strings;      /* likewise, STRIDE bytes each */
+  uint32_t* order;    /* REPS indices below n, shuffled */
+} keys_s;
+
+static void make_keys(keys_s* k, size_t n) {
+  k->n = n;
+  k->ints = malloc(2 * n * sizeof *k->ints);
+  k->strings = malloc(2 * n * STRIDE);
+  k->order = malloc(REPS * sizeof *k->order);
+  if (!k->ints || !k->strings || !k->order) exit(1);
+  uint64_t x = 42;
+  for (size_t i = 0; i < 2 * n; i++) {
+    x += UINT64_C(0x9E3779B97F4A7C15);
+    k->ints[i] = mix(x);
+    snprintf(k->strings + i * STRIDE, STRIDE, "key:%" PRIu64, k->ints[i]);
+  }
+  uint64_t s = 7;
+  for (size_t i = 0; i < REPS; i++) {
+    s += UINT64_C(0x9E3779B97F4A7C15);
+    k->order[i] = (uint32_t)(mix(s) % n);
+  }
+}
+
+static volatile uintptr_t sink;
+
+#define PHASE(name, body)                 \
+  NOINLINE static void name(slate_s* m, const keys_s* k) { \
+    uintptr_t acc = 0;                    \
+    for (size_t r = 0; r < REPS; r++) {   \
+      size_t i = k->order[r];             \
+      void* v = NULL;                     \
+      body;                               \
+      acc += (uintptr_t)v;                \
+    }                                     \
+    sink = acc;                           \
+  }
+
+PHASE(phase_u64_hit, slate_get_u64(m, k->ints[i], &v))
+PHASE(phase_u64_miss, slate_get_u64(m, k->ints[k->n + i], &v))
+PHASE(phase_u64_replace, slate_set_u64(m, k->ints[i], (void*)(uintptr_t)r))
+PHASE(phase_str_hit, slate_get(m, k->strings + i * STRIDE, &v))
+PHASE(phase_str_miss, slate_get(m, k->strings + (k->n + i) * STRIDE, &v))
+PHASE(phase_str_replace, slate_set(m, k->strings + i * STRIDE, (void*)(uintptr_t)r))
+
+NOINLINE static void phase_slotmap_get(slotmap_s* sm, const slotmap_key* keys, const keys_s* k) {
+  uintptr_t acc = 0;
+  for (size_t r = 0; r < REPS; r++) {
+    void* e = NULL;
+    slotmap_get(sm, keys[k->order[r]], &e);
+    acc += (uintptr_t)e;
+  }
+  sink = acc;
+}
+
+NOINLINE static void phase_slotmap_insert(slotmap_s* sm, slotmap_key* keys) {
+  for (uint32_t r = 0; r < REPS; r++) slotmap_insert(sm, &r, &keys[r]);
+}
+
+NOINLINE static void phase_slotmap_erase(slotmap_s* sm, const slotmap_key* keys) {
+  for (uint32_t r = 0; r < REPS; r++) slotmap_erase(sm, keys[r]);
+}
+
+/* probe N: the map phases at N keys; with N = 1000 also the slotmap's. */
+int main(int argc, char** argv) {
+  size_t n = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000;
+  {
+    keys_s k;
+    make_keys(&k, n);
+    slate_s m;
+    slate(&m);
+    for (size_t i = 0; i < k.n; i++) slate_set_u64(&m, k.ints[i], (void*)(uintptr_t)(i + 1));
+    phase_u64_hit(&m, &k);
+    phase_u64_miss(&m, &k);
+    phase_u64_replace(&m, &k);
+    slate_free(&m);
+    slate(&m);
+    for (size_t i = 0; i < k.n; i++) slate_set(&m, k.strings + i * STRIDE, (void*)(uintptr_t)(i + 1));
+    phase_str_hit(&m, &k);
+    phase_str_miss(&m, &k);
+    phase_str_replace(&m, &k);
+    slate_free(&m);
+    if (n == 1000) {
+      /* slotmap of 1,000 rows: get; then REPS inserts and erases */
+      slotmap_s sm;
+      slotmap(&sm, sizeof(uint32_t));
+      slotmap_key* keys = malloc(REPS * sizeof *keys);
+      if (!keys) return 1;
+      for (uint32_t r = 0; r < 1000; r++) slotmap_insert(&sm, &r, &keys[r]);
+      phase_slotmap_get(&sm, keys, &k);
+      slotmap_free(&sm);
+      slotmap(&sm, sizeof(uint32_t));
+      slotmap_reserve(&sm, REPS);
+      phase_slotmap_insert(&sm, keys);
+      phase_slotmap_erase(&sm, keys);
+      slotmap_free(&sm);
+      free(keys);
+    }
+    free(k.ints);
+    free(k.strings);
+    free(k.order);
+  }
+  return 0;
+}
