@@ -104,10 +104,10 @@ struct Slot {
 ///
 /// An **epoch** runs from the slotmap's creation, or from a `free`, to the
 /// next `free`. New slots start at `next`; a slot's version grows by 2 per
-/// reuse and the slot retires rather than pass `last`. Every version
+/// reuse and the slot retires rather than pass the epoch's last version. Every version
 /// issued so far lies in `lowest ..= highest`, where `highest` is the
-/// epoch's top when a `free` ends it: `last` if a slot retired (it got
-/// there), else the highest version a slot carries. The next epoch starts
+/// epoch's top when a `free` ends it: its last version if a slot retired
+/// (it got there), else the highest version a slot carries. The next epoch starts
 /// above `highest`, or when no room is left there, below `lowest`:
 ///
 /// ```text
@@ -123,8 +123,10 @@ struct Slot {
 struct Versions {
     /// The version a new slot starts at (odd); 0 when none is left.
     next: u32,
-    /// The highest version a slot may take in this epoch (odd).
-    last: u32,
+    /// One below the highest version a slot may take in this epoch (that
+    /// is odd): a slot erased at this version or above retires. Kept so,
+    /// rather than as the highest, so that the erase path compares once.
+    retire_at: u32,
     /// The lowest version any epoch handed out.
     lowest: u32,
     /// The highest version an earlier epoch handed out (0: none).
@@ -139,7 +141,7 @@ impl Versions {
     fn new(start: u32) -> Versions {
         Versions {
             next: start,
-            last: u32::MAX,
+            retire_at: u32::MAX - 1,
             lowest: start,
             highest: 0,
             retired: 0,
@@ -150,14 +152,19 @@ impl Versions {
     /// version, `v + 2`, is still in the epoch.
     #[inline(always)]
     fn reusable(&self, v: u32) -> bool {
-        self.last - v >= 2
+        v < self.retire_at
+    }
+
+    /// The highest version a slot may take in this epoch.
+    fn last(&self) -> u32 {
+        self.retire_at + 1
     }
 
     /// Ends the epoch whose slots carried at most `top` (with `retired`
     /// accounted for) and starts the next one, above or below every
     /// version handed out.
     fn next_epoch(&mut self, top: u32) {
-        let top = if self.retired != 0 { self.last } else { top }.max(self.highest);
+        let top = if self.retired != 0 { self.last() } else { top }.max(self.highest);
         self.highest = top;
         self.retired = 0;
         if self.next == 0 {
@@ -165,14 +172,15 @@ impl Versions {
         }
         if top <= u32::MAX - 2 {
             self.next = (top + 1) | 1;
-            self.last = u32::MAX;
+            self.retire_at = u32::MAX - 1;
         } else if self.lowest >= 3 {
             self.next = 1;
-            self.last = (self.lowest - 2) | 1;
+            self.retire_at = (self.lowest - 2) | 1;
+            self.retire_at -= 1;
             self.lowest = 1;
         } else {
             self.next = 0;
-            self.last = 0;
+            self.retire_at = 0;
         }
     }
 }
@@ -1418,7 +1426,7 @@ mod tests {
         // Free: the next epoch is below the first start; exhaust it too
         // and the slotmap has no version left for a new slot.
         m.free();
-        m.versions.next = m.versions.last.saturating_sub(6) | 1;
+        m.versions.next = m.versions.last().saturating_sub(6) | 1;
         let below = cycle_until_retired(&mut m);
         for k in &below {
             assert!(!issued.contains(k));

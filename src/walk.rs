@@ -53,10 +53,14 @@ thread_local! {
 /// Whether this thread is walking the structure at `p`.
 #[inline(always)]
 pub fn walking(p: *const ()) -> bool {
-    if WALKS.load(Ordering::Relaxed) == 0 {
-        return false;
-    }
-    walking_slow(p)
+    any() && walking_slow(p)
+}
+
+/// Whether any thread is walking anything: if not, no structure is walked
+/// by this one (it sees its own walks' increments).
+#[inline(always)]
+pub fn any() -> bool {
+    WALKS.load(Ordering::Relaxed) != 0
 }
 
 #[inline(never)]

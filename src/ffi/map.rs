@@ -12,7 +12,7 @@ use crate::map::{Map, MODE_DIR, MODE_SMALL};
 use crate::table::Table;
 use crate::Error;
 
-use super::{code, fresh, guard, guard_walk, read, write, Shell};
+use super::{code, fresh, guard, guard_walk, read, unless_walked, write, write_unwalked, Shell};
 
 /// A map. A complete type: put it on the stack, in a struct or in an array,
 /// initialize it with `slate()`, release it with `slate_free()`. It holds no
@@ -216,8 +216,8 @@ unsafe fn target<'m, K>(
     map: *mut slate_s,
     key: Result<K, Error>,
 ) -> Result<(&'m mut Map, K), Error> {
-    // SAFETY: the caller's guarantee.
-    let m = unsafe { write(map)? };
+    // SAFETY: the caller's guarantee (`set` and `delete` asked for walks).
+    let m = unsafe { write_unwalked(map)? };
     Ok((m, key?))
 }
 
@@ -240,7 +240,7 @@ unsafe fn lookup(
 }
 
 /// # Safety
-/// As for `write`.
+/// As for `write_unwalked`: the shim asked `unless_walked` first.
 #[inline(always)]
 unsafe fn set(map: *mut slate_s, key: Result<impl Key, Error>, value: *mut c_void) -> c_int {
     // SAFETY: the caller's guarantee.
@@ -287,7 +287,7 @@ unsafe fn set_long(map: *mut slate_s, key: &[u8], value: *mut c_void) -> c_int {
 }
 
 /// # Safety
-/// As for `write`.
+/// As for `write_unwalked`: the shim asked `unless_walked` first.
 #[inline(always)]
 unsafe fn delete(map: *mut slate_s, key: Result<impl Key, Error>) -> c_int {
     // SAFETY: the caller's guarantee.
@@ -391,8 +391,10 @@ pub unsafe extern "C" fn slate_set(
     key: *const c_char,
     value: *mut c_void,
 ) -> c_int {
-    // SAFETY: the caller's guarantees.
-    unsafe { set_bytes_key(map, string_key(key), value) }
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_char, value: *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        unsafe { set_bytes_key(map, string_key(key), value) }
+    })
 }
 
 /// Looks `key` up. On `SLATE_OK` stores its value in `*value` unless
@@ -425,8 +427,10 @@ pub unsafe extern "C" fn slate_get(
 /// `map` is NULL or an initialized map; `key` is NULL or a string.
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete(map: *mut slate_s, key: *const c_char) -> c_int {
-    // SAFETY: the caller's guarantees.
-    unsafe { delete_bytes_key(map, string_key(key)) }
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_char) {
+        // SAFETY: the caller's guarantees.
+        unsafe { delete_bytes_key(map, string_key(key)) }
+    })
 }
 
 /// `slate_set` for a key of `key_length` arbitrary bytes (embedded NULs
@@ -442,8 +446,10 @@ pub unsafe extern "C" fn slate_set_bytes(
     key_length: u32,
     value: *mut c_void,
 ) -> c_int {
-    // SAFETY: the caller's guarantees.
-    unsafe { set_bytes_key(map, bytes_key(key, key_length), value) }
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        unsafe { set_bytes_key(map, bytes_key(key, key_length), value) }
+    })
 }
 
 /// `slate_get` for a byte key (see `slate_set_bytes`).
@@ -471,8 +477,10 @@ pub unsafe extern "C" fn slate_delete_bytes(
     key: *const c_void,
     key_length: u32,
 ) -> c_int {
-    // SAFETY: the caller's guarantees.
-    unsafe { delete_bytes_key(map, bytes_key(key, key_length)) }
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32) {
+        // SAFETY: the caller's guarantees.
+        unsafe { delete_bytes_key(map, bytes_key(key, key_length)) }
+    })
 }
 
 /// `slate_set` for an `int64_t` key. The key is stored as 10 bytes:
@@ -483,8 +491,10 @@ pub unsafe extern "C" fn slate_delete_bytes(
 /// `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int {
-    // SAFETY: the caller's guarantee.
-    unsafe { set(map, Ok(IntKey::new(TAG_I64, key as u64)), value) }
+    unless_walked!(map => walked(map: *mut slate_s, key: i64, value: *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        unsafe { set(map, Ok(IntKey::new(TAG_I64, key as u64)), value) }
+    })
 }
 
 /// `slate_get` for an `int64_t` key.
@@ -507,8 +517,10 @@ pub unsafe extern "C" fn slate_get_i64(
 /// `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int {
-    // SAFETY: the caller's guarantee.
-    unsafe { delete(map, Ok(IntKey::new(TAG_I64, key as u64))) }
+    unless_walked!(map => walked(map: *mut slate_s, key: i64) {
+        // SAFETY: the caller's guarantees.
+        unsafe { delete(map, Ok(IntKey::new(TAG_I64, key as u64))) }
+    })
 }
 
 /// `slate_set` for a `uint64_t` key, stored as `0x00 0x02` then the value
@@ -518,8 +530,10 @@ pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int 
 /// `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_set_u64(map: *mut slate_s, key: u64, value: *mut c_void) -> c_int {
-    // SAFETY: the caller's guarantee.
-    unsafe { set(map, Ok(IntKey::new(TAG_U64, key)), value) }
+    unless_walked!(map => walked(map: *mut slate_s, key: u64, value: *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        unsafe { set(map, Ok(IntKey::new(TAG_U64, key)), value) }
+    })
 }
 
 /// `slate_get` for a `uint64_t` key.
@@ -542,8 +556,10 @@ pub unsafe extern "C" fn slate_get_u64(
 /// `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int {
-    // SAFETY: the caller's guarantee.
-    unsafe { delete(map, Ok(IntKey::new(TAG_U64, key))) }
+    unless_walked!(map => walked(map: *mut slate_s, key: u64) {
+        // SAFETY: the caller's guarantees.
+        unsafe { delete(map, Ok(IntKey::new(TAG_U64, key))) }
+    })
 }
 
 /// Calls `callback(key, key_length, value, data)` once for every entry. A

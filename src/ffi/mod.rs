@@ -174,6 +174,44 @@ pub(crate) unsafe fn write<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, E
     Ok(unsafe { &mut *p.cast::<S::Body>() })
 }
 
+/// `unless_walked!(p => twin(args) { body })`: a hot path's modification
+/// of the struct at `p` (an insert or a delete), refused with
+/// `SLATE_ERROR_INVALID` if the calling thread walks `p`. While no walk is
+/// in progress anywhere (the common case) the check is one load: the
+/// question to the walk registry, a call, sits in `twin`, a cold copy of
+/// the body that takes the shim's arguments and runs the body itself, so
+/// the fast path saves no registers for a call it would come back from.
+/// The body takes the struct with `write_unwalked`.
+macro_rules! unless_walked {
+    ($p:expr => $twin:ident($($arg:ident: $ty:ty),*) $body:block) => {{
+        #[cold]
+        #[inline(never)]
+        unsafe fn $twin($($arg: $ty),*) -> c_int {
+            if $crate::walk::walking($p.cast_const().cast()) {
+                return $crate::Error::Invalid as c_int;
+            }
+            $body
+        }
+        if $crate::walk::any() {
+            // SAFETY: the shim's own guarantees.
+            return unsafe { $twin($($arg),*) };
+        }
+        $body
+    }};
+}
+pub(crate) use unless_walked;
+
+/// The body to modify, inside `unless_walked!`: only the NULL check is left.
+///
+/// # Safety
+/// `p` is NULL or points to an initialized struct that the calling thread
+/// is not walking.
+#[inline(always)]
+pub(crate) unsafe fn write_unwalked<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, Error> {
+    // SAFETY: the caller's guarantee.
+    unsafe { p.cast::<S::Body>().as_mut() }.ok_or(Error::Invalid)
+}
+
 /// The memory of a struct to initialize (`slate()`, `slotmap()`, the copy
 /// of a clone): refused while the calling thread walks it, since
 /// initializing overwrites the structure the walk reads.

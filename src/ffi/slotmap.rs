@@ -8,7 +8,9 @@ use crate::alloc::Allocator;
 use crate::slotmap::SlotMap;
 use crate::Error;
 
-use super::{code, fresh, guard, guard_walk, read, write, Shell, SLATE_OK};
+use super::{
+    code, fresh, guard, guard_walk, read, unless_walked, write, write_unwalked, Shell, SLATE_OK,
+};
 
 /// A slotmap key: the low 32 bits name a slot, the high 32 bits its
 /// generation. 0 is never a valid key. A key stays valid until its row is
@@ -138,8 +140,18 @@ pub unsafe extern "C" fn slotmap_insert(
     row: *const c_void,
     key: *mut slotmap_key,
 ) -> c_int {
+    unless_walked!(sm => walked(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) {
+        // SAFETY: the caller's guarantees.
+        unsafe { insert(sm, row, key) }
+    })
+}
+
+/// # Safety
+/// As for `slotmap_insert`; the calling thread does not walk `sm`.
+#[inline(always)]
+unsafe fn insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) -> c_int {
     // SAFETY: the caller's guarantees.
-    let m = match unsafe { write(sm) } {
+    let m = match unsafe { write_unwalked(sm) } {
         Ok(m) if !key.is_null() => m,
         _ => return Error::Invalid as c_int,
     };
@@ -287,8 +299,10 @@ pub unsafe extern "C" fn slotmap_contains(sm: *const slotmap_s, key: slotmap_key
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_erase(sm: *mut slotmap_s, key: slotmap_key) -> c_int {
     // Allocates nothing and cannot panic: no `guard`.
-    // SAFETY: the caller's guarantee.
-    code(unsafe { write(sm) }.and_then(|m| m.erase(key)))
+    unless_walked!(sm => walked(sm: *mut slotmap_s, key: slotmap_key) {
+        // SAFETY: the caller's guarantee.
+        code(unsafe { write_unwalked(sm) }.and_then(|m| m.erase(key)))
+    })
 }
 
 /// Erases every row for which `predicate(key, row, data)` returns non-zero.
