@@ -49,7 +49,7 @@ VERSION_PATCH := $(word 3,$(VERSION_PARTS))
 SONAME        := libslate.so.$(if $(filter 0,$(VERSION_MAJOR)),0.$(VERSION_MINOR),$(VERSION_MAJOR))
 TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h c-tests/quiet.h cpp-tests/platform.h include/slate-generic.h
 
-.PHONY: setup all lib demo test header check-header rust-test rust-lint miri c-test \
+.PHONY: setup all lib demo doc test header check-header rust-test rust-lint miri c-test \
         clang-test lto-test header-strict valgrind install-test examples test-cross test-wasm panic-abort-test sanitize compile-fail symbols cli cli-test \
         soak fuzz fuzz-smoke tsan-test bench-flood bench bench-quick bench-slotmap bench-maps bench-growth clean
 
@@ -148,6 +148,12 @@ rust-lint:
 	$(CARGO) fmt --check --manifest-path fuzz/Cargo.toml
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	$(CARGO) clippy --manifest-path fuzz/Cargo.toml --bins -- -D warnings
+	$(MAKE) --no-print-directory doc
+
+# The design document: the crate docs, private items included (the only
+# Rust API is the C ABI in `ffi`). Broken links fail.
+doc:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --document-private-items
 
 # Release for the heavy model tests; debug once more for overflow checks and
 # debug assertions (fewer proptest cases there: debug code is slow).

@@ -131,11 +131,6 @@ impl Directory {
         self.entry(j).table()
     }
 
-    #[inline]
-    pub fn table_for(&self, hash: u64) -> *mut Table {
-        self.get(self.index(hash))
-    }
-
     /// Points entries `first .. first + count` at `t`.
     ///
     /// # Safety

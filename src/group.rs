@@ -67,6 +67,7 @@ impl Ctrl {
     }
 
     /// Slots that are deleted: `1111_1110`, the top bit and bit 1 set.
+    #[cfg(test)]
     #[inline]
     pub fn match_deleted(self) -> Bitset {
         let v = self.0;
@@ -104,11 +105,6 @@ impl Bitset {
         } else {
             Some((self.0.trailing_zeros() / 8) as usize)
         }
-    }
-
-    #[inline]
-    pub fn count(self) -> u32 {
-        self.0.count_ones()
     }
 }
 

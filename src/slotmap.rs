@@ -389,13 +389,8 @@ impl SlotMap {
         self.len
     }
 
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    #[inline]
     /// Whether the calling thread is walking this slotmap.
+    #[cfg(test)]
     pub fn walking(&self) -> bool {
         walk::walking((self as *const SlotMap).cast())
     }
@@ -617,6 +612,7 @@ impl SlotMap {
     ///
     /// # Safety
     /// `row` is NULL or points to `row_size` readable bytes.
+    #[cfg(test)]
     pub unsafe fn insert(&mut self, row: *const u8) -> Result<u64, Error> {
         // SAFETY: the caller's guarantee.
         match unsafe { self.insert_in_place(row) } {
@@ -1192,6 +1188,7 @@ impl SlotMap {
     /// Checks the index against the rows: every row's slot points back at
     /// it with an odd version, every other slot is vacant (even) and on the
     /// free list or retired, and the free list has `free_len` slots.
+    #[cfg(test)]
     pub fn check(&self) -> Result<(), &'static str> {
         if self.len > self.cap || self.slots > self.slot_cap || self.len > self.limit {
             return Err("counts beyond capacity");

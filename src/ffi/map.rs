@@ -5,11 +5,9 @@ use core::mem::{align_of, size_of};
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::directory::Directory;
 use crate::hash::SHORT;
 use crate::key::{IntKey, Key, Needle, Short, TAG_I64, TAG_U64};
-use crate::map::{Map, MODE_DIR, MODE_SMALL};
-use crate::table::Table;
+use crate::map::Map;
 use crate::Error;
 
 use super::{code, fresh, guard, guard_walk, read, unless_walked, write, write_unwalked, Shell};
@@ -265,8 +263,8 @@ unsafe fn set_bytes_key(
     key: Result<Needle<'_>, Error>,
     value: *mut c_void,
 ) -> c_int {
-    // One probe loop for every short key: splitting off keys of up to 32
-    // bytes, as lookups do, measured no faster here.
+    // One probe loop for every short key: inserts gain nothing from the
+    // 32-byte loop that lookups take (BENCHMARKS.md).
     match key.map(|n| (n, Short::<SHORT>::new(n))) {
         Err(e) => e as c_int,
         // SAFETY: the caller's guarantees.
@@ -771,39 +769,22 @@ pub unsafe extern "C" fn slate_info(map: *const slate_s, info: *mut slate_info_s
         if info.is_null() {
             return Err(Error::Invalid);
         }
-        let mut out = slate_info_s {
-            length: m.len(),
-            seed: m.seed,
-            ..Default::default()
+        let i = m.info();
+        let out = slate_info_s {
+            length: i.length,
+            seed: i.seed,
+            capacity: i.capacity,
+            tombstones: i.tombstones,
+            memory: i.memory,
+            global_depth: i.global_depth,
+            tables: i.tables,
+            directory: i.directory,
+            small: i.small as u32,
         };
-        for tp in m.tables() {
-            // SAFETY: a live table of the map.
-            let t = unsafe { &*tp };
-            out.tables += 1;
-            out.capacity += t.capacity as u64;
-            out.tombstones += t.tombstones() as u64;
-            out.memory += (t.memory() + t.heap_bytes()) as u64;
-        }
-        if m.mode == MODE_DIR {
-            out.global_depth = m.global_depth as u32;
-            out.directory = 1 << m.global_depth;
-            out.memory += Directory::bytes(m.global_depth as u32) as u64;
-        }
-        out.small = (m.mode == MODE_SMALL) as u32;
         // SAFETY: `info` is writable.
         unsafe { info.write(out) };
         Ok(())
     })
-}
-
-/// # Safety
-/// `map` is NULL or an initialized map.
-unsafe fn nth_table<'a>(map: *const slate_s, table: u32) -> Result<(&'a Map, &'a Table), Error> {
-    // SAFETY: the caller's guarantee.
-    let m = unsafe { read(map)? };
-    let tp = m.tables().nth(table as usize).ok_or(Error::NotFound)?;
-    // SAFETY: a live table of the map.
-    Ok((m, unsafe { &*tp }))
 }
 
 /// Fills `*info` for table number `table` (0 .. tables-1, in directory
@@ -825,22 +806,19 @@ pub unsafe extern "C" fn slate_table_info(
             return Err(Error::Invalid);
         }
         // SAFETY: the caller's guarantee.
-        let (m, t) = unsafe { nth_table(map, table)? };
-        let directory_count = if m.mode == MODE_DIR {
-            m.dir().span(t.local_depth) as u32
-        } else {
-            0
-        };
+        let t = unsafe { read(map)? }
+            .table_info(table)
+            .ok_or(Error::NotFound)?;
         let out = slate_table_info_s {
-            directory_first: t.index,
-            directory_count,
+            directory_first: t.directory_first,
+            directory_count: t.directory_count,
             local_depth: t.local_depth,
             capacity: t.capacity,
             used: t.used,
-            tombstones: t.tombstones() as u32,
+            tombstones: t.tombstones,
             growth_left: t.growth_left,
-            groups: t.group_count() as u32,
-            int_keys: t.kind,
+            groups: t.groups,
+            int_keys: t.int_keys,
         };
         // SAFETY: `info` is writable.
         unsafe { info.write(out) };
@@ -869,12 +847,12 @@ pub unsafe extern "C" fn slate_table_ctrl(
             return Err(Error::Invalid);
         }
         // SAFETY: the caller's guarantee.
-        let (_, t) = unsafe { nth_table(map, table)? };
-        if group as usize >= t.group_count() {
-            return Err(Error::NotFound);
-        }
+        let mut ctrls = unsafe { read(map)? }
+            .table_ctrls(table)
+            .ok_or(Error::NotFound)?;
+        let word = ctrls.nth(group as usize).ok_or(Error::NotFound)?;
         // SAFETY: `ctrl` is writable.
-        unsafe { ctrl.write(t.ctrl(group as usize).0) };
+        unsafe { ctrl.write(word.0) };
         Ok(())
     })
 }
@@ -903,13 +881,15 @@ pub unsafe extern "C" fn slate_table_ctrls(
             return Err(Error::Invalid);
         }
         // SAFETY: the caller's guarantee.
-        let (_, t) = unsafe { nth_table(map, table)? };
-        if count as usize > t.group_count() {
+        let ctrls = unsafe { read(map)? }
+            .table_ctrls(table)
+            .ok_or(Error::NotFound)?;
+        if count as usize > ctrls.len() {
             return Err(Error::Invalid);
         }
-        for g in 0..count as usize {
+        for (g, word) in ctrls.take(count as usize).enumerate() {
             // SAFETY: `ctrl` has room for `count` words.
-            unsafe { ctrl.add(g).write(t.ctrl(g).0) };
+            unsafe { ctrl.add(g).write(word.0) };
         }
         Ok(())
     })

@@ -1,4 +1,4 @@
-//! The C ABI: thin `extern "C"` shims over [`crate::Map`] (`map.rs`) and
+//! The C ABI: thin `extern "C"` shims over [`crate::map::Map`] (`map.rs`) and
 //! [`crate::slotmap::SlotMap`] (`slotmap.rs`).
 //!
 //! Every shim checks its pointers and converts its arguments, and no Rust

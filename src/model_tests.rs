@@ -5,10 +5,11 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 
+use crate::alloc::Allocator;
+use crate::key::{IntKey, KeyRepr, Needle, TAG_I64, TAG_U64};
+use crate::map::Map;
+use crate::Error;
 use proptest::prelude::*;
-use slate::alloc::Allocator;
-use slate::key::{IntKey, KeyRepr, Needle, TAG_I64, TAG_U64};
-use slate::{Error, Map};
 
 #[derive(Clone, Debug)]
 enum Key {
@@ -25,7 +26,7 @@ enum Probe<'a> {
     Int(IntKey),
 }
 
-impl slate::key::Key for Probe<'_> {
+impl crate::key::Key for Probe<'_> {
     fn hash(&self, seed: u64) -> u64 {
         match self {
             Probe::Bytes(n) => n.hash(seed),
@@ -230,7 +231,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 });
                 for k in c_keys
                     .iter()
-                    .filter(|k| k.len() > slate::key::INLINE)
+                    .filter(|k| k.len() > crate::key::INLINE)
                     .take(5)
                 {
                     c.delete(&Needle::bytes(k)).unwrap();

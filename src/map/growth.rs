@@ -1,0 +1,186 @@
+//! Growth: making room in a table for one more key, in one rebuild of at
+//! most 1024 entries (prune, double, split, or switch the layout).
+
+use super::{Map, MODE_DIR, MODE_SMALL};
+
+use crate::directory::{Directory, MAX_DEPTH};
+use crate::group::SLOTS;
+use crate::table::{Table, FIRST_CAPACITY, KIND_BYTES, MAX_CAPACITY};
+use crate::Error;
+
+impl Map {
+    /// Makes room in table `tp` for a key of kind `key_kind`, in one
+    /// rebuild (moving at most 1024 entries): the table gets the layout that
+    /// holds the key (an integer table of another kind turns general) and,
+    /// when it is full, the room too: it is pruned of tombstones, doubled or
+    /// split. Everything is allocated before anything changes, so a failure
+    /// leaves the map as it was, layout included.
+    pub(super) fn make_room(&mut self, tp: *mut Table, key_kind: u32) -> Result<(), Error> {
+        // SAFETY: `tp` is a live table of this map.
+        let t = unsafe { &*tp };
+        let kind = if t.kind == KIND_BYTES || t.kind == key_kind {
+            t.kind
+        } else {
+            KIND_BYTES
+        };
+        let capacity = t.capacity as usize;
+        let full = t.growth_left == 0;
+        if self.mode == MODE_SMALL {
+            return if full {
+                self.small_to_directory(kind)
+            } else {
+                self.rebuild_small(tp, kind)
+            };
+        }
+        if !full || t.tombstones() * 10 >= capacity {
+            self.rebuild_table(tp, capacity, kind)
+        } else if capacity < MAX_CAPACITY {
+            self.rebuild_table(tp, capacity * 2, kind)
+        } else {
+            self.split(tp, kind)
+        }
+    }
+
+    /// Switches the empty table `tp` to `kind`'s layout, which it has room
+    /// for (see [`Table::rekind`]).
+    pub(super) fn rekind(&mut self, tp: *mut Table, kind: u32) {
+        // SAFETY: `tp` is a live table of this map; no reference to it is
+        // held.
+        unsafe { (*tp).rekind(kind) };
+        if self.mode == MODE_DIR {
+            let mut dir = self.dir();
+            // SAFETY: as above; its entries now carry the new kind.
+            unsafe {
+                let (first, depth) = ((*tp).index as usize, (*tp).local_depth);
+                dir.fill(first, dir.span(depth), tp);
+            }
+        }
+    }
+
+    /// Rebuilds a small map's table, which has room, in the layout `kind`.
+    pub(super) fn rebuild_small(&mut self, tp: *mut Table, kind: u32) -> Result<(), Error> {
+        let new = Table::new(&self.alloc, SLOTS, 0, kind)?;
+        // SAFETY: both tables are live; `tp` is freed once its entries moved.
+        unsafe {
+            (*tp).move_into(self.seed, |_| new);
+            Table::free(tp, &self.alloc);
+        }
+        self.root = new.cast();
+        Ok(())
+    }
+
+    /// Replaces table `tp` by one of `capacity` slots of `kind` holding its
+    /// entries.
+    pub(super) fn rebuild_table(
+        &mut self,
+        tp: *mut Table,
+        capacity: usize,
+        kind: u32,
+    ) -> Result<(), Error> {
+        // SAFETY: `tp` is a live table of this map.
+        let t = unsafe { &*tp };
+        let new = Table::new(&self.alloc, capacity, t.local_depth, kind)?;
+        let mut dir = self.dir();
+        // SAFETY: `new` is live and sized for `t`'s entries; after the
+        // move, `tp` is no longer referenced by the directory.
+        unsafe {
+            t.move_into(self.seed, |_| new);
+            dir.replace(tp, new);
+            Table::free(tp, &self.alloc);
+        }
+        Ok(())
+    }
+
+    /// The ninth entry: the single group becomes a table of `kind` in a
+    /// directory.
+    pub(super) fn small_to_directory(&mut self, kind: u32) -> Result<(), Error> {
+        let tp: *mut Table = self.root.cast();
+        let new = Table::new(&self.alloc, FIRST_CAPACITY, 0, kind)?;
+        let mut dir = match Directory::new(&self.alloc, 0) {
+            Ok(dir) => dir,
+            Err(e) => {
+                // SAFETY: `new` was just allocated and is unused.
+                unsafe { Table::free(new, &self.alloc) };
+                return Err(e);
+            }
+        };
+        // SAFETY: both tables are live; `tp` is freed once its entries moved.
+        unsafe {
+            (*tp).move_into(self.seed, |_| new);
+            Table::free(tp, &self.alloc);
+        }
+        // SAFETY: `new` is live.
+        unsafe { dir.fill(0, 1, new) };
+        self.root = dir.array.cast();
+        self.mode = MODE_DIR;
+        self.global_depth = 0;
+        Ok(())
+    }
+
+    /// Splits a full 1024-slot table in two tables of `kind` by the next
+    /// hash bit.
+    pub(super) fn split(&mut self, tp: *mut Table, kind: u32) -> Result<(), Error> {
+        // `tp` is read through the raw pointer throughout: doubling the
+        // directory writes its `index`, so no reference to it may live
+        // across that.
+        // SAFETY: `tp` is a live table of this map.
+        let depth = unsafe { (*tp).local_depth };
+        let global = self.global_depth as u32;
+        if depth == global && global >= MAX_DEPTH {
+            return Err(Error::Full);
+        }
+        // Allocate everything first: a failure changes nothing.
+        let left = Table::new(&self.alloc, MAX_CAPACITY, depth + 1, kind)?;
+        let right = match Table::new(&self.alloc, MAX_CAPACITY, depth + 1, kind) {
+            Ok(t) => t,
+            Err(e) => {
+                // SAFETY: `left` is unused.
+                unsafe { Table::free(left, &self.alloc) };
+                return Err(e);
+            }
+        };
+        let bigger = if depth == global {
+            match Directory::new(&self.alloc, global + 1) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    // SAFETY: both are unused.
+                    unsafe {
+                        Table::free(left, &self.alloc);
+                        Table::free(right, &self.alloc);
+                    }
+                    return Err(e);
+                }
+            }
+        } else {
+            None
+        };
+        let bit = 1u64 << (63 - depth);
+        // SAFETY: `left` and `right` are live, each with room for all of
+        // `t`'s entries.
+        unsafe { (*tp).move_into(self.seed, |h| if h & bit == 0 { left } else { right }) };
+        let mut dir = self.dir();
+        if let Some(mut bigger) = bigger {
+            // SAFETY: every entry of the old directory is a live table; the
+            // old directory is freed once copied.
+            unsafe {
+                dir.double_into(&mut bigger);
+                dir.free(&self.alloc);
+            }
+            dir = bigger;
+            self.root = dir.array.cast();
+            self.global_depth += 1;
+        }
+        // SAFETY: `tp` is still live (freed below).
+        let first = unsafe { (*tp).index } as usize;
+        let half = dir.span(depth + 1);
+        // SAFETY: the halves are live; `tp` is unreferenced once replaced.
+        unsafe {
+            (*left).index = first as u32;
+            (*right).index = (first + half) as u32;
+            dir.fill(first, half, left);
+            dir.fill(first + half, half, right);
+            Table::free(tp, &self.alloc);
+        }
+        Ok(())
+    }
+}

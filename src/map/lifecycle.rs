@@ -1,0 +1,112 @@
+//! Clearing, freeing and cloning a whole map.
+
+use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use core::ptr;
+
+use crate::alloc::Allocator;
+use crate::directory::Directory;
+use crate::seed::map_seed as fresh_seed;
+use crate::table::Table;
+use crate::Error;
+
+impl Map {
+    /// Removes every entry, keeping the capacity; takes a fresh seed.
+    pub fn clear(&mut self) {
+        for tp in self.tables() {
+            // SAFETY: live tables owning their keys.
+            unsafe {
+                (*tp).release_keys(&self.alloc);
+                (*tp).reset();
+            }
+        }
+        self.len = 0;
+        self.seed = fresh_seed();
+    }
+
+    /// Frees the tables and the directory, and the keys if `keys`.
+    ///
+    /// # Safety
+    /// The structure is not used afterwards (the caller resets the fields).
+    pub(super) unsafe fn free_structure(&mut self, keys: bool) {
+        for tp in self.tables() {
+            // SAFETY: live tables owning their keys, freed once.
+            unsafe {
+                if keys {
+                    (*tp).release_keys(&self.alloc);
+                }
+                Table::free(tp, &self.alloc);
+            }
+        }
+        if self.mode == MODE_DIR {
+            // SAFETY: the directory came from this allocator.
+            unsafe { self.dir().free(&self.alloc) };
+        }
+        self.root = ptr::null_mut();
+        self.mode = MODE_EMPTY;
+        self.global_depth = 0;
+    }
+
+    /// Releases everything; the map is empty and usable afterwards.
+    pub fn free(&mut self) {
+        // SAFETY: the fields are reset below.
+        unsafe { self.free_structure(true) };
+        self.len = 0;
+        self.seed = fresh_seed();
+    }
+
+    /// An independent copy allocating through `alloc`: same seed and
+    /// tables, copied byte for byte (so the same iteration order), long keys
+    /// duplicated. On failure nothing is left allocated.
+    pub fn try_clone(&self, alloc: Allocator) -> Result<Map, Error> {
+        let mut copy = Map {
+            len: self.len,
+            seed: self.seed,
+            root: ptr::null_mut(),
+            global_depth: self.global_depth,
+            mode: self.mode,
+            _pad: [0; 6],
+            alloc,
+        };
+        match self.mode {
+            MODE_SMALL => {
+                // SAFETY: the small table is live with live keys.
+                copy.root = unsafe { (*self.root.cast::<Table>()).duplicate(&alloc)? }.cast();
+            }
+            MODE_DIR => {
+                let src = self.dir();
+                let mut dir = Directory::new(&alloc, src.depth)?;
+                for tp in src.tables() {
+                    // SAFETY: live tables with live keys.
+                    match unsafe { (*tp).duplicate(&alloc) } {
+                        Ok(t) => {
+                            // SAFETY: `t` is a copy of a live table.
+                            unsafe {
+                                let (first, depth) = ((*t).index as usize, (*t).local_depth);
+                                dir.fill(first, dir.span(depth), t);
+                            }
+                        }
+                        Err(e) => {
+                            // The copies made so far fill a prefix of `dir`.
+                            let mut j = 0;
+                            while j < dir.entries() && !dir.entry(j).groups.is_null() {
+                                let t = dir.get(j);
+                                // SAFETY: copies made above, owning their keys.
+                                unsafe {
+                                    j += dir.span((*t).local_depth);
+                                    (*t).release_keys(&alloc);
+                                    Table::free(t, &alloc);
+                                }
+                            }
+                            // SAFETY: the directory is unused.
+                            unsafe { dir.free(&alloc) };
+                            return Err(e);
+                        }
+                    }
+                }
+                copy.root = dir.array.cast();
+            }
+            _ => {}
+        }
+        Ok(copy)
+    }
+}

@@ -1,0 +1,230 @@
+//! Planning: the shape `reserve` and `compact` build for a number of
+//! entries, and the rebuild into it.
+
+use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use core::ptr;
+
+use crate::directory::{Directory, MAX_DEPTH};
+use crate::group::SLOTS;
+use crate::seed::map_seed as fresh_seed;
+use crate::table::{max_load, Slot, Table, FIRST_CAPACITY, KIND_BYTES, MAX_CAPACITY};
+use crate::Error;
+
+/// Entries a table is planned for when a map is sized in advance
+/// (`reserve`, `compact`): below its 896-entry limit, so that the uneven
+/// spread of hashes over tables rarely forces a split.
+const PLANNED_LOAD: u64 = 768;
+
+/// The shape `reserve` and `compact` build for `n` entries.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Plan {
+    Empty,
+    Small,
+    /// `1 << depth` tables of `capacity` slots, each at local depth `depth`.
+    Tables {
+        depth: u32,
+        capacity: usize,
+    },
+}
+
+impl Plan {
+    pub(super) fn for_entries(n: u64) -> Result<Plan, Error> {
+        if n == 0 {
+            return Ok(Plan::Empty);
+        }
+        if n <= SLOTS as u64 {
+            return Ok(Plan::Small);
+        }
+        if n <= max_load(MAX_CAPACITY) as u64 {
+            let mut capacity = FIRST_CAPACITY;
+            while (max_load(capacity) as u64) < n {
+                capacity *= 2;
+            }
+            return Ok(Plan::Tables { depth: 0, capacity });
+        }
+        let depth = n
+            .div_ceil(PLANNED_LOAD)
+            .next_power_of_two()
+            .trailing_zeros();
+        if depth > MAX_DEPTH {
+            return Err(Error::Full);
+        }
+        // The whole shape must be addressable (it never is on 32-bit targets
+        // near the limit), and fit in the machine's memory where that is
+        // known: refused before anything is allocated.
+        let bytes = Table::bytes(MAX_CAPACITY, KIND_BYTES)
+            .checked_mul(1usize << depth)
+            .and_then(|b| b.checked_add(Directory::bytes(depth)))
+            .ok_or(Error::Full)?;
+        if crate::alloc::physical_memory().is_some_and(|memory| bytes as u64 > memory) {
+            return Err(Error::Full);
+        }
+        Ok(Plan::Tables {
+            depth,
+            capacity: MAX_CAPACITY,
+        })
+    }
+
+    pub(super) fn capacity(self) -> u64 {
+        match self {
+            Plan::Empty => 0,
+            Plan::Small => SLOTS as u64,
+            Plan::Tables { depth, capacity } => (capacity as u64) << depth,
+        }
+    }
+}
+
+impl Map {
+    /// Sizes the map so that `n` entries fit without growing (a hint).
+    pub fn reserve(&mut self, n: u64) -> Result<(), Error> {
+        let plan = Plan::for_entries(n)?;
+        if n <= self.len || self.capacity() >= plan.capacity() {
+            return Ok(());
+        }
+        self.rebuild(plan)
+    }
+
+    /// Rebuilds at the current size, dropping tombstones and capacity left
+    /// by deletions.
+    pub fn compact(&mut self) -> Result<(), Error> {
+        let plan = Plan::for_entries(self.len)?;
+        self.rebuild(plan)
+    }
+
+    /// Moves every entry into a freshly allocated structure of `plan`
+    /// (growing it where the spread of hashes asks for it), then frees the
+    /// old one. On failure the old structure is untouched.
+    pub(super) fn rebuild(&mut self, plan: Plan) -> Result<(), Error> {
+        // An unseeded map is empty: seeding it changes no entry's hash. The
+        // seed is kept only if the rebuild succeeds.
+        let seed = if self.seed == 0 {
+            fresh_seed()
+        } else {
+            self.seed
+        };
+        let mut fresh = Map {
+            len: 0,
+            seed,
+            root: ptr::null_mut(),
+            global_depth: 0,
+            mode: MODE_EMPTY,
+            _pad: [0; 6],
+            alloc: self.alloc,
+        };
+        fresh.shape(plan, self.common_kind())?;
+        for tp in self.tables() {
+            // SAFETY: live tables of the old structure.
+            let t = unsafe { &*tp };
+            for (g, i) in t.full_slots() {
+                // SAFETY: full slots hold live keys.
+                let h = unsafe { t.hash_at(self.seed, g, i) };
+                if let Err(e) = fresh.insert_moved(h, t.entry(g, i)) {
+                    // SAFETY: the keys still belong to the old structure.
+                    unsafe { fresh.free_structure(false) };
+                    return Err(e);
+                }
+            }
+        }
+        // SAFETY: every key now belongs to `fresh`.
+        unsafe { self.free_structure(false) };
+        self.seed = seed;
+        self.root = fresh.root;
+        self.mode = fresh.mode;
+        self.global_depth = fresh.global_depth;
+        Ok(())
+    }
+
+    /// The kind of table that holds every key of the map: an integer kind
+    /// when all keys are integer keys of that kind, else the general one
+    /// (also for an empty map, whose next keys are unknown).
+    pub(super) fn common_kind(&self) -> u32 {
+        let mut common = None;
+        // Whether key kind `k` leaves the keys seen so far of one integer kind.
+        let mut agree = |k: u32| {
+            let one = k != KIND_BYTES && common.is_none_or(|c| c == k);
+            common = Some(k);
+            one
+        };
+        for tp in self.tables() {
+            // SAFETY: live tables of this map.
+            let t = unsafe { &*tp };
+            if t.kind != KIND_BYTES {
+                // An integer table's keys are all of its kind.
+                if t.used > 0 && !agree(t.kind) {
+                    return KIND_BYTES;
+                }
+                continue;
+            }
+            for (g, i) in t.full_slots() {
+                let k = t
+                    .entry(g, i)
+                    .key
+                    .int()
+                    .map_or(KIND_BYTES, |(tag, _)| tag as u32);
+                if !agree(k) {
+                    return KIND_BYTES;
+                }
+            }
+        }
+        common.unwrap_or(KIND_BYTES)
+    }
+
+    /// Allocates an empty structure of `plan` with tables of `kind` (the
+    /// map must be empty mode).
+    pub(super) fn shape(&mut self, plan: Plan, kind: u32) -> Result<(), Error> {
+        debug_assert_eq!(self.mode, MODE_EMPTY);
+        match plan {
+            Plan::Empty => {}
+            Plan::Small => {
+                self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
+                self.mode = MODE_SMALL;
+            }
+            Plan::Tables { depth, capacity } => {
+                let mut dir = Directory::new(&self.alloc, depth)?;
+                self.root = dir.array.cast();
+                self.global_depth = depth as u8;
+                self.mode = MODE_DIR;
+                for j in 0..dir.entries() {
+                    match Table::new(&self.alloc, capacity, depth, kind) {
+                        Ok(t) => {
+                            // SAFETY: `t` is live.
+                            unsafe {
+                                (*t).index = j as u32;
+                                dir.fill(j, 1, t);
+                            }
+                        }
+                        Err(e) => {
+                            // Free the tables made so far, then the rest.
+                            for k in 0..j {
+                                // SAFETY: tables made above, holding nothing.
+                                unsafe { Table::free(dir.get(k), &self.alloc) };
+                            }
+                            // SAFETY: the directory is unused.
+                            unsafe { dir.free(&self.alloc) };
+                            self.root = ptr::null_mut();
+                            self.mode = MODE_EMPTY;
+                            self.global_depth = 0;
+                            return Err(e);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds an entry known to be absent, whose key this map now owns.
+    pub(super) fn insert_moved(&mut self, h: u64, entry: Slot) -> Result<(), Error> {
+        loop {
+            let tp = self.table_for(h);
+            // SAFETY: a live table of this map.
+            if unsafe { (*tp).place(h, entry) } {
+                self.len += 1;
+                return Ok(());
+            }
+            // SAFETY: a live table of this map.
+            let kind = unsafe { (*tp).kind };
+            self.make_room(tp, kind)?;
+        }
+    }
+}
