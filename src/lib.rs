@@ -1,5 +1,9 @@
 //! slate: Go 1.24's Swiss-table map, behind a C ABI.
 //!
+//! This is the design walk-through: what holds, and why. Each section
+//! names the module that implements it. The user's manual is
+//! `README.md`; measurements are in `BENCHMARKS.md`.
+//!
 //! # Terms
 //!
 //! - **slot**: one entry: a key (see [`key`]) and a `void*` value.
@@ -20,13 +24,101 @@
 //! - **seed**: a per-map hash seed, drawn from one OS entropy read per
 //!   process stretched by a keyed permutation (see [`seed`]).
 //!
+//! # Hashing
+//!
+//! A key's hash is XXH3-64 of its bytes under the map's seed (see
+//! [`hash`]). The contract allows XXH64 or XXH3-64; XXH3-64 is the faster
+//! of the two at every key length the benchmarks try, and no user can see
+//! the difference: hash values were never specified.
+//!
+//! An integer key's 10-byte encoding `[0x00, tag, v0 .. v7]` is never
+//! built to be hashed. XXH3's path for inputs of 9 to 16 bytes reads the
+//! first and the last 8 bytes, which for this encoding are
+//! `tag << 8 | v << 16` and `v`, so the hash is computed from the tag and
+//! the value directly (a test checks that it equals XXH3 of the encoding).
+//!
+//! # Seeds
+//!
+//! `seed(n)` is SipHash-2-4 of a process-wide counter under a 128-bit key
+//! from one OS entropy read: a pseudo-random function, so the seeds one
+//! can see (`slate_info` reports them) tell nothing about any other, and
+//! a seed costs no system call. Slotmap generations come from a second
+//! stream with its own key, so slotmap keys reveal no map seed. A map takes
+//! a fresh seed whenever it becomes empty (a delete of its last entry,
+//! `slate_clear`). A seed is never 0: 0 marks a zero-filled `slate_s`,
+//! which draws its seed on whichever path first gives it tables (an insert
+//! or `slate_reserve`), so no map hashes with seed 0. See [`seed`].
+//!
+//! # Keys and slot layouts
+//!
+//! Every key is a byte string; integer keys are their 10-byte encoding, so
+//! the four keyspaces (strings, bytes, `i64`, `u64`) never meet by
+//! accident. A general slot keeps 32 bytes of key repr and the value
+//! pointer (40 bytes, 320 a group). Keys of up to 28 bytes live in the
+//! repr (its first word is the length and the first 4 bytes), so names,
+//! ids, short paths and every integer key need no allocation, and
+//! comparing one reads nothing but the slot. A longer key is copied once
+//! into memory from the map's allocator; the repr keeps its length and
+//! first 4 bytes beside the pointer, so most mismatches never touch the
+//! copy. See [`key`].
+//!
+//! A table whose keys are all `u64` (or all `i64`) keeps each key as its
+//! 8-byte value beside the value pointer: 16-byte slots, 128 bytes a
+//! group, so a hit touches fewer cache lines, the map takes less memory
+//! and a key compares in one word. The tag is the table's. A table takes
+//! the kind of the first key its map holds and keeps it through growth and
+//! splits. A key of another kind is absent from an integer table by
+//! construction; inserting it first rebuilds that one table at its size in
+//! the general layout (at most 1024 entries move, as in any rebuild). An
+//! emptied table takes the layout of its next key, in place when its
+//! memory allows. `slate_reserve` on an empty map cannot know the keys, so
+//! it sizes general tables, and each turns integer in place when its first
+//! integer key arrives. `slate_compact` picks each layout from the keys
+//! the map holds. A walk shows a key of an integer table as its 10 bytes,
+//! from a buffer that lives for the callback's call. See [`table`].
+//!
 //! # Lookup
 //!
 //! Hash the key, take the table from the directory, probe groups from
-//! `h1 & (groups - 1)` with triangular steps (+1, +2, +3, ...). In each
-//! group, the SWAR match of h2 against the control word gives the
-//! candidate slots (one false candidate in 128, rejected by comparing the
-//! key); a group with an empty slot ends the probe: the key is absent.
+//! `h1 & (groups - 1)` with triangular steps (+1, +2, +3, ...), which visit
+//! every group once. In each group, the SWAR match of h2 against the
+//! control word gives the candidate slots (one false candidate in 128,
+//! rejected by comparing the key); a group with an empty slot ends the
+//! probe: the key is absent.
+//!
+//! A table stores its control words as one dense array, its slots after
+//! them. A probe reads control words only until a fingerprint matches, so
+//! every miss, and a hit up to its match, touches 8 bytes a group rather
+//! than a group's whole stretch of slots; a table's control words (1 KiB
+//! at 1024 slots) stay in the caches while its slots do not.
+//!
+//! A lookup never copies its key: it builds the repr's first word (length
+//! and first 4 bytes) from the caller's bytes, hashes the bytes in place,
+//! and compares the rest by overlapping loads from both ends rather than
+//! by `memcmp`. Keys of up to 32 bytes have a probe loop of their own with
+//! no call in it, so its state stays in registers; an inline key of 17 to
+//! 28 bytes compares in three 8-byte loads, its first 4 bytes having been
+//! matched with the first word.
+//!
+//! Each directory entry carries its table's group count, group mask and
+//! slot layout, so a probe starts from the entry and the cache misses on
+//! the table's header and on its first control word overlap. From global
+//! depth 9 (about 210,000 entries, when the slots outgrow the L2 caches)
+//! lookups and deletes on x86-64 also prefetch the first 128 bytes of the
+//! group's slots (all of an integer group's) while its control word is
+//! still on the way, so the two misses of a hit overlap. Inserts and
+//! smaller maps do not prefetch: there the extra loads cost more than they
+//! hide.
+//!
+//! # Small maps
+//!
+//! A map that never held more than 8 entries is one bare group with no
+//! directory, filled to all 8 slots. Being one group, it is never probed
+//! past, so a delete there always empties its slot: no tombstones. Its
+//! table's header opens with the three fields of a directory entry, so at
+//! global depth 0 the table reads as a directory of one entry: lookups,
+//! inserts and deletes take one path in both modes, with no branch on the
+//! mode. The ninth entry turns it into a table of 16 slots. See [`map`].
 //!
 //! # Insert and deletion
 //!
@@ -38,22 +130,42 @@
 //!
 //! # Growth
 //!
-//! A map that never held more than 8 entries is one bare group. After
-//! that, when an insert finds `growth_left == 0`, only that table is
-//! rebuilt: in place when a tenth of it is tombstones, doubled while below
-//! 1024 slots, else split in two tables by the next hash bit (doubling the
-//! directory, a pointer copy, when the table's local depth equals the
-//! global depth). A key that an integer table cannot hold rebuilds that
-//! table at its size in the general layout. No insert moves more than 1024
-//! entries, so there is no latency spike however large the map grows. Deletion returns no memory;
-//! `slate_compact` and `slate_free` do.
+//! When an insert finds `growth_left == 0`, only that table is rebuilt: in
+//! place at its size when a tenth of it is tombstones (so a map under
+//! insert/delete churn does not grow), doubled while below 1024 slots,
+//! else split into two tables of 1024 slots by the next hash bit, as Go
+//! does (doubling the directory first, a pointer copy, when the table's
+//! local depth equals the global depth). A key that an integer table
+//! cannot hold rebuilds that table at its size in the general layout.
+//!
+//! So no insert moves more than 1024 entries, and a split at most 896 (7/8
+//! of 1024), whatever the map's size: there is no whole-map rehash to wait
+//! for. The one piece of per-insert work that grows with the map is a
+//! directory doubling, a copy of pointers, as in Go. A split of string keys
+//! costs more than one of integer keys: each key's bytes are read again to
+//! rehash it. Deletion returns no memory; `slate_compact` and `slate_free`
+//! do.
+//!
+//! `slate_reserve(n)` plans tables for 768 entries each, below their limit
+//! of 896, so that the uneven spread of hashes over tables rarely forces a
+//! split during the fill. When `n` is not above the length, or the map is
+//! already that large, it does nothing; otherwise it rebuilds the whole
+//! map once (every entry moves: a pause the caller asked for). Its plan is
+//! checked first: more than 2^32 tables, or more memory than the machine
+//! has (Linux) or than the address space holds, is `SLATE_ERROR_FULL`
+//! before anything is allocated. `slate_compact` rebuilds at the current
+//! size with the same planned load; on an empty map it releases
+//! everything (the map keeps its seed), and with at most 8 entries it
+//! makes a small map again.
 //!
 //! # Iteration
 //!
 //! Walks distinct tables in directory order, groups in order, full slots in
 //! order. The order depends on the seed, so it differs between maps and
 //! runs, but a clone (which copies tables byte for byte) walks in its
-//! source's order.
+//! source's order. The order is documented, so a tool can find the k-th
+//! entry of a walk as the k-th full slot of the control words
+//! (`cli-test` does).
 //!
 //! # Memory and failure
 //!
@@ -61,6 +173,62 @@
 //! default), and every allocation is fallible: a call that cannot allocate
 //! returns `SLATE_ERROR_ALLOC` and leaves the map as it was, because each
 //! operation allocates everything it needs before it changes anything.
+//!
+//! On Linux, allocations of 4 MiB or more from the default allocator are
+//! advised to use transparent huge pages on their 2 MiB-aligned interior
+//! (`madvise(MADV_HUGEPAGE)`, advice only). Those are a large slotmap's
+//! dense block and sparse index, where random lookups would otherwise miss
+//! the TLB nearly every time; a map's tables are far smaller. Memory from
+//! a user's allocator is left alone.
+//!
+//! # Walks and threads
+//!
+//! A map or slotmap is not safe for concurrent writers, but every read-only
+//! call may run on several threads at once on a structure nobody modifies,
+//! so no read writes into the structure, walks included. The walks in
+//! progress, which the C layer consults to refuse a modification (or a
+//! re-initialisation, or a clone into the walked structure) from a
+//! callback, are kept per thread on the walking functions' stacks
+//! (`walk.rs`). `slate_free` returns `void` and cannot report the refusal,
+//! so inside its own map's walk it does nothing. Seed generation is one
+//! atomic counter and thread-safe.
+//!
+//! # Panics and the C boundary
+//!
+//! The core is written not to panic, and no unwinding ever crosses into C.
+//! Entry points that allocate or run user code run their body under
+//! `catch_unwind`; should a bug make one panic, the call returns
+//! `SLATE_ERROR_INVALID`. The hot paths (`slate_get*` for keys of up to
+//! 128 bytes, and the slotmap's `get`, `row`, `contains`, `erase`, and
+//! `insert` without growth) allocate nothing, call no user code and hold
+//! no panicking operation, so they skip the guard, whose closure call
+//! would also keep them from inlining under cross-language LTO. That is
+//! checked, not trusted: rustc gives an `extern "C"` function that could
+//! unwind a landing pad that aborts, and LLVM removes it only when it
+//! proves the body cannot unwind; `make symbols` fails if any export of
+//! `libslate.so` keeps one. On WebAssembly a panic aborts. See [`ffi`].
+//!
+//! # The slotmap
+//!
+//! A generational arena with dense rows (see [`slotmap`]): a sparse index
+//! of slots that never move, each a version and the row of its record;
+//! rows packed in columns (structure of arrays, 16-byte aligned); and a
+//! reverse map from row to slot, so an erase moves the last row into the
+//! hole (swap-and-pop) and repairs that row's slot in O(1). Keys are
+//! `version << 32 | slot`; versions of occupied slots are odd and of
+//! vacant ones even, so key 0 is never valid and an erase makes every key
+//! to its row stale. A slot whose version would wrap is retired, never
+//! reused, and erased slots are otherwise reused most recently freed
+//! first, so the index does not grow under churn. Each slotmap starts its
+//! versions at a random odd number from its own seed stream; after `free`
+//! it hands out versions above (or, once the top is used up, below) every
+//! one it issued, so old keys stay stale.
+//!
+//! An insert copies the caller's row in 4-byte pieces: a caller builds the
+//! row on its stack field by field, and a wider load spanning two of those
+//! stores would wait for them to reach the cache (store forwarding fails).
+//! A one-column slotmap of 4, 8, 12 or 16-byte elements takes a
+//! straight-line path with no calls.
 //!
 //! The C ABI is in [`ffi`]; `include/slate.h` is generated from it.
 
