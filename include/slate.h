@@ -190,7 +190,7 @@ typedef struct slate_table_info_s {
 } slate_table_info_s;
 
 /**
- * A slotmap: a generational arena with dense rows (see the README). A
+ * A slotmap: a generational arena with dense rows. A
  * complete type, caller-allocated like `slate_s`: initialize it with
  * `slotmap()` or `slotmap_columns()`, release it with `slotmap_free()`. It
  * may be moved with `memcpy` while no call on it is in progress. Its fields

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks what the built libraries export: slate*/slotmap* only, beyond what
-# the Rust runtime cannot avoid in a static library (listed in the README):
+# the Rust runtime cannot avoid in a static library:
 #   - the allocator shims __rust_alloc, __rust_dealloc, __rust_realloc,
 #     __rust_alloc_zeroed, __rust_no_alloc_shim_is_unstable_v2, which rustc
 #     mangles into its own namespace (_RNv..___rustc..___rust_*);

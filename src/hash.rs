@@ -1,7 +1,7 @@
 //! Hashing.
 //!
 //! A key's hash is XXH3-64 of its bytes, seeded with its map's seed (the
-//! README says why XXH3 rather than XXH64). The 64 bits split in two:
+//! crate docs say why XXH3 rather than XXH64). The 64 bits split in two:
 //!
 //! ```text
 //! 63                                   7 6      0

@@ -18,7 +18,7 @@ use super::{
 /// again.
 pub type slotmap_key = u64;
 
-/// A slotmap: a generational arena with dense rows (see the README). A
+/// A slotmap: a generational arena with dense rows. A
 /// complete type, caller-allocated like `slate_s`: initialize it with
 /// `slotmap()` or `slotmap_columns()`, release it with `slotmap_free()`. It
 /// may be moved with `memcpy` while no call on it is in progress. Its fields

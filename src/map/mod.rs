@@ -77,8 +77,7 @@ impl Iterator for MapTables {
 /// Global depth from which lookups and deletes prefetch a group's slots:
 /// 512 tables, about 210,000 entries, when the slots (5 MB of `u64`
 /// slots, 13 MB of general ones) are past the L2 caches. Below it the
-/// slots are usually cached and the prefetch only adds loads
-/// (BENCHMARKS.md has the measurements that chose the depth).
+/// slots are usually cached and the prefetch only adds loads.
 const PREFETCH_DEPTH: u8 = 9;
 
 impl Map {
