@@ -345,9 +345,11 @@ soak: $(STATIC)
 
 cli: bin/cli-test
 
-bin/cli-test: cli/cli-test.c $(STATIC) include/slate.h
+# One program of the units in cli/: main, terminal, input, tools, check
+# (the CLI's own checks of the map), app (what each key does) and render.
+bin/cli-test: $(sort $(wildcard cli/*.c)) cli/cli.h $(STATIC) include/slate.h
 	@mkdir -p bin
-	$(CC) $(CSTD) -O2 cli/cli-test.c $(STATIC) $(SYSLIBS) -o $@
+	$(CC) $(CSTD) -O2 $(filter %.c,$^) $(STATIC) $(SYSLIBS) -o $@
 
 # Scripted transcripts, and the interactive mode driven in tmux.
 cli-test: bin/cli-test
