@@ -209,13 +209,10 @@ C_BINS   := $(call suite_bins,$(VARIANTS))
 CPP_SUITES := test_cpp test_hpp
 CPP_BINS   := $(foreach s,$(CPP_SUITES),$(B)/$(s)-static $(B)/$(s)-shared)
 
-$(B)/%-static: cpp-tests/%.cpp $(TEST_HEADERS) $(STATIC) include/slate.h include/slate.hpp
-	@mkdir -p $(B)
+$(B)/%-static: cpp-tests/%.cpp $(TEST_HEADERS) $(STATIC) include/slate.h include/slate.hpp | $(B)
 	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< $(STATIC) $(SYSLIBS) -o $@
-
-$(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include/slate.hpp
-	@mkdir -p $(B)
-	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/../$(OUT)' -lpthread -o $@
+$(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include/slate.hpp | $(B)
+	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< $(LINK_SHARED) -lpthread -o $@
 
 c-test: $(C_BINS) $(CPP_BINS)
 	@$(call run_suites,$^)
