@@ -31,9 +31,14 @@ LTO_LD    ?= lld-22
 LTO_FLAGS := --target=x86_64-unknown-linux-gnu -O2 -flto=thin -fuse-ld=$(LTO_LD) \
              -Wl,-mllvm,-import-instr-limit=1000 -Wl,-mllvm,-inline-threshold=3000
 LTO_LIB   := target/lto/release/libslate.a
+# The library of panic-abort-test: a panic aborts, as on WebAssembly.
+PANIC_ABORT_LIB := target/panic-abort/release/libslate.a
 
-# C suites: each source runs as C11 and as C++17, static and shared.
-SUITES   := test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks test_seeds
+# C suites (c-tests/suites.list): each runs as C11 and as C++17, static and
+# shared, and in the builds of the test targets below. A suite is
+# c-tests/NAME.c, or the units c-tests/NAME/*.c.
+SUITES   := $(shell awk '!/^#/ && NF { print $$1 }' c-tests/suites.list)
+suite_units = $(or $(sort $(wildcard c-tests/$(1)/*.c)),c-tests/$(1).c)
 SOURCES  := $(wildcard src/*.rs src/ffi/*.rs) Cargo.toml Cargo.lock build.rs
 
 # The crate version is the one source of every version number: the
@@ -166,51 +171,63 @@ rust-test:
 miri:
 	scripts/run-suite.sh miri scripts/cargo-test.sh +nightly miri --lib
 
-$(B)/%-c-static: c-tests/%.c $(TEST_HEADERS) $(STATIC) include/slate.h
-	@mkdir -p $(B)
-	$(CC) $(CSTD) $(CFLAGS) $< $(STATIC) $(SYSLIBS) -o $@
+# Every build of a C suite, one rule each: $(B)/SUITE-BUILD from the
+# suite's units and headers, and the library that build links.
+.SECONDEXPANSION:
+SUITE_SOURCES = $$(call suite_units,$$*) $$(wildcard c-tests/$$*/*.h) $(TEST_HEADERS) include/slate.h
+UNITS         = $(filter %.c,$^)
+LINK_SHARED   = -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/../$(OUT)'
+ASAN_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-$(B)/%-c-shared: c-tests/%.c $(TEST_HEADERS) $(SHARED) include/slate.h
-	@mkdir -p $(B)
-	$(CC) $(CSTD) $(CFLAGS) $< -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/../$(OUT)' -o $@
+$(B)/%-c-static: $(SUITE_SOURCES) $(STATIC) | $(B)
+	$(CC) $(CSTD) $(CFLAGS) $(UNITS) $(STATIC) $(SYSLIBS) -o $@
+$(B)/%-c-shared: $(SUITE_SOURCES) $(SHARED) | $(B)
+	$(CC) $(CSTD) $(CFLAGS) $(UNITS) $(LINK_SHARED) -o $@
+$(B)/%-cpp-static: $(SUITE_SOURCES) $(STATIC) | $(B)
+	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $(UNITS) -x none $(STATIC) $(SYSLIBS) -o $@
+$(B)/%-cpp-shared: $(SUITE_SOURCES) $(SHARED) | $(B)
+	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $(UNITS) -x none $(LINK_SHARED) -o $@
+$(B)/%-clang: $(SUITE_SOURCES) $(STATIC) | $(B)
+	$(CLANG) $(CSTD) $(CFLAGS) $(UNITS) $(STATIC) $(SYSLIBS) -o $@
+$(B)/%-clangxx: $(SUITE_SOURCES) $(STATIC) | $(B)
+	$(CLANGXX) $(CXXSTD) $(CFLAGS) -x c++ $(UNITS) -x none $(STATIC) $(SYSLIBS) -o $@
+$(B)/%-lto: $(SUITE_SOURCES) $(LTO_LIB) | $(B)
+	$(LTO_CC) $(CSTD) $(LTO_FLAGS) $(UNITS) $(LTO_LIB) $(SYSLIBS) -o $@
+$(B)/%-asan: $(SUITE_SOURCES) $(STATIC) | $(B)
+	$(CC) $(CSTD) $(ASAN_FLAGS) $(UNITS) $(STATIC) $(SYSLIBS) -o $@
+$(B)/%-panic-abort: $(SUITE_SOURCES) $(PANIC_ABORT_LIB) | $(B)
+	$(CC) $(CSTD) $(CFLAGS) $(UNITS) $(PANIC_ABORT_LIB) $(SYSLIBS) -o $@
 
-$(B)/%-cpp-static: c-tests/%.c $(TEST_HEADERS) $(STATIC) include/slate.h
-	@mkdir -p $(B)
-	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $< -x none $(STATIC) $(SYSLIBS) -o $@
+$(B):
+	@mkdir -p $@
 
-$(B)/%-cpp-shared: c-tests/%.c $(TEST_HEADERS) $(SHARED) include/slate.h
-	@mkdir -p $(B)
-	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $< -x none -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/../$(OUT)' -o $@
+# $(call suite_bins,BUILD...): every suite's program of each build.
+suite_bins = $(foreach s,$(SUITES),$(foreach b,$(1),$(B)/$(s)-$(b)))
+# $(call run_suites,PROGRAMS): each program through scripts/run-suite.sh
+# (under $(RUNNER), if a target sets one), its result named after its file
+# (with $(RESULT_PREFIX) in front); stops at the first that fails.
+run_suites = for t in $(1); do scripts/run-suite.sh $(RESULT_PREFIX)$${t\#$(B)/} $(RUNNER) ./$$t || exit 1; done
 
 VARIANTS := c-static c-shared cpp-static cpp-shared
-C_BINS   := $(foreach s,$(SUITES),$(foreach v,$(VARIANTS),$(B)/$(s)-$(v)))
+C_BINS   := $(call suite_bins,$(VARIANTS))
 
 # C++-only suites (cpp-tests/*.cpp), static and shared.
 CPP_SUITES := test_cpp test_hpp
 CPP_BINS   := $(foreach s,$(CPP_SUITES),$(B)/$(s)-static $(B)/$(s)-shared)
 
-$(B)/%-static: cpp-tests/%.cpp $(TEST_HEADERS) $(STATIC) include/slate.h include/slate.hpp
-	@mkdir -p $(B)
+$(B)/%-static: cpp-tests/%.cpp $(TEST_HEADERS) $(STATIC) include/slate.h include/slate.hpp | $(B)
 	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< $(STATIC) $(SYSLIBS) -o $@
-
-$(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include/slate.hpp
-	@mkdir -p $(B)
-	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/../$(OUT)' -lpthread -o $@
+$(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include/slate.hpp | $(B)
+	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< $(LINK_SHARED) -lpthread -o $@
 
 c-test: $(C_BINS) $(CPP_BINS)
-	@for t in $(C_BINS) $(CPP_BINS); do scripts/run-suite.sh $${t#$(B)/} ./$$t || exit 1; done
+	@$(call run_suites,$^)
 	scripts/run-suite.sh seeds-differ bash c-tests/seeds-differ.sh ./$(B)/test_seeds-c-static
 
 # clang as well as gcc, when it is installed (CI installs it).
-clang-test: $(STATIC)
+clang-test: $(if $(CLANG),$(call suite_bins,clang clangxx))
 ifneq ($(CLANG),)
-	@mkdir -p $(B)
-	@for s in $(SUITES); do \
-	  $(CLANG) $(CSTD) $(CFLAGS) c-tests/$$s.c $(STATIC) $(SYSLIBS) -o $(B)/$$s-clang && \
-	  $(CLANGXX) $(CXXSTD) $(CFLAGS) -x c++ c-tests/$$s.c -x none $(STATIC) $(SYSLIBS) -o $(B)/$$s-clangxx && \
-	  scripts/run-suite.sh $$s-clang ./$(B)/$$s-clang && \
-	  scripts/run-suite.sh $$s-clangxx ./$(B)/$$s-clangxx || exit 1; \
-	done
+	@$(call run_suites,$^)
 else
 	@echo "clang not installed: clang builds skipped"
 endif
@@ -222,12 +239,8 @@ $(LTO_LIB): $(SOURCES)
 	RUSTFLAGS=-Clinker-plugin-lto $(CARGO) build --release --target-dir target/lto
 	@touch $(LTO_LIB)
 
-lto-test: $(LTO_LIB)
-	@mkdir -p $(B)
-	@for s in $(SUITES); do \
-	  $(LTO_CC) $(CSTD) $(LTO_FLAGS) c-tests/$$s.c $(LTO_LIB) $(SYSLIBS) -o $(B)/$$s-lto && \
-	  scripts/run-suite.sh $$s-lto ./$(B)/$$s-lto || exit 1; \
-	done
+lto-test: $(call suite_bins,lto)
+	@$(call run_suites,$^)
 	$(LTO_CC) $(CSTD) $(LTO_FLAGS) c-tests/lto/probe.c $(LTO_LIB) $(SYSLIBS) -o $(B)/lto-probe
 	scripts/run-suite.sh lto-probe ./$(B)/lto-probe
 	scripts/run-suite.sh lto-inline scripts/check-lto.sh $(B)/lto-probe
@@ -254,21 +267,18 @@ symbols: $(STATIC) $(SHARED)
 
 # Every suite once (C11, static); the quick ones also as C++17 against the
 # shared library.
-valgrind: $(foreach s,$(SUITES),$(B)/$(s)-c-static) $(B)/test_generic-cpp-shared $(B)/test_static_inline-cpp-shared \
+valgrind: $(call suite_bins,c-static) $(B)/test_generic-cpp-shared $(B)/test_static_inline-cpp-shared \
           $(foreach s,$(CPP_SUITES),$(B)/$(s)-static)
-	@for t in $^; do scripts/run-suite.sh valgrind-$${t#$(B)/} $(VALGRIND) ./$$t || exit 1; done
+	@$(call run_suites,$^)
+valgrind: RESULT_PREFIX := valgrind-
+valgrind: RUNNER = $(VALGRIND)
 
 # AddressSanitizer and UBSan over the C side (the library is Rust, checked
 # by its own tests; the sanitizers watch every byte the C code touches).
 # Allocations no memory can hold (the suites ask for some) return NULL, as
 # from malloc, instead of stopping the program.
-sanitize: $(STATIC)
-	@mkdir -p $(B)
-	@for s in $(SUITES); do \
-	  $(CC) $(CSTD) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
-	    c-tests/$$s.c $(STATIC) $(SYSLIBS) -o $(B)/$$s-asan && \
-	  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 scripts/run-suite.sh $$s-asan ./$(B)/$$s-asan || exit 1; \
-	done
+sanitize: $(call suite_bins,asan)
+	@export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1; $(call run_suites,$^)
 
 # Every C suite, the C++ suites and the Rust tests on the other targets
 # slate promises (scripts/cross.sh): big-endian s390x and aarch64 under
@@ -286,17 +296,12 @@ test-wasm:
 # The C suites against a build in which a panic aborts, as it does on
 # WebAssembly: no suite may reach one (where the guards would otherwise
 # turn it into SLATE_ERROR_INVALID).
-PANIC_ABORT_LIB := target/panic-abort/release/libslate.a
 $(PANIC_ABORT_LIB): $(SOURCES)
 	CARGO_PROFILE_RELEASE_PANIC=abort $(CARGO) build --release --lib --target-dir target/panic-abort
 	@touch $@
 
-panic-abort-test: $(PANIC_ABORT_LIB)
-	@mkdir -p $(B)
-	@for s in $(SUITES); do \
-	  $(CC) $(CSTD) $(CFLAGS) c-tests/$$s.c $(PANIC_ABORT_LIB) $(SYSLIBS) -o $(B)/$$s-panic-abort && \
-	  scripts/run-suite.sh $$s-panic-abort ./$(B)/$$s-panic-abort || exit 1; \
-	done
+panic-abort-test: $(call suite_bins,panic-abort)
+	@$(call run_suites,$^)
 
 # `make install` into a temporary prefix, then a user's builds against it:
 # pkg-config, CMake find_package and add_subdirectory, static and shared.
@@ -343,9 +348,11 @@ soak: $(STATIC)
 
 cli: bin/cli-test
 
-bin/cli-test: cli/cli-test.c $(STATIC) include/slate.h
+# One program of the units in cli/: main, terminal, input, tools, check
+# (the CLI's own checks of the map), app (what each key does) and render.
+bin/cli-test: $(sort $(wildcard cli/*.c)) cli/cli.h $(STATIC) include/slate.h
 	@mkdir -p bin
-	$(CC) $(CSTD) -O2 cli/cli-test.c $(STATIC) $(SYSLIBS) -o $@
+	$(CC) $(CSTD) -O2 $(filter %.c,$^) $(STATIC) $(SYSLIBS) -o $@
 
 # Scripted transcripts, and the interactive mode driven in tmux.
 cli-test: bin/cli-test

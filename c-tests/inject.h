@@ -1,12 +1,15 @@
 /* Allocation-failure injection, shared by test_hooks.c (maps) and
    test_slotmap_hooks.c (slotmaps). Include it after hooks.h and test.h.
 
-   A suite's workload makes a scripted series of calls and checks each one
-   against a model. `inject_each_failure` runs it again and again with the
-   counting allocator of hooks.h failing attempt 1, then 2, 3, ... until a
-   run makes fewer attempts than the one to fail. Every such run must see
-   exactly one SLATE_ERROR_ALLOC, leave the structures as the model says
-   (the workload returns 0), and leak nothing. */
+   A suite's workload makes a scripted series of calls, each through
+   `inject_call`, and checks the structures against a model. The baseline
+   (`inject_baseline`) runs it once with nothing failing; then
+   `inject_each_failure` runs it again and again with the counting allocator
+   of hooks.h failing attempt 1, then 2, 3, ... until a run makes fewer
+   attempts than the one to fail. Every such run must see exactly one
+   SLATE_ERROR_ALLOC, from the call that met the failure, which changed
+   nothing and succeeds when made again; leave the structures as the model
+   says (the workload returns 0); and leak nothing. */
 #ifndef SLATE_TEST_INJECT_H
 #define SLATE_TEST_INJECT_H
 
@@ -25,7 +28,37 @@ typedef struct injection_s {
   unsigned bad_clone_copy; /* failed clones whose copy was not left empty */
   unsigned retry_failed;   /* the call did not succeed on the retry */
   int failed_op;           /* kind of the call that failed, -1 none */
+  unsigned messages;       /* messages printed about this run */
 } injection_s;
+
+/* One call of a workload, as the driver sees it: a suite's record of the
+   call holds this as its first member, and the suite's functions below
+   read the rest (which structure, which key) from there. */
+typedef struct inject_call_s {
+  int kind;               /* the kind of call: an index into the suite's op_names */
+  unsigned number;        /* its place in the workload (1, 2, ...), for messages */
+  unsigned long long arg; /* its argument, for messages */
+  int expected;           /* its result when no allocation fails */
+} inject_call_s;
+
+/* What the driver needs from a suite to make and check its calls. */
+typedef struct inject_suite_s {
+  const char* const* op_names; /* the kinds of call, by name */
+  const char* structure;       /* what the calls work on ("map"), for messages */
+  int clone_op;                /* the kind of call that initializes a copy */
+  /* Before the call: takes the picture of the structure that a failure
+     must leave unchanged; returns 0 where it took none (the suite did not
+     expect the call to fail). */
+  int (*before)(inject_call_s* call);
+  /* Makes the call: once, and again after a failure. */
+  int (*make)(inject_call_s* call);
+  /* After SLATE_ERROR_ALLOC: in how many ways the structure is not as the
+     picture (if `pictured`) and the model say (0: unchanged). */
+  unsigned (*changes)(inject_call_s* call, int pictured);
+  /* After a clone failed: whether the copy is an empty structure; frees
+     the copy (twice). */
+  int (*empty_copy)(inject_call_s* call);
+} inject_suite_s;
 
 enum { INJECT_MAX_OPS = 32 };
 
@@ -38,6 +71,77 @@ typedef struct injection_totals_s {
   unsigned long long unexplained, swallowed, wrong_rc, changed, unpredicted, bad_copy,
       retry_failed;
 } injection_totals_s;
+
+static void inject_note(injection_s* inj, const inject_suite_s* suite, const inject_call_s* call,
+                        const char* what, const char* structure, int rc) {
+  if (inj->messages++ < 6)
+    fprintf(stderr, "   fail_at=%llu op #%u %s(%llu): %s%s (rc %d)\n", hk.fail_at, call->number,
+            suite->op_names[call->kind], call->arg, what, structure, rc);
+}
+
+/* Makes one call of a workload and records in `inj` how it went against
+   the promise of every failing call: the call that meets an allocation
+   failure returns SLATE_ERROR_ALLOC (and no call returns it otherwise),
+   changes nothing (a failed clone leaves an empty copy), and succeeds when
+   made again. Returns the call's result (the retry's, after a failure). */
+static int inject_call(const inject_suite_s* suite, injection_s* inj, inject_call_s* call) {
+  int pictured = suite->before(call);
+  unsigned long long failures = hk.failures;
+  int rc = suite->make(call);
+  if (rc == SLATE_ERROR_ALLOC) {
+    inj->alloc_errors++;
+    inj->failed_op = call->kind;
+    if (hk.failures == failures) {
+      inj->unexplained++;
+      inject_note(inj, suite, call, "SLATE_ERROR_ALLOC without an allocation failure", "", rc);
+    }
+    if (!pictured) {
+      inj->unpredicted++;
+      inject_note(inj, suite, call, "a call failed that allocated nothing in the baseline", "", rc);
+    }
+    /* nothing changed */
+    unsigned changes = suite->changes(call, pictured);
+    if (changes != 0) {
+      inj->changed++;
+      inject_note(inj, suite, call, "the failed call changed the ", suite->structure, (int)changes);
+    }
+    if (call->kind == suite->clone_op && !suite->empty_copy(call)) {
+      inj->bad_clone_copy++;
+      inject_note(inj, suite, call, "the copy of a failed clone is not an empty ", suite->structure, 0);
+    }
+    /* later calls succeed: the same call again */
+    rc = suite->make(call);
+    if (rc != call->expected) {
+      inj->retry_failed++;
+      inject_note(inj, suite, call, "the retried call failed", "", rc);
+    }
+  } else if (hk.failures != failures) {
+    inj->swallowed++;
+    inject_note(inj, suite, call, "an allocation failed but the call did not report SLATE_ERROR_ALLOC",
+                "", rc);
+  }
+  if (rc != call->expected) {
+    inj->wrong_rc++;
+    inject_note(inj, suite, call, "unexpected return code", "", rc);
+  }
+  return rc;
+}
+
+/* The baseline: `workload(run)` once with no failure injected, which must
+   go as the model says, meet no SLATE_ERROR_ALLOC and give back all it
+   took. Returns the allocation attempts it made. */
+static unsigned long long inject_baseline(unsigned (*workload)(void* run), void* run,
+                                          const injection_s* report) {
+  unsigned long long allocs0 = hk.allocations, frees0 = hk.frees;
+  hooks_reset(&hk);
+  CHECK_EQ_U64(workload(run), 0);
+  unsigned long long total = hk.attempts;
+  CHECK_EQ_INT(report->alloc_errors, 0);
+  CHECK_EQ_INT(report->wrong_rc, 0);
+  CHECK_EQ_U64(hk.live_bytes, 0);
+  CHECK_EQ_U64(hk.allocations - allocs0, hk.frees - frees0);
+  return total;
+}
 
 /* Fails allocation attempt n of `workload(run)` for n = 1, 2, ... up to
    `limit`, reading each run's report from `*report`; names the kinds of

@@ -1,8 +1,12 @@
-/* splitmix64, the suites' deterministic generator (seeded per test). */
+/* splitmix64, the suites' deterministic generator (seeded per test), and the
+   seeded suites' arguments. */
 #ifndef SLATE_TEST_RNG_H
 #define SLATE_TEST_RNG_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 static uint64_t rng_state_;
 
@@ -16,5 +20,23 @@ static inline uint64_t rng_next(void) {
 /* Uniform enough in 0 .. n-1 for n > 0. */
 static inline uint32_t rng_below(uint32_t n) { return (uint32_t)(rng_next() % n); }
 static inline int one_in(uint32_t n) { return rng_below(n) == 0; }
+
+/* The arguments of a seeded suite, [seed [steps]]: returns the seed given,
+   or one drawn from the clock; sets *steps where they are given. Prints
+   the suite's first line, "seed: <n>". */
+static inline uint64_t rng_seed_from_args(int argc, char** argv, unsigned long* steps) {
+  uint64_t seed;
+  if (argc > 1) {
+    seed = (uint64_t)strtoull(argv[1], NULL, 0);
+  } else {
+    int here = 0;
+    rng_state_ = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32) ^ (uint64_t)(uintptr_t)&here;
+    seed = rng_next();
+  }
+  if (argc > 2) *steps = strtoul(argv[2], NULL, 0);
+  printf("seed: %llu\n", (unsigned long long)seed);
+  fflush(stdout);
+  return seed;
+}
 
 #endif

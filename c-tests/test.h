@@ -14,8 +14,11 @@
  *     int main(void) { ...; return TEST_SUMMARY(); }
  *
  * The header compiles as C11 and as C++ (C++11 or later) with
- * -Wall -Wextra -Werror under gcc and clang.  It is meant for one translation
- * unit per program: the counters are static.
+ * -Wall -Wextra -Werror under gcc and clang.  In a program of one
+ * translation unit the counters are static.  A program of several units
+ * defines TEST_UNITS before each include of this header, and TEST_MAIN as
+ * well in the one unit (its main) that holds the counters: every unit then
+ * counts into the same two.
  */
 #ifndef SLATE_TEST_H
 #define SLATE_TEST_H
@@ -29,8 +32,16 @@
 #define TEST_MAX_MESSAGES 200
 #endif
 
+#if !defined(TEST_UNITS)
 static unsigned long test_passed_ = 0;
 static unsigned long test_failed_ = 0;
+#elif defined(TEST_MAIN)
+unsigned long test_passed_ = 0;
+unsigned long test_failed_ = 0;
+#else
+extern unsigned long test_passed_;
+extern unsigned long test_failed_;
+#endif
 
 static inline int test_fail_header_(const char* file, int line) {
   test_failed_++;

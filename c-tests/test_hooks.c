@@ -225,7 +225,6 @@ typedef struct run_s {
   int c_live;         /* c has been cloned */
   unsigned ops;
   injection_s inj;    /* what the failures did (inject.h) */
-  unsigned messages;
   uint32_t depth_reached;  /* global depth after the first 2500 inserts */
 } run_s;
 
@@ -351,67 +350,70 @@ static int exec_op(run_s* r, int kind, slate_s* m, uint64_t key, uintptr_t value
   return -100;
 }
 
-static void note(run_s* r, const char* what, int kind, uint64_t key, int rc) {
-  if (r->messages++ < 6)
-    fprintf(stderr, "   fail_at=%llu op #%u %s(%llu): %s (rc %d)\n", hk.fail_at, r->ops,
-            op_names[kind], (unsigned long long)key, what, rc);
+/* The record of one call of the workload, for the driver of inject.h: the
+   map it works on and the model of that map, the key and the value. */
+typedef struct map_call_s {
+  inject_call_s call; /* first: what the driver sees */
+  run_s* r;
+  slate_s* m;
+  model_s* md;
+  uint64_t key;
+  uintptr_t value;
+} map_call_s;
+
+static int map_before(inject_call_s* call) {
+  map_call_s* c = (map_call_s*)call;
+  take_shape(call->kind == OP_CLONE ? &c->r->m : c->m, &shape_before_);
+  return 1;
 }
 
-/* One call of the workload, on m (target 0) or c (target 1). */
+static int map_make(inject_call_s* call) {
+  map_call_s* c = (map_call_s*)call;
+  return exec_op(c->r, call->kind, c->m, c->key, c->value);
+}
+
+static unsigned map_changes(inject_call_s* call, int pictured) {
+  map_call_s* c = (map_call_s*)call;
+  (void)pictured; /* always: map_before takes every call's shape */
+  const slate_s* src = call->kind == OP_CLONE ? &c->r->m : c->m;
+  take_shape(src, &shape_after_);
+  unsigned mismatches = verify_model(src, c->md);
+  return mismatches + !same_shape(&shape_before_, &shape_after_);
+}
+
+/* The copy of a failed clone is an empty map. */
+static int map_empty_copy(inject_call_s* call) {
+  run_s* r = ((map_call_s*)call)->r;
+  slate_info_s ci;
+  memset(&ci, 0xFF, sizeof ci);
+  int ok = slate_info(&r->c, &ci) == SLATE_OK && ci.length == 0 && ci.memory == 0 &&
+           ci.capacity == 0 && slate_length(&r->c) == 0 &&
+           slate_get_u64(&r->c, 1, NULL) == SLATE_ERROR_NOT_FOUND && run_check(&r->c) == SLATE_OK;
+  slate_free(&r->c);
+  slate_free(&r->c);
+  return ok;
+}
+
+static const inject_suite_s map_suite = {op_names, "map", OP_CLONE, map_before, map_make,
+                                         map_changes, map_empty_copy};
+
+/* One call of the workload, on m (target 0), c (target 1) or s (target 2),
+   made through the driver; the model follows it. */
 static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) {
-  slate_s* m = target == 2 ? &r->s : target ? &r->c : &r->m;
-  model_s* md = target == 2 ? &r->ms : target ? &r->mc : &r->mm;
-  int expected = SLATE_OK;
+  map_call_s c;
+  c.r = r;
+  c.m = target == 2 ? &r->s : target ? &r->c : &r->m;
+  c.md = target == 2 ? &r->ms : target ? &r->mc : &r->mm;
+  c.key = key;
+  c.value = value;
+  c.call.kind = kind;
+  c.call.number = ++r->ops;
+  c.call.arg = key;
+  c.call.expected = SLATE_OK;
   if (kind == OP_DEL_U64 || kind == OP_DEL_STR || kind == OP_DEL_I64)
-    expected = model_has(md, kind, key) ? SLATE_OK : SLATE_ERROR_NOT_FOUND;
-  r->ops++;
-  take_shape(kind == OP_CLONE ? &r->m : m, &shape_before_);
-  unsigned long long failures = hk.failures;
-  int rc = exec_op(r, kind, m, key, value);
-  if (rc == SLATE_ERROR_ALLOC) {
-    r->inj.alloc_errors++;
-    r->inj.failed_op = kind;
-    if (hk.failures == failures) {
-      r->inj.unexplained++;
-      note(r, "SLATE_ERROR_ALLOC without an allocation failure", kind, key, rc);
-    }
-    /* nothing changed */
-    const slate_s* src = kind == OP_CLONE ? &r->m : m;
-    take_shape(src, &shape_after_);
-    unsigned mismatches = verify_model(src, md);
-    if (!same_shape(&shape_before_, &shape_after_) || mismatches != 0) {
-      r->inj.changed++;
-      note(r, "the failed call changed the map", kind, key, mismatches);
-    }
-    if (kind == OP_CLONE) {
-      /* the copy is an empty map */
-      slate_info_s ci;
-      memset(&ci, 0xFF, sizeof ci);
-      int ok = slate_info(&r->c, &ci) == SLATE_OK && ci.length == 0 && ci.memory == 0 &&
-               ci.capacity == 0 && slate_length(&r->c) == 0 &&
-               slate_get_u64(&r->c, 1, NULL) == SLATE_ERROR_NOT_FOUND && run_check(&r->c) == SLATE_OK;
-      slate_free(&r->c);
-      slate_free(&r->c);
-      if (!ok) {
-        r->inj.bad_clone_copy++;
-        note(r, "the copy of a failed clone is not an empty map", kind, key, 0);
-      }
-    }
-    /* later calls succeed: the same call again */
-    rc = exec_op(r, kind, m, key, value);
-    if (rc != expected) {
-      r->inj.retry_failed++;
-      note(r, "the retried call failed", kind, key, rc);
-    }
-  } else if (hk.failures != failures) {
-    r->inj.swallowed++;
-    note(r, "an allocation failed but the call did not report SLATE_ERROR_ALLOC", kind, key, rc);
-  }
-  if (rc != expected) {
-    r->inj.wrong_rc++;
-    note(r, "unexpected return code", kind, key, rc);
-    return;
-  }
+    c.call.expected = model_has(c.md, kind, key) ? SLATE_OK : SLATE_ERROR_NOT_FOUND;
+  if (inject_call(&map_suite, &r->inj, &c.call) != c.call.expected) return;
+  model_s* md = c.md;
   switch (kind) {
     case OP_SET_U64:
     case OP_SET_STR:
@@ -521,18 +523,11 @@ static unsigned workload_any(void* r) { return workload((run_s*)r); }
 static void test_failure_injection(void) {
   TEST_SECTION("allocation failure injection");
   run_s* r = &run_;
-  unsigned long long allocs0 = hk.allocations, frees0 = hk.frees;
 
   /* the baseline: count the allocations */
-  hooks_reset(&hk);
-  CHECK_EQ_U64(workload(r), 0);
-  unsigned long long total = hk.attempts;
+  unsigned long long total = inject_baseline(workload_any, r, &r->inj);
   CHECK(total > 50);
   CHECK(r->depth_reached >= 2); /* splits and directory doublings happened */
-  CHECK_EQ_INT(r->inj.alloc_errors, 0);
-  CHECK_EQ_INT(r->inj.wrong_rc, 0);
-  CHECK_EQ_U64(hk.live_bytes, 0);
-  CHECK_EQ_U64(hk.allocations - allocs0, hk.frees - frees0);
   fprintf(stderr, "   baseline: %llu allocations in %u calls\n", total, r->ops);
 
   /* fail allocation N, for every N */

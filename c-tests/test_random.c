@@ -1061,16 +1061,7 @@ int main(int argc, char** argv) {
   clock_t started = clock();
   int failed = 0;
 
-  if (argc > 1) {
-    seed = (uint64_t)strtoull(argv[1], NULL, 0);
-  } else {
-    int here = 0;
-    rng_state_ = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32) ^ (uint64_t)(uintptr_t)&here;
-    seed = rng_next();
-  }
-  if (argc > 2) steps = strtoul(argv[2], NULL, 0);
-  printf("seed: %llu\n", (unsigned long long)seed);
-  fflush(stdout);
+  seed = rng_seed_from_args(argc, argv, &steps);
   TEST_SECTION("randomized differential test against a model");
   rng_state_ = seed;
   build_universe();

@@ -4,7 +4,7 @@
  * (reserve, clear, churn), read-only calls allocate nothing, and allocation
  * failure injection.
  *
- * The hooks are the counting wrappers of test_hooks.c: a 32-byte header in
+ * The hooks are the counting wrappers of hooks.h: a 32-byte header in
  * front of every block (a magic number, the size, the owning counter set)
  * catches blocks freed twice or through the wrong allocator, and a switch
  * makes allocation attempt number K return NULL.
@@ -46,7 +46,7 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
-/* counting allocators (as in test_hooks.c)                                  */
+/* counting allocators                                                       */
 /* ------------------------------------------------------------------------ */
 
 /* the counting allocators are in hooks.h */
@@ -321,7 +321,6 @@ typedef struct run_s {
   model_s mm, mc;     /* what they should hold */
   unsigned ops;
   injection_s inj;    /* what the failures did (inject.h) */
-  unsigned messages;
 } run_s;
 
 static run_s run_;
@@ -405,81 +404,87 @@ static int exec_op(run_s* r, int kind, slotmap_s* sm, model_s* md, uint32_t arg,
   return -100;
 }
 
-static void note(run_s* r, const char* what, int kind, uint32_t arg, int rc) {
-  if (r->messages++ < 6)
-    fprintf(stderr, "   fail_at=%llu op #%u %s(%u): %s (rc %d)\n", hk.fail_at, r->ops,
-            op_names[kind], arg, what, rc);
+/* The record of one call of the workload, for the driver of inject.h: the
+   slotmap it works on and its model, the one a failure must leave
+   unchanged (the source, for a clone), the argument and the key an insert
+   returns. */
+typedef struct sm_call_s {
+  inject_call_s call; /* first: what the driver sees */
+  run_s* r;
+  slotmap_s* sm;
+  model_s* md;
+  const slotmap_s* watched;
+  const model_s* watched_md;
+  uint32_t arg;
+  unsigned index; /* the call's place in the workload, from 0 */
+  slotmap_key key;
+} sm_call_s;
+
+static int sm_before(inject_call_s* call) {
+  sm_call_s* c = (sm_call_s*)call;
+  /* the failing call is known from the baseline: take a full snapshot then */
+  int predicted = !baseline_ && c->index < MAXOPS && hk.fail_at != 0 && hk.failures == 0 &&
+                  hk.fail_at > hk.attempts && hk.fail_at <= hk.attempts + base_allocs_[c->index];
+  if (predicted) take_snapshot(c->watched, &snap_before_);
+  return predicted;
 }
 
-/* One call of the workload on m (target 0) or c (target 1); `expected` is
-   its result when no allocation fails. */
+static int sm_make(inject_call_s* call) {
+  sm_call_s* c = (sm_call_s*)call;
+  c->key = SENTINEL_KEY;
+  return exec_op(c->r, call->kind, c->sm, c->md, c->arg, &c->key);
+}
+
+static unsigned sm_changes(inject_call_s* call, int pictured) {
+  sm_call_s* c = (sm_call_s*)call;
+  unsigned mismatches = verify_model(c->watched, c->watched_md);
+  if (pictured) {
+    take_snapshot(c->watched, &snap_after_);
+    if (!same_snapshot(&snap_before_, &snap_after_)) mismatches++;
+  }
+  if (call->kind == OP_INSERT && c->key != SENTINEL_KEY) mismatches++;
+  return mismatches;
+}
+
+/* The copy of a failed clone is an empty slotmap ([D-column]: holding
+   nothing). */
+static int sm_empty_copy(inject_call_s* call) {
+  run_s* r = ((sm_call_s*)call)->r;
+  uint64_t n = 0;
+  int ok = slotmap_length(&r->c) == 0 && slotmap_key_at(&r->c, 0) == 0 &&
+           slotmap_column(&r->c, 0) == NULL && slotmap_each(&r->c, count_cb, &n) == SLATE_OK &&
+           n == 0 && (r->mm.length == 0 || slotmap_contains(&r->c, slotmap_key_at(&r->m, 0)) == 0);
+  slotmap_free(&r->c);
+  slotmap_free(&r->c);
+  return ok;
+}
+
+static const inject_suite_s sm_suite = {op_names, "slotmap", OP_CLONE, sm_before, sm_make,
+                                        sm_changes, sm_empty_copy};
+
+/* One call of the workload on m (target 0) or c (target 1), made through
+   the driver; `expected` is its result when no allocation fails. The model
+   follows it. */
 static void step(run_s* r, int kind, int target, uint32_t arg, int expected) {
-  slotmap_s* sm = target ? &r->c : &r->m;
-  model_s* md = target ? &r->mc : &r->mm;
-  const slotmap_s* watched = kind == OP_CLONE ? &r->m : sm;
-  const model_s* watched_md = kind == OP_CLONE ? &r->mm : md;
-  slotmap_key key = SENTINEL_KEY;
-  unsigned index = r->ops++;
+  sm_call_s c;
+  c.r = r;
+  c.sm = target ? &r->c : &r->m;
+  c.md = target ? &r->mc : &r->mm;
+  c.watched = kind == OP_CLONE ? &r->m : c.sm;
+  c.watched_md = kind == OP_CLONE ? &r->mm : c.md;
+  c.arg = arg;
+  c.index = r->ops++;
+  c.key = SENTINEL_KEY;
+  c.call.kind = kind;
+  c.call.number = r->ops;
+  c.call.arg = arg;
+  c.call.expected = expected;
   unsigned long long attempts = hk.attempts;
-  /* the failing call is known from the baseline: take a full snapshot then */
-  int predicted = !baseline_ && index < MAXOPS && hk.fail_at != 0 && hk.failures == 0 &&
-                  hk.fail_at > hk.attempts && hk.fail_at <= hk.attempts + base_allocs_[index];
-  if (predicted) take_snapshot(watched, &snap_before_);
-  unsigned long long failures = hk.failures;
-  int rc = exec_op(r, kind, sm, md, arg, &key);
-  if (baseline_ && index < MAXOPS) base_allocs_[index] = (unsigned)(hk.attempts - attempts);
-  if (rc == SLATE_ERROR_ALLOC) {
-    r->inj.alloc_errors++;
-    r->inj.failed_op = kind;
-    if (hk.failures == failures) {
-      r->inj.unexplained++;
-      note(r, "SLATE_ERROR_ALLOC without an allocation failure", kind, arg, rc);
-    }
-    if (!predicted) {
-      r->inj.unpredicted++;
-      note(r, "a call failed that allocated nothing in the baseline", kind, arg, rc);
-    }
-    /* nothing changed */
-    unsigned mismatches = verify_model(watched, watched_md);
-    if (predicted) {
-      take_snapshot(watched, &snap_after_);
-      if (!same_snapshot(&snap_before_, &snap_after_)) mismatches++;
-    }
-    if (kind == OP_INSERT && key != SENTINEL_KEY) mismatches++;
-    if (mismatches != 0) {
-      r->inj.changed++;
-      note(r, "the failed call changed the slotmap", kind, arg, (int)mismatches);
-    }
-    if (kind == OP_CLONE) {
-      /* the copy is an empty slotmap ([D-column]: holding nothing) */
-      uint64_t n = 0;
-      int ok = slotmap_length(&r->c) == 0 && slotmap_key_at(&r->c, 0) == 0 &&
-               slotmap_column(&r->c, 0) == NULL && slotmap_each(&r->c, count_cb, &n) == SLATE_OK &&
-               n == 0 &&
-               (r->mm.length == 0 || slotmap_contains(&r->c, slotmap_key_at(&r->m, 0)) == 0);
-      slotmap_free(&r->c);
-      slotmap_free(&r->c);
-      if (!ok) {
-        r->inj.bad_clone_copy++;
-        note(r, "the copy of a failed clone is not an empty slotmap", kind, arg, 0);
-      }
-    }
-    /* later calls succeed: the same call again */
-    key = SENTINEL_KEY;
-    rc = exec_op(r, kind, sm, md, arg, &key);
-    if (rc != expected) {
-      r->inj.retry_failed++;
-      note(r, "the retried call failed", kind, arg, rc);
-    }
-  } else if (hk.failures != failures) {
-    r->inj.swallowed++;
-    note(r, "an allocation failed but the call did not report SLATE_ERROR_ALLOC", kind, arg, rc);
-  }
-  if (rc != expected) {
-    r->inj.wrong_rc++;
-    note(r, "unexpected return code", kind, arg, rc);
-    return;
-  }
+  int rc = inject_call(&sm_suite, &r->inj, &c.call);
+  if (baseline_ && c.index < MAXOPS) base_allocs_[c.index] = (unsigned)(hk.attempts - attempts);
+  if (rc != expected) return;
+  model_s* md = c.md;
+  slotmap_key key = c.key;
   if (rc != SLATE_OK) return;
   switch (kind) {
     case OP_INSERT:
@@ -555,20 +560,13 @@ static unsigned workload_any(void* r) { return workload((run_s*)r); }
 static void test_failure_injection(void) {
   TEST_SECTION("allocation failure injection");
   run_s* r = &run_;
-  unsigned long long allocs0 = hk.allocations, frees0 = hk.frees;
 
   /* the baseline: count the allocations of every call */
-  hooks_reset(&hk);
   baseline_ = 1;
-  CHECK_EQ_U64(workload(r), 0);
+  unsigned long long total = inject_baseline(workload_any, r, &r->inj);
   baseline_ = 0;
-  unsigned long long total = hk.attempts;
   CHECK(total > 20);
   CHECK(r->ops <= MAXOPS);
-  CHECK_EQ_INT(r->inj.alloc_errors, 0);
-  CHECK_EQ_INT(r->inj.wrong_rc, 0);
-  CHECK_EQ_U64(hk.live_bytes, 0);
-  CHECK_EQ_U64(hk.allocations - allocs0, hk.frees - frees0);
   fprintf(stderr, "   baseline: %llu allocations in %u calls\n", total, r->ops);
 
   /* fail allocation N, for every N */

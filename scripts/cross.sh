@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the library for another target and runs the test suites there,
-# under an emulator: every C suite of c-tests/ (C11) and the seed check
-# (two runs must differ), the C++ suites of cpp-tests/ (C++17) and the Rust
-# tests, each recording its
+# under an emulator: every C suite of c-tests/suites.list (C11) and the
+# seed check (two runs must differ), the C++ suites of cpp-tests/ (C++17)
+# and the Rust tests, each recording its
 # `N passed, M failed` line through run-suite.sh as <short>-<suite>.
 #
 # Usage: cross.sh TARGET [PART...]   PART: c, cpp, rust (default: all three)
@@ -76,14 +76,15 @@ for part in "${parts[@]}"; do
   esac
   case "$part" in
     c)
-      for s in test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks test_seeds; do
-        $cc -std=c11 -Wall -Wextra -Werror -O1 -Iinclude "c-tests/$s.c" "$lib" "${native[@]}" "${link_extra[@]}" \
+      while read -r s flags <&3; do
+        mapfile -t units < <(suite_units "$s")
+        $cc -std=c11 -Wall -Wextra -Werror -O1 -Iinclude "${units[@]}" "$lib" "${native[@]}" "${link_extra[@]}" \
           -o "$out/$s$exe" || { unbuilt "$s"; continue; }
-        case "$s" in
-          test_random|test_slotmap) suite "$s" "${run[@]}" "$out/$s$exe" "$((RANDOM * 32768 + RANDOM))" "$steps" ;;
+        case " $flags " in
+          *" seeded "*) suite "$s" "${run[@]}" "$out/$s$exe" "$((RANDOM * 32768 + RANDOM))" "$steps" ;;
           *) suite "$s" "${run[@]}" "$out/$s$exe" ;;
         esac
-      done
+      done 3< <(c_suites) # (fd 3: the programs run keep their stdin)
       suite seeds-differ bash c-tests/seeds-differ.sh "${run[@]}" "$out/test_seeds$exe"
       ;;
     cpp)

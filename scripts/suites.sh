@@ -13,3 +13,18 @@ unbuilt() { # NAME
   echo "$prefix-$1 0 1" >> "$root/build/results.txt"
   status=1
 }
+
+# The C suites of c-tests/suites.list, one a line: the name, then its flags.
+c_suites() {
+  awk '!/^#/ && NF' "$root/c-tests/suites.list"
+}
+
+# The source files of suite NAME (relative to the root): c-tests/NAME.c, or
+# every c-tests/NAME/*.c where that directory exists.
+suite_units() { # NAME
+  if [ -d "$root/c-tests/$1" ]; then
+    (cd "$root" && printf '%s\n' "c-tests/$1"/*.c)
+  else
+    echo "c-tests/$1.c"
+  fi
+}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the library for a WebAssembly target and runs the test suites
-# there: every C suite of c-tests/ (C11), the C++ suites of cpp-tests/
-# (C++17), the seed check (two runs must differ) and, on WASI, the Rust
-# tests; each records its `N passed, M failed` line through run-suite.sh
-# as <target>-<suite>.
+# there: every C suite of c-tests/suites.list (C11), the C++ suites of
+# cpp-tests/ (C++17), the seed check (two runs must differ) and, on WASI,
+# the Rust tests; each records its `N passed, M failed` line through
+# run-suite.sh as <target>-<suite>.
 #
 # Usage: wasm.sh wasi|emscripten [PART...]   PART: c, cpp, rust (default: all)
 #   wasi        wasm32-wasip1; clang-14 --target=wasm32-wasi with Debian's
@@ -56,13 +56,14 @@ for part in "${parts[@]}"; do
   esac
   case "$part" in
     c)
-      for s in test_api test_hooks test_static_inline test_generic test_random test_slotmap test_slotmap_hooks test_seeds; do
-        "${cc[@]}" -std=c11 "${warn[@]}" -Iinclude "c-tests/$s.c" "$lib" -o "$out/$s.$ext" || { unbuilt "$s"; continue; }
-        case "$s" in
-          test_random|test_slotmap) suite "$s" "${run[@]}" "$out/$s.$ext" "$((RANDOM * 32768 + RANDOM))" "$steps" ;;
+      while read -r s flags <&3; do
+        mapfile -t units < <(suite_units "$s")
+        "${cc[@]}" -std=c11 "${warn[@]}" -Iinclude "${units[@]}" "$lib" -o "$out/$s.$ext" || { unbuilt "$s"; continue; }
+        case " $flags " in
+          *" seeded "*) suite "$s" "${run[@]}" "$out/$s.$ext" "$((RANDOM * 32768 + RANDOM))" "$steps" ;;
           *) suite "$s" "${run[@]}" "$out/$s.$ext" ;;
         esac
-      done
+      done 3< <(c_suites) # (fd 3: the programs run keep their stdin)
       suite seeds-differ bash c-tests/seeds-differ.sh "${run[@]}" "$out/test_seeds.$ext"
       ;;
     cpp)

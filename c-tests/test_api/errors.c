@@ -1,0 +1,95 @@
+/* test_api: every call with a NULL or invalid argument returns its error
+ * and changes nothing. */
+#include "api.h"
+
+/* ------------------------------------------------------------------------ */
+/* invalid arguments                                                         */
+/* ------------------------------------------------------------------------ */
+
+void test_invalid_arguments(void) {
+  TEST_SECTION("invalid arguments");
+  slate_s m;
+  slate_s c;
+  void* v = SENTINEL;
+  char message[64];
+  slate_info_s in;
+  slate_table_info_s ti;
+  uint64_t word = 0;
+
+  CHECK_EQ_INT(slate(NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate(&m), SLATE_OK);
+  CHECK_EQ_INT(slate_set(&m, "present", V(1)), SLATE_OK);
+  CHECK_EQ_INT(slate_set_u64(&m, 7, V(2)), SLATE_OK);
+
+  CHECK_EQ_INT(slate_reserve(NULL, 10), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_set(NULL, "k", V(1)), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_set(&m, NULL, V(1)), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_get(NULL, "present", &v), SLATE_ERROR_INVALID);
+  CHECK_EQ_PTR(v, SENTINEL);
+  CHECK_EQ_INT(slate_get(&m, NULL, &v), SLATE_ERROR_INVALID);
+  CHECK_EQ_PTR(v, SENTINEL);
+  CHECK_EQ_INT(slate_delete(NULL, "present"), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_delete(&m, NULL), SLATE_ERROR_INVALID);
+
+  CHECK_EQ_INT(slate_set_bytes(NULL, "k", 1, V(1)), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_set_bytes(&m, NULL, 1, V(1)), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_set_bytes(&m, NULL, 0xFFFFFFFFu, V(1)), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_get_bytes(NULL, "present", 7, &v), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_get_bytes(&m, NULL, 7, &v), SLATE_ERROR_INVALID);
+  CHECK_EQ_PTR(v, SENTINEL);
+  CHECK_EQ_INT(slate_delete_bytes(NULL, "present", 7), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_delete_bytes(&m, NULL, 7), SLATE_ERROR_INVALID);
+
+  CHECK_EQ_INT(slate_set_i64(NULL, 1, V(1)), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_get_i64(NULL, 1, &v), SLATE_ERROR_INVALID);
+  CHECK_EQ_PTR(v, SENTINEL);
+  CHECK_EQ_INT(slate_delete_i64(NULL, 1), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_set_u64(NULL, 7, V(1)), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_get_u64(NULL, 7, &v), SLATE_ERROR_INVALID);
+  CHECK_EQ_PTR(v, SENTINEL);
+  CHECK_EQ_INT(slate_delete_u64(NULL, 7), SLATE_ERROR_INVALID);
+
+  CHECK_EQ_INT(slate_each(NULL, noop_cb, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_each(&m, NULL, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_delete_if(NULL, always_cb, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_delete_if(&m, NULL, NULL), SLATE_ERROR_INVALID);
+
+  CHECK_EQ_INT(slate_equal(NULL, &m), 0);
+  CHECK_EQ_INT(slate_equal(&m, NULL), 0);
+  CHECK_EQ_INT(slate_equal(NULL, NULL), 0);
+  CHECK_EQ_U64(slate_length(NULL), 0);
+  CHECK_EQ_INT(slate_clear(NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_compact(NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_clone(NULL, &m), SLATE_ERROR_INVALID);
+  memset(&c, 0, sizeof c);
+  CHECK_EQ_INT(slate_clone(&c, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_clone(&m, &m), SLATE_ERROR_INVALID); /* copy == map */
+  slate_free(NULL); /* no-op, must not crash */
+
+  CHECK_EQ_INT(slate_info(NULL, &in), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_info(&m, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_table_info(NULL, 0, &ti), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_table_info(&m, 0, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_table_ctrl(NULL, 0, 0, &word), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_table_ctrl(&m, 0, 0, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_check(NULL, message, (uint32_t)sizeof message), SLATE_ERROR_INVALID);
+
+  /* slate_use_allocator: all three or none */
+  CHECK_EQ_INT(slate_use_allocator(malloc, NULL, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_use_allocator(NULL, calloc, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_use_allocator(NULL, NULL, free), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_use_allocator(malloc, calloc, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_use_allocator(malloc, NULL, free), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_use_allocator(NULL, calloc, free), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_use_allocator(malloc, calloc, free), SLATE_OK);
+  CHECK_EQ_INT(slate_use_allocator(NULL, NULL, NULL), SLATE_OK);
+
+  /* the failed calls changed nothing */
+  CHECK_EQ_U64(slate_length(&m), 2);
+  CHECK_EQ_INT(slate_get(&m, "present", &v), SLATE_OK);
+  CHECK_EQ_PTR(v, V(1));
+  CHECK_EQ_INT(slate_get_u64(&m, 7, &v), SLATE_OK);
+  CHECK_EQ_PTR(v, V(2));
+  CHECK_MAP_OK(&m);
+  slate_free(&m);
+}
