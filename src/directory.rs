@@ -45,6 +45,15 @@ pub struct Entry {
     pub kind: u32,
 }
 
+// A table's header reads as its directory entry (see `Table`): the
+// fields a lookup takes from an entry sit at the same offsets.
+const _: () = {
+    let (groups, mask, kind) = Table::ENTRY_OFFSETS;
+    assert!(groups == core::mem::offset_of!(Entry, groups));
+    assert!(mask == core::mem::offset_of!(Entry, mask));
+    assert!(kind == core::mem::offset_of!(Entry, kind));
+};
+
 impl Entry {
     /// The entry for table `t`.
     ///
@@ -57,7 +66,7 @@ impl Entry {
             Entry {
                 groups: (*t).groups_ptr(),
                 mask: (*t).mask(),
-                kind: (*t).kind,
+                kind: (*t).kind(),
             }
         }
     }
@@ -157,11 +166,11 @@ impl Directory {
     /// `old` is a live table of this directory; `new` is live.
     pub unsafe fn replace(&mut self, old: *mut Table, new: *mut Table) {
         // SAFETY: the caller guarantees both tables are live.
-        let (first, depth) = unsafe { ((*old).index as usize, (*old).local_depth) };
+        let (first, depth) = unsafe { ((*old).index() as usize, (*old).local_depth()) };
         let span = self.span(depth);
         // SAFETY: as above.
         unsafe {
-            (*new).index = first as u32;
+            (*new).set_index(first as u32);
             self.fill(first, span, new);
         }
     }
@@ -184,8 +193,8 @@ impl Directory {
             let t = bigger.get(j);
             // SAFETY: every entry is a live table (the caller's guarantee).
             unsafe {
-                (*t).index = j as u32;
-                j += bigger.span((*t).local_depth);
+                (*t).set_index(j as u32);
+                j += bigger.span((*t).local_depth());
             }
         }
     }
@@ -215,7 +224,7 @@ impl Iterator for Tables {
         let t = self.dir.get(self.next);
         // SAFETY: directory entries are live tables whose depth is at most
         // the directory's (a map invariant the checker verifies).
-        self.next += self.dir.span(unsafe { (*t).local_depth });
+        self.next += self.dir.span(unsafe { (*t).local_depth() });
         Some(t)
     }
 }

@@ -17,7 +17,8 @@
 //!   most 7/8; `growth_left` counts the slots an insert may still take
 //!   (see [`table`]). Its **kind** is its slot layout: general (any key,
 //!   40-byte slots) or integer (only `u64` keys, or only `i64` keys, kept
-//!   as 8-byte values in 16-byte slots).
+//!   as 8-byte values in 16-byte slots); the layout is a type (see
+//!   [`layout`]), chosen once per operation from the kind.
 //! - **directory**: `1 << global_depth` table pointers indexed by the top
 //!   `global_depth` bits of h1; a table of **local depth** `d` fills
 //!   `1 << (global_depth - d)` neighbouring entries (see [`directory`]).
@@ -75,7 +76,8 @@
 //! it sizes general tables, and each turns integer in place when its first
 //! integer key arrives. `slate_compact` picks each layout from the keys
 //! the map holds. A walk shows a key of an integer table as its 10 bytes,
-//! from a buffer that lives for the callback's call. See [`table`].
+//! from a buffer that lives for the callback's call. See [`layout`] and
+//! [`table`].
 //!
 //! # Lookup
 //!
@@ -127,6 +129,14 @@
 //! A delete empties the slot when its group still has an empty slot (no
 //! probe ever passed that group) and giving back growth, else leaves a
 //! tombstone. A map whose length drops to zero takes a fresh seed.
+//!
+//! Every insert takes one path (`Map::set`): the key is hashed once and
+//! tried in place; when its table has no room, cannot hold the key's kind,
+//! or is empty and should take the key's layout, the table is changed
+//! first (`make_room`, the one place that states the layout rule) and the
+//! insert is tried again. The in-place attempt allocates at most a long
+//! key's copy and cannot panic, so the C layer runs only the rest under its
+//! unwinding guard.
 //!
 //! # Growth
 //!
@@ -245,6 +255,7 @@ pub mod ffi;
 pub(crate) mod group;
 pub(crate) mod hash;
 pub(crate) mod key;
+pub(crate) mod layout;
 pub(crate) mod map;
 // Proptest models: too slow for Miri, which runs the unit tests.
 #[cfg(all(test, not(miri)))]

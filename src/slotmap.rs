@@ -215,6 +215,11 @@ pub struct SlotMap {
     alloc: Allocator,
 }
 
+/// An insert that found no room: the dense block or the sparse index must
+/// grow first (see [`SlotMap::try_insert`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Grow;
+
 /// Allocations replaced by a growth, freed once nothing reads them.
 struct Retired {
     block: *mut u8,
@@ -615,18 +620,72 @@ impl SlotMap {
     #[cfg(test)]
     pub unsafe fn insert(&mut self, row: *const u8) -> Result<u64, Error> {
         // SAFETY: the caller's guarantee.
-        match unsafe { self.insert_in_place(row) } {
-            // SAFETY: as above; `insert_in_place` found no room.
-            Ok(0) => unsafe { self.insert_growing(row) },
-            r => r,
+        unsafe {
+            self.try_insert(row, |m, r| match r {
+                Ok(r) => r,
+                Err(grow) => m.insert_growing(grow, row),
+            })
         }
     }
 
-    /// `insert` once `insert_in_place` found no room: grows, then places.
+    /// The one insert, without growing: hands `then` the key, an error, or
+    /// `Err(Grow)` (nothing done) when the dense block or the sparse index
+    /// must grow first, for [`SlotMap::insert_growing`] to finish. Nothing
+    /// here allocates or can panic.
+    ///
+    /// The commonest case (`simple_rows`, a row given, room for it and its
+    /// slot) is straight-line code without calls; the others are out of
+    /// line and call `then` themselves, so that `slotmap_insert` keeps
+    /// nothing live across a call and needs no stack frame.
     ///
     /// # Safety
     /// As for `insert`.
-    pub unsafe fn insert_growing(&mut self, row: *const u8) -> Result<u64, Error> {
+    #[inline(always)]
+    pub unsafe fn try_insert<R>(
+        &mut self,
+        row: *const u8,
+        then: impl FnOnce(&mut Self, Result<Result<u64, Error>, Grow>) -> R,
+    ) -> R {
+        if self.simple_rows() && !row.is_null() && self.room() == Ok(true) {
+            let size = self.sizes[0] as usize;
+            let key = self.take_slot(|m, r| {
+                // SAFETY: row `r` of the one column is inside the block
+                // (`r < cap`); `row` has `size` bytes.
+                let dst = unsafe { m.col0.add(r as usize * size) };
+                // SAFETY: as above; `simple_rows` checked the size.
+                unsafe { copy_simple(row, dst, size) }
+            });
+            return then(self, Ok(Ok(key)));
+        }
+        // SAFETY: the caller's guarantee.
+        unsafe { self.try_insert_other(row, then) }
+    }
+
+    /// `try_insert` for every case but the commonest.
+    ///
+    /// # Safety
+    /// As for `insert`.
+    #[inline(never)]
+    unsafe fn try_insert_other<R>(
+        &mut self,
+        row: *const u8,
+        then: impl FnOnce(&mut Self, Result<Result<u64, Error>, Grow>) -> R,
+    ) -> R {
+        let r = match self.room() {
+            Err(e) => Ok(Err(e)),
+            Ok(false) => Err(Grow),
+            // SAFETY: the caller's guarantee; there is room for a row and a
+            // slot.
+            Ok(true) => Ok(Ok(unsafe { self.place(row) })),
+        };
+        then(self, r)
+    }
+
+    /// Finishes an insert that `try_insert` left to it: grows, then places.
+    ///
+    /// # Safety
+    /// As for `insert`.
+    pub unsafe fn insert_growing(&mut self, _: Grow, row: *const u8) -> Result<u64, Error> {
         let new_slot = (self.free_head == NONE) as u32;
         let retired = self.grow(self.len + 1, new_slot)?;
         // SAFETY: the caller's guarantee; `grow` made room for a row and a
@@ -653,44 +712,6 @@ impl SlotMap {
             return Err(Error::Full);
         }
         Ok(self.len < self.cap && self.slots < self.slot_cap)
-    }
-
-    /// `insert` when it needs no allocation: the key, or 0 (never a key,
-    /// nothing done) when the slotmap must grow first. Nothing here
-    /// allocates or can panic.
-    ///
-    /// # Safety
-    /// As for `insert`.
-    #[inline(always)]
-    pub unsafe fn insert_in_place(&mut self, row: *const u8) -> Result<u64, Error> {
-        if !self.room()? {
-            return Ok(0);
-        }
-        // SAFETY: the caller's guarantee; there is room for a row and a slot.
-        Ok(unsafe { self.place(row) })
-    }
-
-    /// The commonest insert, and nothing else: `simple_rows`, a row given,
-    /// room for it and its slot. Returns the key, or `None` (nothing done)
-    /// for every other case. Straight-line code without calls, so that
-    /// `slotmap_insert` needs no stack frame on this path. (Not a 0 for
-    /// "nothing done": the caller would then test every key it got.)
-    ///
-    /// # Safety
-    /// As for `insert`.
-    #[inline(always)]
-    pub unsafe fn insert_fast(&mut self, row: *const u8) -> Option<u64> {
-        if !self.simple_rows() || row.is_null() || self.room() != Ok(true) {
-            return None;
-        }
-        let size = self.sizes[0] as usize;
-        Some(self.take_slot(|m, r| {
-            // SAFETY: row `r` of the one column is inside the block
-            // (`r < cap`); `row` has `size` bytes.
-            let dst = unsafe { m.col0.add(r as usize * size) };
-            // SAFETY: as above; `simple_rows` checked the size.
-            unsafe { copy_simple(row, dst, size) }
-        }))
     }
 
     /// Takes a slot (from the free list, else a new one), copies `row` into
@@ -813,7 +834,7 @@ impl SlotMap {
     }
 
     /// Whether rows are one column of 4, 8, 12 or 16 bytes: the case that
-    /// `move_row_fast` and `insert_fast` handle.
+    /// `move_row_fast` and `try_insert` handle.
     #[inline(always)]
     fn simple_rows(&self) -> bool {
         self.columns == 1 && matches!(self.sizes[0], 4 | 8 | 12 | 16)

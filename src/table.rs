@@ -34,44 +34,31 @@
 //! a tenth of the slots, else doubled, and at 1024 slots split in two by the
 //! next hash bit (the directory's part, see `directory.rs`).
 //!
-//! # Two slot layouts
+//! # Layouts
 //!
-//! A table's `kind` says which keys it holds, and so how its slots look:
+//! A table's `kind` names its slot layout (see [`crate::layout`]). A table
+//! takes the kind of the first key a map ever holds, and its halves and
+//! rebuilds keep it. A key of another kind cannot be stored in an integer
+//! table, so it is absent there; inserting it first rebuilds that one table
+//! at the same size in the general layout, which moves at most 1024 entries
+//! like any rebuild.
 //!
-//! ```text
-//! kind        holds                 slot                         a group's slots
-//! KIND_BYTES  any key               [key repr 32][value 8]  40 B  8 * 40 = 320 B
-//! TAG_U64     u64 keys only         [u64 key   8][value 8]  16 B  8 * 16 = 128 B
-//! TAG_I64     i64 keys only         [i64 key   8][value 8]  16 B  128 B
-//! ```
-//!
-//! (Sizes on 64-bit targets. With 4-byte pointers a general slot keeps its
-//! 40 bytes, the key repr being 8-aligned, and an integer slot is 16 bytes
-//! where a `u64` is 8-aligned (wasm32) and 12 where it is 4-aligned (i686).)
-//!
-//! Integer tables keep the key's value, not its 10-byte encoding: the tag is
-//! the table's. Their slots take 128 bytes a group, not 320 (a hit touches
-//! fewer cache lines, a map takes less memory) and a key compares in one
-//! word.
-//! A table takes the kind of the first key a map ever holds, and its halves
-//! and rebuilds keep it. A key of another kind cannot be stored in an
-//! integer table, so it is absent there; inserting it first rebuilds that
-//! one table at the same size in the general layout ([`Lookup::Foreign`]),
-//! which moves at most 1024 entries like any rebuild. A byte key that is the
-//! encoding of an integer key is that integer key (see [`Key::int`]), so it
-//! finds and stores it in either layout.
+//! The header's operations do not depend on the layout (control words and
+//! counters); [`Typed`], a table seen in its layout, has the ones that read
+//! or write slots: `find`, `find_or_vacant`, `insert_at`, `place`, `walk`
+//! and `move_into`. The table's remaining whole-table operations match its
+//! kind once and run the typed code.
 
 use core::ffi::c_void;
+use core::marker::PhantomData;
 use core::mem::size_of;
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::directory::Entry;
 use crate::group::{Ctrl, DELETED, EMPTY, SLOTS};
 use crate::hash::{h1, h2};
-#[cfg(test)]
-use crate::key::IntKey;
-use crate::key::{Key, KeyRepr, TAG_I64, TAG_U64};
+use crate::key::{Key, TAG_I64, TAG_U64};
+use crate::layout::{on_layout, slot_bytes, Layout, Slot, KIND_BYTES};
 use crate::Error;
 
 /// Slots in the largest table; a full one splits instead of doubling.
@@ -79,69 +66,14 @@ pub const MAX_CAPACITY: usize = 1024;
 /// Slots in the table a small map turns into.
 pub const FIRST_CAPACITY: usize = 16;
 
-/// The kind of a table that holds any key, in [`Slot`]s. (The integer
-/// kinds are the integer keys' tags, [`TAG_I64`] and [`TAG_U64`].)
-pub const KIND_BYTES: u32 = 0;
-
-/// The kind of table a key calls for: its tag if it is an integer key.
-#[inline(always)]
-pub fn kind_of(n: &impl Key) -> u32 {
-    n.int().map_or(KIND_BYTES, |(tag, _)| tag as u32)
-}
-
-/// One stored entry of a general table.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct Slot {
-    pub key: KeyRepr,
-    pub value: *mut c_void,
-}
-
-/// One stored entry of an integer table: the key's value (its tag is the
-/// table's kind).
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct IntSlot {
-    pub key: u64,
-    pub value: *mut c_void,
-}
-
-/// Bytes of one slot of a table of `kind`.
-#[inline]
-pub fn slot_bytes(kind: u32) -> usize {
-    if kind == KIND_BYTES {
-        size_of::<Slot>()
-    } else {
-        size_of::<IntSlot>()
-    }
-}
-
 /// Bytes of one group (its control word and its eight slots) of a table
 /// of `kind`.
 #[inline]
-pub fn group_bytes(kind: u32) -> usize {
+fn group_bytes(kind: u32) -> usize {
     size_of::<Ctrl>() + SLOTS * slot_bytes(kind)
 }
 
-const _: () = assert!(core::mem::align_of::<IntSlot>() <= core::mem::align_of::<Slot>());
 const _: () = assert!(core::mem::align_of::<Slot>() <= size_of::<Ctrl>());
-
-/// The slots of group `g` of a table whose groups start at `groups` with
-/// `mask + 1` of them: the slot array follows the control words.
-///
-/// # Safety
-/// `groups` and `mask` are a live table's, laid out in `S` slots; `g <= mask`.
-#[inline(always)]
-unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *const [S; SLOTS] {
-    // SAFETY: the caller's guarantee: the slot array starts after the
-    // `mask + 1` control words, and group `g`'s slots are inside it.
-    unsafe {
-        groups
-            .add((mask + 1) * size_of::<Ctrl>())
-            .cast::<[S; SLOTS]>()
-            .add(g)
-    }
-}
 
 /// Entries a table of `capacity` slots may hold: 7/8 of them, except that
 /// a single group (a small map) may fill up: no probe ever passes it, so it
@@ -159,7 +91,7 @@ pub fn max_load(capacity: usize) -> usize {
 /// Aligned to 8 so the groups right after it are aligned on 32-bit targets
 /// too, where the header is 36 bytes of fields.
 ///
-/// The header opens with the fields of a directory [`Entry`] (groups, group
+/// The header opens with the fields of a directory entry (groups, group
 /// mask, kind), in its layout: a small map's one table is also its own
 /// directory of one entry (`Map::dir`), so lookups take one path in both
 /// modes.
@@ -173,221 +105,38 @@ pub struct Table {
     /// Groups minus one: `capacity / 8 - 1`.
     mask: u32,
     /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
-    pub kind: u32,
-    pub used: u32,
-    pub capacity: u32,
-    pub growth_left: u32,
+    kind: u32,
+    used: u32,
+    capacity: u32,
+    growth_left: u32,
     /// Hash bits (from the top) that every key of this table shares.
-    pub local_depth: u32,
+    local_depth: u32,
     /// First directory entry that points here (kept by the directory).
-    pub index: u32,
+    index: u32,
     /// The kind the allocation was sized for: a general-sized table has
     /// room for either layout, and the two integer kinds share a slot size
     /// (see [`Table::rekind`]).
-    pub room: u32,
+    room: u32,
 }
 
-// A table header reads as a directory entry.
-const _: () = {
-    assert!(core::mem::offset_of!(Table, groups) == core::mem::offset_of!(Entry, groups));
-    assert!(core::mem::offset_of!(Table, mask) == core::mem::offset_of!(Entry, mask));
-    assert!(core::mem::offset_of!(Table, kind) == core::mem::offset_of!(Entry, kind));
-};
 const _: () = assert!(size_of::<Table>().is_multiple_of(core::mem::align_of::<Slot>()));
 
-/// Finds the slot that `eq` accepts among the groups `groups[0 ..= mask]`
-/// of a table laid out in `S` slots, probing from `hash`: the lookup path,
-/// which needs nothing of the table's header (the directory entry carries
-/// `groups`, `mask` and the kind). `PREFETCH`: start loading each group's
-/// slots with its control word (see `prefetch_slots`); a constant, so that
-/// the small maps' probe carries no trace of it.
-///
-/// # Safety
-/// `groups` and `mask` are a live table's, whose slots are `S`.
-#[inline(always)]
-pub unsafe fn find_in<S, const PREFETCH: bool>(
-    groups: *const u8,
-    mask: usize,
-    hash: u64,
-    eq: impl Fn(&S) -> bool,
-) -> Option<(usize, usize)> {
-    let mut p = Probe::new(hash, mask);
-    let h2 = h2(hash);
-    loop {
-        // SAFETY: `p.offset <= mask`: a group of the table, whose control
-        // word is initialized.
-        let (ctrl, slots) = unsafe {
-            (
-                *groups.cast::<Ctrl>().add(p.offset),
-                slots_of::<S>(groups, mask, p.offset),
-            )
-        };
-        if PREFETCH {
-            prefetch_slots(slots);
-        }
-        for i in ctrl.match_h2(h2) {
-            // SAFETY: `match_h2` only reports full slots, whose keys live.
-            if eq(unsafe { &(*slots)[i % SLOTS] }) {
-                return Some((p.offset, i));
-            }
-        }
-        if ctrl.match_empty().any() || !p.next() {
-            return None;
-        }
-    }
-}
-
-/// The value of `n` if it is an integer key of `kind`: the only keys an
-/// integer table of that kind holds, and the form it holds them in.
-#[inline(always)]
-pub fn int_in(kind: u32, n: &impl Key) -> Option<u64> {
-    match n.int() {
-        Some((tag, v)) if tag as u32 == kind => Some(v),
-        _ => None,
-    }
-}
-
-/// A slot layout's value, for the lookups.
-pub trait Valued {
-    fn value(&self) -> *mut c_void;
-}
-
-impl Valued for Slot {
-    #[inline(always)]
-    fn value(&self) -> *mut c_void {
-        self.value
-    }
-}
-
-impl Valued for IntSlot {
-    #[inline(always)]
-    fn value(&self) -> *mut c_void {
-        self.value
-    }
-}
-
-/// Looks `n` up in a table given by its groups, mask and kind (a directory
-/// entry's fields): the value stored for it, if any.
-///
-/// # Safety
-/// `groups`, `mask` and `kind` are a live table's.
-#[inline(always)]
-pub unsafe fn get_in<const PREFETCH: bool, K: Key>(
-    groups: *const u8,
-    mask: usize,
-    kind: u32,
-    hash: u64,
-    n: &K,
-) -> Option<*mut c_void> {
-    // The layout a key type usually meets is probed inline; the other
-    // (an integer key in a general table, a byte key that encodes an
-    // integer in an integer table) out of line, so that each lookup keeps
-    // one probe loop's worth of registers.
-    // SAFETY (all four calls): the caller's guarantee, with the layout
-    // `kind` names; full slots hold live keys.
-    unsafe {
-        if kind == KIND_BYTES {
-            let eq = move |s: &Slot| n.matches(&s.key);
-            if K::INT {
-                get_cold::<Slot, PREFETCH>(groups, mask, hash, eq)
-            } else {
-                get_slot::<Slot, PREFETCH>(groups, mask, hash, eq)
-            }
-        } else {
-            // An integer table holds no other key.
-            let v = int_in(kind, n)?;
-            let eq = move |s: &IntSlot| s.key == v;
-            if K::INT {
-                get_slot::<IntSlot, PREFETCH>(groups, mask, hash, eq)
-            } else {
-                get_cold::<IntSlot, PREFETCH>(groups, mask, hash, eq)
-            }
-        }
-    }
-}
-
-/// [`get_in`] in a table laid out in `S`: the value of the slot `eq`
-/// accepts.
-///
-/// # Safety
-/// As for [`find_in`].
-#[inline(always)]
-unsafe fn get_slot<S: Valued, const PREFETCH: bool>(
-    groups: *const u8,
-    mask: usize,
-    hash: u64,
-    eq: impl Fn(&S) -> bool,
-) -> Option<*mut c_void> {
-    // SAFETY: the caller's guarantee.
-    let found = unsafe { find_in::<S, PREFETCH>(groups, mask, hash, eq) };
-    // SAFETY: a found slot is a full slot of the table.
-    found.map(|(g, i)| unsafe { slot_at::<S>(groups, mask, g, i).value() })
-}
-
-/// [`get_slot`], out of line.
-///
-/// # Safety
-/// As for [`get_slot`].
-#[inline(never)]
-unsafe fn get_cold<S: Valued, const PREFETCH: bool>(
-    groups: *const u8,
-    mask: usize,
-    hash: u64,
-    eq: impl Fn(&S) -> bool,
-) -> Option<*mut c_void> {
-    // SAFETY: the caller's guarantee.
-    unsafe { get_slot::<S, PREFETCH>(groups, mask, hash, eq) }
-}
-
-/// Slot `i` of group `g`.
-///
-/// # Safety
-/// As for [`slots_of`].
-#[inline(always)]
-unsafe fn slot_at<'a, S>(groups: *const u8, mask: usize, g: usize, i: usize) -> &'a S {
-    // SAFETY: the caller's guarantee.
-    unsafe { &(*slots_of::<S>(groups, mask, g))[i % SLOTS] }
-}
-
-/// Starts loading a group's slots while its control word is still on its
-/// way: the slots are in the slot array, away from the control words, so
-/// without this the two misses of a large map's lookup come one after the
-/// other. Three lines: an integer group's 128 bytes of slots wherever they
-/// start (slots are 8-aligned, not 64), and a general group's first five
-/// slots of eight. Maps that fit in the caches lose by it, so only large
-/// maps prefetch (see `Map::get`).
-#[inline(always)]
-fn prefetch_slots<S>(slots: *const [S; SLOTS]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = slots.cast::<i8>();
-        // SAFETY: a prefetch never faults.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(127));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = slots;
+/// A vacant slot an insert may take (`reuse`: a tombstone).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Vacancy {
+    pub group: usize,
+    pub slot: usize,
+    pub reuse: bool,
 }
 
 /// Where a key is, or where it would go.
-pub enum Lookup {
-    /// The key is stored in this slot.
-    Found(usize, usize),
-    /// The key is absent; this slot may take it (`reuse`: a tombstone).
-    Vacant {
-        group: usize,
-        slot: usize,
-        reuse: bool,
-    },
+pub enum Lookup<S> {
+    /// The key is stored in this slot (full, in the table's layout).
+    Found(*mut S),
+    /// The key is absent; this slot may take it.
+    Vacant(Vacancy),
     /// The key is absent and the table has no room: rebuild it first.
     NoRoom,
-    /// The key is absent and an integer table cannot hold it: rebuild the
-    /// table in the general layout first.
-    Foreign,
 }
 
 struct Probe {
@@ -416,6 +165,20 @@ impl Probe {
 }
 
 impl Table {
+    /// Offsets of the groups, group mask and kind: a directory entry's
+    /// fields, at the same offsets (the directory asserts it).
+    pub const ENTRY_OFFSETS: (usize, usize, usize) = (
+        core::mem::offset_of!(Table, groups),
+        core::mem::offset_of!(Table, mask),
+        core::mem::offset_of!(Table, kind),
+    );
+
+    /// The table as [`Typed::of`] takes it, for reading only.
+    #[inline(always)]
+    fn ptr(&self) -> *mut Table {
+        (self as *const Table).cast_mut()
+    }
+
     /// Bytes of one table allocation of `capacity` slots of `kind`.
     pub fn bytes(capacity: usize, kind: u32) -> usize {
         size_of::<Table>() + capacity / SLOTS * group_bytes(kind)
@@ -429,7 +192,7 @@ impl Table {
         kind: u32,
     ) -> Result<*mut Table, Error> {
         debug_assert!(capacity.is_power_of_two() && (SLOTS..=MAX_CAPACITY).contains(&capacity));
-        debug_assert!(matches!(kind as u8, 0 | TAG_I64 | TAG_U64) && kind < 256);
+        debug_assert!(kind == KIND_BYTES || kind == TAG_I64 as u32 || kind == TAG_U64 as u32);
         let p = alloc.alloc(Table::bytes(capacity, kind))?.cast::<Table>();
         // SAFETY: `p` is a fresh allocation of header plus groups, aligned
         // as malloc aligns (8), which suits `Table` and both group types.
@@ -473,14 +236,57 @@ impl Table {
         self.mask
     }
 
+    /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
     #[inline]
-    pub fn group_count(&self) -> usize {
-        self.capacity as usize / SLOTS
+    pub fn kind(&self) -> u32 {
+        self.kind
+    }
+
+    /// The kind the memory was sized for.
+    #[inline]
+    pub fn room(&self) -> u32 {
+        self.room
+    }
+
+    /// Full slots.
+    #[inline]
+    pub fn used(&self) -> u32 {
+        self.used
+    }
+
+    /// Slots.
+    #[inline]
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Empty slots an insert may still take before a rebuild.
+    #[inline]
+    pub fn growth_left(&self) -> u32 {
+        self.growth_left
     }
 
     #[inline]
-    fn is_int(&self) -> bool {
-        self.kind != KIND_BYTES
+    pub fn local_depth(&self) -> u32 {
+        self.local_depth
+    }
+
+    /// First directory entry that points here.
+    #[inline]
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// Records the first directory entry that points here (the directory's
+    /// to keep).
+    #[inline]
+    pub fn set_index(&mut self, index: u32) {
+        self.index = index;
+    }
+
+    #[inline]
+    pub fn group_count(&self) -> usize {
+        self.capacity as usize / SLOTS
     }
 
     /// Group `g`'s control word.
@@ -497,23 +303,6 @@ impl Table {
         debug_assert!(g < self.group_count());
         // SAFETY: as in `ctrl`; `&mut self` makes the access unique.
         unsafe { &mut *self.groups.cast::<Ctrl>().add(g) }
-    }
-
-    /// Group `g`'s slots in layout `S`, which must be the table's.
-    #[inline(always)]
-    fn slots_as<S>(&self, g: usize) -> &[S; SLOTS] {
-        debug_assert!(g < self.group_count());
-        debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
-        // SAFETY: `g` is a group of this table, laid out in `S` slots.
-        unsafe { &*slots_of::<S>(self.groups, self.mask as usize, g) }
-    }
-
-    #[inline(always)]
-    fn slots_as_mut<S>(&mut self, g: usize) -> &mut [S; SLOTS] {
-        debug_assert!(g < self.group_count());
-        debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
-        // SAFETY: as in `slots_as`; `&mut self` makes the access unique.
-        unsafe { &mut *slots_of::<S>(self.groups, self.mask as usize, g).cast_mut() }
     }
 
     /// Whether the table's memory has room for `kind`'s layout.
@@ -543,248 +332,15 @@ impl Table {
         max_load(self.capacity as usize) - self.used as usize - self.growth_left as usize
     }
 
-    /// Finds `needle`'s slot.
+    /// Every full slot: `(group, slot)`.
+    pub fn full_slots(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.group_count()).flat_map(move |g| self.ctrl(g).match_full().map(move |i| (g, i)))
+    }
+
+    /// Empties a full slot (or leaves a tombstone) and counts it; what its
+    /// key owns is the caller's to release, read before.
     #[inline(always)]
-    pub fn find(&self, hash: u64, n: &impl Key) -> Option<(usize, usize)> {
-        if !self.is_int() {
-            // SAFETY: full slots hold live keys.
-            return self.find_slot::<Slot>(false, hash, |s| unsafe { n.matches(&s.key) });
-        }
-        let v = int_in(self.kind, n)?;
-        self.find_slot::<IntSlot>(false, hash, |s| s.key == v)
-    }
-
-    /// Finds the slot `eq` accepts; `S` is the table's layout. `prefetch`:
-    /// as `PREFETCH` for [`find_in`] (large maps).
-    #[inline(always)]
-    pub fn find_slot<S>(
-        &self,
-        prefetch: bool,
-        hash: u64,
-        eq: impl Fn(&S) -> bool,
-    ) -> Option<(usize, usize)> {
-        // SAFETY: the table's own groups and mask.
-        unsafe { self.find_at(prefetch, self.groups, self.mask as usize, hash, eq) }
-    }
-
-    /// [`Table::find_slot`] given the table's groups and mask as its
-    /// directory entry has them (see [`Table::lookup_at`]).
-    ///
-    /// # Safety
-    /// `groups` and `mask` are this table's.
-    #[inline(always)]
-    pub unsafe fn find_at<S>(
-        &self,
-        prefetch: bool,
-        groups: *const u8,
-        mask: usize,
-        hash: u64,
-        eq: impl Fn(&S) -> bool,
-    ) -> Option<(usize, usize)> {
-        debug_assert!(groups == self.groups.cast_const() && mask == self.mask as usize);
-        debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
-        // SAFETY: the table's own groups and mask (the caller's guarantee),
-        // in its layout (the caller's word); both checked in debug builds.
-        unsafe {
-            if prefetch {
-                find_in::<S, true>(groups, mask, hash, eq)
-            } else {
-                find_in::<S, false>(groups, mask, hash, eq)
-            }
-        }
-    }
-
-    /// Slot `i` of group `g`; `S` is the table's layout.
-    #[inline(always)]
-    pub fn slot_in<S>(&mut self, group: usize, slot: usize) -> &mut S {
-        &mut self.slots_as_mut::<S>(group)[slot % SLOTS]
-    }
-
-    /// Finds `needle`, or the slot an insert of it should take.
-    #[inline]
-    pub fn lookup(&self, hash: u64, n: &impl Key) -> Lookup {
-        if !self.is_int() {
-            // SAFETY: full slots hold live keys.
-            return self.lookup_in::<Slot>(hash, |s| unsafe { n.matches(&s.key) });
-        }
-        match int_in(self.kind, n) {
-            Some(v) => self.lookup_in::<IntSlot>(hash, |s| s.key == v),
-            None => Lookup::Foreign,
-        }
-    }
-
-    /// [`Table::lookup`] with the key compare `eq`; `S` is the table's
-    /// layout.
-    ///
-    /// Two passes: the lookup's own probe, then (the key being absent) the
-    /// first empty or deleted slot along the same probe. A group never
-    /// holds both kinds (deleting leaves a tombstone only in a group with
-    /// no empty slot, and nothing but a rebuild empties one again), so that
-    /// slot is the first tombstone before the probe's end if there is one,
-    /// else the empty slot that ended it. Each pass keeps few values live;
-    /// one pass that tracked the first tombstone while comparing keys
-    /// spilled registers on every insert.
-    #[inline(always)]
-    pub fn lookup_in<S>(&self, hash: u64, eq: impl Fn(&S) -> bool) -> Lookup {
-        // SAFETY: the table's own groups and mask.
-        unsafe { self.lookup_at(self.groups, self.mask as usize, hash, eq) }
-    }
-
-    /// [`Table::lookup_in`] given the table's groups and mask as its
-    /// directory entry has them: the probe's addresses then do not wait
-    /// for the header's cache line, which only a vacant slot needs (for
-    /// `growth_left`). In a large map the two misses overlap.
-    ///
-    /// # Safety
-    /// `groups` and `mask` are this table's.
-    #[inline(always)]
-    pub unsafe fn lookup_at<S>(
-        &self,
-        groups: *const u8,
-        mask: usize,
-        hash: u64,
-        eq: impl Fn(&S) -> bool,
-    ) -> Lookup {
-        debug_assert!(groups == self.groups.cast_const() && mask == self.mask as usize);
-        debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
-        // SAFETY: the table's own groups and mask (the caller's guarantee,
-        // checked in debug builds), in its layout.
-        if let Some((g, i)) = unsafe { find_in::<S, false>(groups, mask, hash, eq) } {
-            return Lookup::Found(g, i);
-        }
-        let mut p = Probe::new(hash, mask);
-        loop {
-            // SAFETY: `p.offset <= mask`, a group of the table.
-            let ctrl = unsafe { *groups.cast::<Ctrl>().add(p.offset) };
-            if let Some(slot) = ctrl.match_empty_or_deleted().first() {
-                let reuse = ctrl.get(slot) == DELETED;
-                if !reuse && self.growth_left == 0 {
-                    return Lookup::NoRoom;
-                }
-                return Lookup::Vacant {
-                    group: p.offset,
-                    slot,
-                    reuse,
-                };
-            }
-            if !p.next() {
-                return Lookup::NoRoom;
-            }
-        }
-    }
-
-    /// Stores a new entry in a slot that [`Table::lookup`] returned (so the
-    /// key suits the table's layout).
-    #[inline]
-    pub fn occupy(
-        &mut self,
-        group: usize,
-        slot: usize,
-        reuse: bool,
-        hash: u64,
-        key: KeyRepr,
-        value: *mut c_void,
-    ) {
-        self.claim(group, slot, reuse, hash);
-        self.put(group, slot, Slot { key, value });
-    }
-
-    /// [`Table::occupy`] in layout `S`, the table's.
-    #[inline(always)]
-    pub fn occupy_in<S>(&mut self, group: usize, slot: usize, reuse: bool, hash: u64, entry: S) {
-        self.slots_as_mut::<S>(group)[slot % SLOTS] = entry;
-        self.claim(group, slot, reuse, hash);
-    }
-
-    /// A vacant slot's memory, for writing an entry in place before
-    /// [`Table::claim_in`] marks it full; `S` is the table's layout.
-    #[inline(always)]
-    pub fn vacant_slot<S>(&mut self, group: usize, slot: usize) -> *mut S {
-        debug_assert!(self.ctrl(group).get(slot) >= 0x80);
-        &mut self.slots_as_mut::<S>(group)[slot % SLOTS]
-    }
-
-    /// Marks a vacant slot whose entry was written in place full, and
-    /// counts it; `S` is the table's layout.
-    #[inline(always)]
-    pub fn claim_in<S>(&mut self, group: usize, slot: usize, reuse: bool, hash: u64) {
-        debug_assert_eq!(size_of::<S>(), slot_bytes(self.kind));
-        self.claim(group, slot, reuse, hash);
-    }
-
-    /// Marks a vacant slot full and counts it.
-    #[inline(always)]
-    fn claim(&mut self, group: usize, slot: usize, reuse: bool, hash: u64) {
-        debug_assert!(self.ctrl(group).get(slot) == if reuse { DELETED } else { EMPTY });
-        self.ctrl_mut(group).set(slot, h2(hash));
-        self.count_claim(reuse);
-    }
-
-    /// Counts a slot just filled.
-    #[inline(always)]
-    fn count_claim(&mut self, reuse: bool) {
-        self.used += 1;
-        if !reuse {
-            self.growth_left -= 1;
-        }
-    }
-
-    /// Writes an entry into a slot, in the table's layout.
-    #[inline(always)]
-    fn put(&mut self, group: usize, slot: usize, entry: Slot) {
-        // `% SLOTS` (here and below): slot indices come from a control
-        // word's bitset, so they are below 8 already; the mask lets the
-        // compiler drop the bounds check, and with it a panic path of the
-        // C API's insert.
-        if self.is_int() {
-            debug_assert_eq!(entry.key.int().map(|(t, _)| t as u32), Some(self.kind));
-            let key = entry.key.int().map_or(0, |(_, v)| v);
-            self.slots_as_mut::<IntSlot>(group)[slot % SLOTS] = IntSlot {
-                key,
-                value: entry.value,
-            };
-        } else {
-            self.slots_as_mut::<Slot>(group)[slot % SLOTS] = entry;
-        }
-    }
-
-    /// The entry in a full slot, in the general form (an integer table's
-    /// key as its inline repr).
-    #[inline]
-    pub fn entry(&self, group: usize, slot: usize) -> Slot {
-        if self.is_int() {
-            let s = self.slots_as::<IntSlot>(group)[slot % SLOTS];
-            Slot {
-                key: KeyRepr::from_int(self.kind as u8, s.key),
-                value: s.value,
-            }
-        } else {
-            self.slots_as::<Slot>(group)[slot % SLOTS]
-        }
-    }
-
-    /// Replaces the value of a full slot.
-    #[inline(always)]
-    pub fn set_value(&mut self, group: usize, slot: usize, value: *mut c_void) {
-        if self.is_int() {
-            self.slots_as_mut::<IntSlot>(group)[slot % SLOTS].value = value;
-        } else {
-            self.slots_as_mut::<Slot>(group)[slot % SLOTS].value = value;
-        }
-    }
-
-    /// Removes the entry in a full slot and hands back its key, which the
-    /// caller releases.
-    pub fn erase(&mut self, group: usize, slot: usize) -> KeyRepr {
-        let key = self.entry(group, slot).key;
-        self.vacate(group, slot);
-        key
-    }
-
-    /// Empties a full slot (or leaves a tombstone) and counts it; the key
-    /// is the caller's to release.
-    #[inline(always)]
-    pub fn vacate(&mut self, group: usize, slot: usize) {
+    pub fn erase_at(&mut self, group: usize, slot: usize) {
         // A single group is never probed past, so it never needs a tombstone.
         let single = self.capacity as usize == SLOTS;
         let ctrl = self.ctrl(group);
@@ -798,154 +354,6 @@ impl Table {
         }
     }
 
-    /// Adds an entry known to be absent to a table without tombstones
-    /// (one being rebuilt into): no key comparisons. False when the growth
-    /// budget is spent.
-    pub fn place(&mut self, hash: u64, entry: Slot) -> bool {
-        if self.is_int() {
-            debug_assert_eq!(entry.key.int().map(|(t, _)| t as u32), Some(self.kind));
-            let key = entry.key.int().map_or(0, |(_, v)| v);
-            self.place_in(
-                hash,
-                IntSlot {
-                    key,
-                    value: entry.value,
-                },
-            )
-        } else {
-            self.place_in(hash, entry)
-        }
-    }
-
-    /// [`Table::place`] in layout `S`, the table's.
-    #[inline(always)]
-    fn place_in<S>(&mut self, hash: u64, entry: S) -> bool {
-        if self.growth_left == 0 {
-            return false;
-        }
-        let mut p = Probe::new(hash, self.mask as usize);
-        loop {
-            if let Some(i) = self.ctrl(p.offset).match_empty().first() {
-                self.occupy_in(p.offset, i, false, hash, entry);
-                return true;
-            }
-            // Growth budget left means an empty slot exists.
-            if !p.next() {
-                debug_assert!(false, "growth budget left but no empty slot");
-                return false;
-            }
-        }
-    }
-
-    /// Every full slot: `(group, slot)`.
-    pub fn full_slots(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        (0..self.group_count()).flat_map(move |g| self.ctrl(g).match_full().map(move |i| (g, i)))
-    }
-
-    /// The hash under `seed` of the key in a full slot.
-    ///
-    /// # Safety
-    /// The slot's key is live.
-    #[inline]
-    pub unsafe fn hash_at(&self, seed: u64, group: usize, slot: usize) -> u64 {
-        if self.is_int() {
-            let v = self.slots_as::<IntSlot>(group)[slot % SLOTS].key;
-            crate::hash::hash_int(seed, self.kind as u8, v)
-        } else {
-            let key = &self.slots_as::<Slot>(group)[slot % SLOTS].key;
-            // SAFETY: the caller's guarantee.
-            crate::hash::hash(seed, unsafe { key.bytes() })
-        }
-    }
-
-    /// Moves every entry of `self` into `targets`, choosing the target of
-    /// each entry by its hash. The entries' keys move (no copies); `self`
-    /// is left as it was and is freed by the caller once the new tables are
-    /// installed. A target may have the general layout where `self` has an
-    /// integer one, not the other way round.
-    ///
-    /// # Safety
-    /// Every full slot's key is live; the targets have room for the entries.
-    pub unsafe fn move_into(&self, seed: u64, mut target: impl FnMut(u64) -> *mut Table) {
-        // One loop per layout: a rebuild moves up to 1024 entries, and
-        // growing a map moves each entry a few times.
-        if self.is_int() {
-            let tag = self.kind as u8;
-            self.walk::<IntSlot>(|s| {
-                let hash = crate::hash::hash_int(seed, tag, s.key);
-                // SAFETY: the target pointers are live, distinct from `self`.
-                let t = unsafe { &mut *target(hash) };
-                let placed = if t.kind == self.kind {
-                    t.place_in(hash, *s)
-                } else {
-                    // Turning general.
-                    let key = KeyRepr::from_int(tag, s.key);
-                    t.place_in(
-                        hash,
-                        Slot {
-                            key,
-                            value: s.value,
-                        },
-                    )
-                };
-                debug_assert!(placed, "rebuild target without room");
-                0
-            });
-        } else {
-            self.walk::<Slot>(|s| {
-                // SAFETY: full slots hold live keys (the caller's guarantee).
-                let hash = crate::hash::hash(seed, unsafe { s.key.bytes() });
-                // SAFETY: as above; a general table's entries only move into
-                // general tables.
-                let t = unsafe { &mut *target(hash) };
-                debug_assert_eq!(t.kind, KIND_BYTES);
-                let placed = t.place_in(hash, *s);
-                debug_assert!(placed, "rebuild target without room");
-                0
-            });
-        }
-    }
-
-    /// Calls `f` with every full slot until it returns non-zero; returns
-    /// that value, or 0. `S` is the table's layout.
-    #[inline(always)]
-    pub fn walk<S>(&self, mut f: impl FnMut(&S) -> i32) -> i32 {
-        for g in 0..self.group_count() {
-            let slots = self.slots_as::<S>(g);
-            for i in self.ctrl(g).match_full() {
-                let r = f(&slots[i % SLOTS]);
-                if r != 0 {
-                    return r;
-                }
-            }
-        }
-        0
-    }
-
-    /// Releases the keys of every full slot (before freeing the table).
-    ///
-    /// # Safety
-    /// The keys are owned by this table and came from `alloc`.
-    pub unsafe fn release_keys(&self, alloc: &Allocator) {
-        if self.is_int() {
-            return;
-        }
-        for (g, i) in self.full_slots() {
-            // SAFETY: the caller guarantees ownership.
-            unsafe { self.slots_as::<Slot>(g)[i % SLOTS].key.release(alloc) };
-        }
-    }
-
-    /// Bytes the keys hold outside the table.
-    pub fn heap_bytes(&self) -> usize {
-        if self.is_int() {
-            return 0;
-        }
-        self.full_slots()
-            .map(|(g, i)| self.slots_as::<Slot>(g)[i % SLOTS].key.heap_bytes())
-            .sum()
-    }
-
     /// Empties every slot, keeping the capacity. Keys are not released.
     pub fn reset(&mut self) {
         for g in 0..self.group_count() {
@@ -955,62 +363,517 @@ impl Table {
         self.growth_left = max_load(self.capacity as usize) as u32;
     }
 
+    /// Finds `n`'s slot, whatever the table's layout.
+    pub fn find_key(&self, hash: u64, n: &impl Key) -> Option<(usize, usize)> {
+        // SAFETY (both): the layout is the table's kind's.
+        on_layout!(self.kind, L => unsafe {
+            Typed::<L>::of(self.ptr()).find::<false>(hash, L::matcher(self.kind, n)?)
+        })
+    }
+
+    /// The entry in a full slot, in the general form (an integer key as its
+    /// inline repr).
+    pub fn entry(&self, group: usize, slot: usize) -> Slot {
+        let kind = self.kind;
+        // SAFETY: the layout is the table's kind's.
+        on_layout!(kind, L => {
+            let t = unsafe { Typed::<L>::of(self.ptr()) };
+            crate::layout::General::moved::<L>(kind, t.slot(group, slot))
+        })
+    }
+
+    /// The hash under `seed` of the key in a full slot.
+    ///
+    /// # Safety
+    /// The slot's key is live.
+    pub unsafe fn hash_at(&self, seed: u64, group: usize, slot: usize) -> u64 {
+        let kind = self.kind;
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(kind, L => unsafe {
+            L::hash(seed, kind, Typed::<L>::of(self.ptr()).slot(group, slot))
+        })
+    }
+
+    /// Calls `f` with a full slot's key bytes and value.
+    ///
+    /// # Safety
+    /// The slot's key is live.
+    pub unsafe fn with_entry<R>(
+        &self,
+        group: usize,
+        slot: usize,
+        f: impl FnOnce(&[u8], *mut c_void) -> R,
+    ) -> R {
+        let kind = self.kind;
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(kind, L => unsafe {
+            let s = *Typed::<L>::of(self.ptr()).slot(group, slot);
+            L::with_bytes(kind, &s, |bytes| f(bytes, L::value(&s)))
+        })
+    }
+
+    /// Erases a full slot and releases what its key owns.
+    ///
+    /// # Safety
+    /// The slot's key is live and came from `alloc`.
+    pub unsafe fn erase_and_release(&mut self, group: usize, slot: usize, alloc: &Allocator) {
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(self.kind, L => unsafe {
+            let s = *Typed::<L>::of(self.ptr()).slot(group, slot);
+            self.erase_at(group, slot);
+            L::release(&s, alloc);
+        })
+    }
+
+    /// Releases the keys of every full slot (before freeing the table).
+    ///
+    /// # Safety
+    /// The keys are owned by this table and came from `alloc`.
+    pub unsafe fn release_keys(&self, alloc: &Allocator) {
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(self.kind, L => unsafe {
+            Typed::<L>::of(self.ptr()).walk(|s| {
+                L::release(s, alloc);
+                0
+            });
+        })
+    }
+
+    /// Bytes the keys hold outside the table.
+    pub fn heap_bytes(&self) -> usize {
+        let mut bytes = 0;
+        // SAFETY: the layout is the table's kind's.
+        on_layout!(self.kind, L => unsafe {
+            Typed::<L>::of(self.ptr()).walk(|s| {
+                bytes += L::heap_bytes(s);
+                0
+            });
+        });
+        bytes
+    }
+
+    /// Moves every entry into `target(hash)`'s table (see
+    /// [`Typed::move_into`]).
+    ///
+    /// # Safety
+    /// As for [`Typed::move_into`].
+    pub unsafe fn move_into(&self, seed: u64, target: impl FnMut(u64) -> *mut Table) {
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(self.kind, L => unsafe { Typed::<L>::of(self.ptr()).move_into(seed, target) })
+    }
+
     /// An independent copy: same groups (so the same iteration order), long
     /// keys copied. On failure nothing is left allocated.
     ///
     /// # Safety
     /// Every full slot's key is live.
     pub unsafe fn duplicate(&self, alloc: &Allocator) -> Result<*mut Table, Error> {
-        let bytes = Table::bytes(self.capacity as usize, self.kind);
-        let copy = alloc.alloc(bytes)?.cast::<Table>();
-        // SAFETY: `copy` has room for `bytes`, as does `self`'s allocation;
-        // slots that are not full may be uninitialized, but copying them as
-        // bytes is fine and they are never read as entries.
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(self.kind, L => unsafe { duplicate::<L>(self, alloc) })
+    }
+}
+
+/// [`Table::duplicate`] in layout `L`.
+///
+/// # Safety
+/// `t` is laid out in `L`; every full slot's key is live.
+unsafe fn duplicate<L: Layout>(t: &Table, alloc: &Allocator) -> Result<*mut Table, Error> {
+    let bytes = Table::bytes(t.capacity as usize, t.kind);
+    let copy = alloc.alloc(bytes)?.cast::<Table>();
+    // SAFETY: `copy` has room for `bytes`, as does `t`'s allocation; slots
+    // that are not full may be uninitialized, but copying them as bytes is
+    // fine and they are never read as entries.
+    unsafe {
+        copy.write(Table {
+            groups: copy.add(1).cast::<u8>(),
+            room: t.kind,
+            ..*t
+        });
+        ptr::copy_nonoverlapping(t.groups, (*copy).groups, bytes - size_of::<Table>());
+    }
+    // SAFETY: both are live tables laid out in `L`.
+    let (from, mut to) = unsafe { (Typed::<L>::of(t.ptr()), Typed::<L>::of(copy)) };
+    let mut done = 0usize;
+    let mut failed = None;
+    for (g, i) in t.full_slots() {
+        // SAFETY: full slots hold live keys.
+        match unsafe { L::duplicate(from.slot(g, i), alloc) } {
+            Ok(s) => {
+                *to.slot_mut(g, i) = s;
+                done += 1;
+            }
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    if let Some(e) = failed {
+        // SAFETY: the first `done` full slots of `copy` hold keys copied
+        // above; the rest still share `t`'s and must not be released.
         unsafe {
-            copy.write(Table {
-                groups: copy.add(1).cast::<u8>(),
-                room: self.kind,
-                ..*self
-            });
-            ptr::copy_nonoverlapping(self.groups, (*copy).groups, bytes - size_of::<Table>());
+            for (g, i) in t.full_slots().take(done) {
+                L::release(to.slot(g, i), alloc);
+            }
+            Table::free(copy, alloc);
         }
-        if self.is_int() {
-            // Integer keys own nothing.
-            return Ok(copy);
+        return Err(e);
+    }
+    Ok(copy)
+}
+
+/// The slots of group `g` of a table whose groups start at `groups` with
+/// `mask + 1` of them: the slot array follows the control words.
+///
+/// # Safety
+/// `groups` and `mask` are a live table's, laid out in `S` slots; `g <= mask`.
+#[inline(always)]
+unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *mut [S; SLOTS] {
+    // SAFETY: the caller's guarantee: the slot array starts after the
+    // `mask + 1` control words, and group `g`'s slots are inside it.
+    unsafe {
+        groups
+            .add((mask + 1) * size_of::<Ctrl>())
+            .cast::<[S; SLOTS]>()
+            .add(g)
+            .cast_mut()
+    }
+}
+
+/// Starts loading a group's slots while its control word is still on its
+/// way: the slots are in the slot array, away from the control words, so
+/// without this the two misses of a large map's lookup come one after the
+/// other. Three lines: an integer group's 128 bytes of slots wherever they
+/// start (slots are 8-aligned, not 64), and a general group's first five
+/// slots of eight. Maps that fit in the caches lose by it, so only large
+/// maps prefetch (see `Map::get`).
+#[inline(always)]
+fn prefetch_slots<S>(slots: *const [S; SLOTS]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = slots.cast::<i8>();
+        // SAFETY: a prefetch never faults.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(127));
         }
-        let mut done = 0usize;
-        let mut failed = None;
-        for (g, i) in self.full_slots() {
-            // SAFETY: full slots hold live keys.
-            match unsafe { self.slots_as::<Slot>(g)[i % SLOTS].key.duplicate(alloc) } {
-                Ok(k) => {
-                    // SAFETY: `copy` is a live table of the same shape.
-                    unsafe { (*copy).slots_as_mut::<Slot>(g)[i % SLOTS].key = k };
-                    done += 1;
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slots;
+}
+
+/// A live table seen in its layout `L`: made only where the table's kind
+/// was matched to `L` (with [`on_layout!`]), so its slots are `L::Slot`s.
+/// It holds the groups and group mask as the directory entry has them, so
+/// a probe need not wait for the header's cache line (which only counting
+/// a change needs). Borrows the table for `'a`.
+pub struct Typed<'a, L: Layout> {
+    table: *mut Table,
+    groups: *mut u8,
+    mask: usize,
+    _borrow: PhantomData<(&'a mut Table, L)>,
+}
+
+impl<'a, L: Layout> Typed<'a, L> {
+    /// The table whose groups and group mask a directory entry holds.
+    ///
+    /// # Safety
+    /// `groups` and `mask` are those of a live table of a kind laid out in
+    /// `L`, which nothing else modifies during `'a` (nothing else reads it
+    /// during `'a` if the typed table modifies it).
+    #[inline(always)]
+    pub unsafe fn from_groups(groups: *mut u8, mask: u32) -> Typed<'a, L> {
+        Typed {
+            // The header precedes the groups; nothing loads it here.
+            table: groups.cast::<Table>().wrapping_sub(1),
+            groups,
+            mask: mask as usize,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Table `t`.
+    ///
+    /// # Safety
+    /// As for [`Typed::from_groups`], for the table `t`.
+    #[inline(always)]
+    pub unsafe fn of(t: *mut Table) -> Typed<'a, L> {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            debug_assert_eq!(slot_bytes((*t).kind), size_of::<L::Slot>());
+            Typed {
+                table: t,
+                groups: (*t).groups,
+                mask: (*t).mask as usize,
+                _borrow: PhantomData,
+            }
+        }
+    }
+
+    /// The header.
+    #[inline(always)]
+    pub fn table(&mut self) -> &mut Table {
+        // SAFETY: a live table, borrowed for `'a` (see `from_groups`).
+        unsafe { &mut *self.table }
+    }
+
+    #[inline(always)]
+    fn ctrl(&self, g: usize) -> Ctrl {
+        debug_assert!(g <= self.mask);
+        // SAFETY: `g <= mask`: a group of the table, whose control word is
+        // initialized.
+        unsafe { *self.groups.cast::<Ctrl>().add(g) }
+    }
+
+    #[inline(always)]
+    fn slots(&self, g: usize) -> *mut [L::Slot; SLOTS] {
+        debug_assert!(g <= self.mask);
+        // SAFETY: the table's groups and mask, laid out in `L`; `g <= mask`.
+        unsafe { slots_of::<L::Slot>(self.groups, self.mask, g) }
+    }
+
+    /// Slot `i` of group `g`.
+    #[inline(always)]
+    pub fn slot(&self, g: usize, i: usize) -> &L::Slot {
+        // `% SLOTS` (here and below): slot indices come from a control
+        // word's bitset, so they are below 8 already; the mask lets the
+        // compiler drop the bounds check, and with it a panic path.
+        // SAFETY: a slot of the table.
+        unsafe { &(*self.slots(g))[i % SLOTS] }
+    }
+
+    #[inline(always)]
+    pub fn slot_mut(&mut self, g: usize, i: usize) -> &mut L::Slot {
+        // SAFETY: a slot of the table, borrowed uniquely with `self`.
+        unsafe { &mut (*self.slots(g))[i % SLOTS] }
+    }
+
+    /// Finds the full slot that `eq` accepts, probing from `hash`:
+    /// `(group, slot)`. `PREFETCH`: start loading each group's slots with
+    /// its control word (see `prefetch_slots`); a constant, so that the
+    /// small maps' probe carries no trace of it.
+    #[inline(always)]
+    pub fn find<const PREFETCH: bool>(
+        &self,
+        hash: u64,
+        eq: impl Fn(&L::Slot) -> bool,
+    ) -> Option<(usize, usize)> {
+        self.probe::<PREFETCH>(hash, eq).map(|(g, i, _)| (g, i))
+    }
+
+    /// [`Typed::find`], with the slot's address.
+    #[inline(always)]
+    fn probe<const PREFETCH: bool>(
+        &self,
+        hash: u64,
+        eq: impl Fn(&L::Slot) -> bool,
+    ) -> Option<(usize, usize, *mut L::Slot)> {
+        let mut p = Probe::new(hash, self.mask);
+        let h2 = h2(hash);
+        loop {
+            let (ctrl, slots) = (self.ctrl(p.offset), self.slots(p.offset));
+            if PREFETCH {
+                prefetch_slots(slots);
+            }
+            for i in ctrl.match_h2(h2) {
+                // SAFETY: `match_h2` only reports full slots, whose keys live.
+                let s = unsafe { &raw mut (*slots)[i % SLOTS] };
+                // SAFETY: as above.
+                if eq(unsafe { &*s }) {
+                    return Some((p.offset, i, s));
                 }
-                Err(e) => {
-                    failed = Some(e);
-                    break;
+            }
+            if ctrl.match_empty().any() || !p.next() {
+                return None;
+            }
+        }
+    }
+
+    /// The value of the full slot `eq` accepts.
+    #[inline(always)]
+    pub fn get<const PREFETCH: bool>(
+        &self,
+        hash: u64,
+        eq: impl Fn(&L::Slot) -> bool,
+    ) -> Option<*mut c_void> {
+        let (_, _, s) = self.probe::<PREFETCH>(hash, eq)?;
+        // SAFETY: a full slot of the table.
+        Some(L::value(unsafe { &*s }))
+    }
+
+    /// Finds the slot `eq` accepts, or the slot an insert of that key
+    /// should take.
+    ///
+    /// Two passes: the lookup's own probe, then (the key being absent) the
+    /// first empty or deleted slot along the same probe. A group never
+    /// holds both kinds (deleting leaves a tombstone only in a group with
+    /// no empty slot, and nothing but a rebuild empties one again), so that
+    /// slot is the first tombstone before the probe's end if there is one,
+    /// else the empty slot that ended it. Each pass keeps few values live;
+    /// one pass that tracked the first tombstone while comparing keys
+    /// spilled registers on every insert.
+    #[inline(always)]
+    pub fn find_or_vacant(&mut self, hash: u64, eq: impl Fn(&L::Slot) -> bool) -> Lookup<L::Slot> {
+        if let Some((_, _, s)) = self.probe::<false>(hash, eq) {
+            return Lookup::Found(s);
+        }
+        let mut p = Probe::new(hash, self.mask);
+        loop {
+            let ctrl = self.ctrl(p.offset);
+            if let Some(slot) = ctrl.match_empty_or_deleted().first() {
+                let reuse = ctrl.get(slot) == DELETED;
+                if !reuse && self.table().growth_left == 0 {
+                    return Lookup::NoRoom;
+                }
+                return Lookup::Vacant(Vacancy {
+                    group: p.offset,
+                    slot,
+                    reuse,
+                });
+            }
+            if !p.next() {
+                return Lookup::NoRoom;
+            }
+        }
+    }
+
+    /// Fills a vacant slot that [`Typed::find_or_vacant`] returned: `write`
+    /// writes the entry into the slot's memory, which stays vacant (and
+    /// unread) if it fails; then the slot is marked full and counted.
+    #[inline(always)]
+    pub fn insert_at(
+        &mut self,
+        v: Vacancy,
+        hash: u64,
+        write: impl FnOnce(*mut L::Slot) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        debug_assert!(self.ctrl(v.group).get(v.slot) == if v.reuse { DELETED } else { EMPTY });
+        // SAFETY: a slot of the table, which is vacant.
+        write(unsafe { &raw mut (*self.slots(v.group))[v.slot % SLOTS] })?;
+        let t = self.table();
+        t.ctrl_mut(v.group).set(v.slot, h2(hash));
+        t.used += 1;
+        if !v.reuse {
+            t.growth_left -= 1;
+        }
+        Ok(())
+    }
+
+    /// Adds an entry known to be absent to a table without tombstones (one
+    /// being rebuilt into): no key comparisons. False when the growth
+    /// budget is spent.
+    #[inline(always)]
+    pub fn place(&mut self, hash: u64, entry: L::Slot) -> bool {
+        if self.table().growth_left == 0 {
+            return false;
+        }
+        let mut p = Probe::new(hash, self.mask);
+        loop {
+            if let Some(slot) = self.ctrl(p.offset).match_empty().first() {
+                let v = Vacancy {
+                    group: p.offset,
+                    slot,
+                    reuse: false,
+                };
+                let stored = self.insert_at(v, hash, |dst| {
+                    // SAFETY: a vacant slot's memory.
+                    unsafe { dst.write(entry) };
+                    Ok(())
+                });
+                return stored.is_ok();
+            }
+            // Growth budget left means an empty slot exists.
+            if !p.next() {
+                debug_assert!(false, "growth budget left but no empty slot");
+                return false;
+            }
+        }
+    }
+
+    /// Calls `f` with every full slot until it returns non-zero; returns
+    /// that value, or 0.
+    #[inline(always)]
+    pub fn walk(&self, mut f: impl FnMut(&L::Slot) -> i32) -> i32 {
+        for g in 0..=self.mask {
+            let slots = self.slots(g);
+            for i in self.ctrl(g).match_full() {
+                // SAFETY: a full slot of the table.
+                let r = f(unsafe { &(*slots)[i % SLOTS] });
+                if r != 0 {
+                    return r;
                 }
             }
         }
-        if let Some(e) = failed {
-            // SAFETY: the first `done` full slots of `copy` own fresh copies.
-            unsafe {
-                for (g, i) in (*copy).full_slots().take(done) {
-                    (*copy).slots_as::<Slot>(g)[i % SLOTS].key.release(alloc);
-                }
-                Table::free(copy, alloc);
-            }
-            return Err(e);
-        }
-        Ok(copy)
+        0
+    }
+
+    /// Moves every entry into the table `target(hash)` gives for it: its
+    /// key moves (no copy); `self` is left as it was and is freed by the
+    /// caller once the new tables are installed. A target may have the
+    /// general layout where `self` has an integer one, not the other way
+    /// round.
+    ///
+    /// # Safety
+    /// Every full slot's key is live; the targets are live, distinct from
+    /// `self`, and have room for the entries.
+    pub unsafe fn move_into(&self, seed: u64, mut target: impl FnMut(u64) -> *mut Table) {
+        // SAFETY: `self` is live.
+        let kind = unsafe { (*self.table).kind };
+        self.walk(|s| {
+            // SAFETY: full slots hold live keys (the caller's guarantee).
+            let hash = unsafe { L::hash(seed, kind, s) };
+            let tp = target(hash);
+            // SAFETY: the caller's guarantee; the target's layout is its
+            // kind's.
+            let placed = unsafe {
+                on_layout!((*tp).kind, T => Typed::<T>::of(tp).place(hash, T::moved::<L>(kind, s)))
+            };
+            debug_assert!(placed, "rebuild target without room");
+            0
+        });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::IntKey;
+    use crate::layout::IntSlot;
+
+    /// [`Typed::find_or_vacant`] in the table's layout; `None` for a key
+    /// the table cannot hold.
+    ///
+    /// # Safety
+    /// `t` is live.
+    unsafe fn lookup(t: *mut Table, hash: u64, n: &impl Key) -> Option<Lookup<()>> {
+        // SAFETY: the caller's guarantee; the table's own layout.
+        unsafe {
+            let kind = (*t).kind;
+            on_layout!(kind, L => L::matcher(kind, n).map(|eq| {
+                match Typed::<L>::of(t).find_or_vacant(hash, eq) {
+                    Lookup::Found(s) => Lookup::Found(s.cast()),
+                    Lookup::Vacant(v) => Lookup::Vacant(v),
+                    Lookup::NoRoom => Lookup::NoRoom,
+                }
+            }))
+        }
+    }
+
+    /// Stores `n` (an inline key) in a vacant slot `lookup` returned.
+    ///
+    /// # Safety
+    /// As for `lookup`.
+    unsafe fn occupy(t: *mut Table, v: Vacancy, hash: u64, n: &impl Key, alloc: &Allocator) {
+        // SAFETY: the caller's guarantee; the table's own layout.
+        unsafe {
+            let kind = (*t).kind;
+            on_layout!(kind, L => Typed::<L>::of(t)
+                .insert_at(v, hash, |dst| L::store(kind, dst, n, None, ptr::null_mut(), alloc))
+                .unwrap())
+        }
+    }
 
     #[test]
     fn probe_visits_every_group_once() {
@@ -1036,18 +899,11 @@ mod tests {
         for k in 0..keys {
             let n = IntKey::new(2, k);
             // SAFETY: `t` is live.
-            let Lookup::Vacant { group, slot, reuse } = (unsafe { &*t }).lookup(k << 8, &n) else {
+            let Some(Lookup::Vacant(v)) = (unsafe { lookup(t, k << 8, &n) }) else {
                 panic!("no room for {k}")
             };
             // SAFETY: as above.
-            unsafe { &mut *t }.occupy(
-                group,
-                slot,
-                reuse,
-                k << 8,
-                n.to_stored(alloc).unwrap(),
-                ptr::null_mut(),
-            );
+            unsafe { occupy(t, v, k << 8, &n, alloc) };
         }
         t
     }
@@ -1069,47 +925,34 @@ mod tests {
             let tp = filled(alloc, 16, 8, kind);
             let t = &mut *tp;
             assert_eq!(t.ctrl(0).match_full().count(), 8);
-            let (g, i) = t.find(3 << 8, &IntKey::new(2, 3)).unwrap();
-            t.erase(g, i);
+            let (g, i) = t.find_key(3 << 8, &IntKey::new(2, 3)).unwrap();
+            t.erase_at(g, i);
             assert_eq!(t.ctrl(0).get(i), DELETED);
             assert_eq!((t.used, t.growth_left, t.tombstones()), (7, 6, 1));
             // The tombstone is reused by the next absent key on that probe.
             let n = IntKey::new(2, 100);
-            let Lookup::Vacant { group, slot, reuse } = t.lookup(100 << 8, &n) else {
+            let Some(Lookup::Vacant(Vacancy { group, slot, reuse })) = lookup(t, 100 << 8, &n)
+            else {
                 panic!()
             };
             assert_eq!((group, slot, reuse), (0, i, true));
-            t.occupy(
-                group,
-                slot,
-                reuse,
-                100 << 8,
-                n.to_stored(alloc).unwrap(),
-                ptr::null_mut(),
-            );
+            occupy(t, Vacancy { group, slot, reuse }, 100 << 8, &n, alloc);
             assert_eq!((t.used, t.growth_left, t.tombstones()), (8, 6, 0));
             // Tombstones do not count as empty: the group still has none.
-            let (g, i) = t.find(5 << 8, &IntKey::new(2, 5)).unwrap();
-            t.erase(g, i);
-            let (g, j) = t.find(6 << 8, &IntKey::new(2, 6)).unwrap();
-            t.erase(g, j);
+            let (g, i) = t.find_key(5 << 8, &IntKey::new(2, 5)).unwrap();
+            t.erase_at(g, i);
+            let (g, j) = t.find_key(6 << 8, &IntKey::new(2, 6)).unwrap();
+            t.erase_at(g, j);
             assert_eq!((t.ctrl(0).get(i), t.ctrl(0).get(j)), (DELETED, DELETED));
             // A group with an empty slot gets its slot emptied again.
             let n = IntKey::new(2, 200);
-            let Lookup::Vacant { group, slot, reuse } = t.lookup(201, &n) else {
+            let Some(Lookup::Vacant(Vacancy { group, slot, reuse })) = lookup(t, 201, &n) else {
                 panic!()
             };
             assert_eq!((group, reuse), (1, false));
-            t.occupy(
-                group,
-                slot,
-                reuse,
-                201,
-                n.to_stored(alloc).unwrap(),
-                ptr::null_mut(),
-            );
+            occupy(t, Vacancy { group, slot, reuse }, 201, &n, alloc);
             let left = t.growth_left;
-            t.erase(group, slot);
+            t.erase_at(group, slot);
             assert_eq!(t.ctrl(1).get(slot), EMPTY);
             assert_eq!(t.growth_left, left + 1);
             Table::free(tp, alloc);
@@ -1126,12 +969,12 @@ mod tests {
                 let t = &mut *tp;
                 assert_eq!(t.growth_left, 0);
                 assert!(matches!(
-                    t.lookup(99 << 8, &IntKey::new(2, 99)),
-                    Lookup::NoRoom
+                    lookup(t, 99 << 8, &IntKey::new(2, 99)),
+                    Some(Lookup::NoRoom)
                 ));
-                assert!(t.find(99 << 8, &IntKey::new(2, 99)).is_none());
-                let (g, i) = t.find(3 << 8, &IntKey::new(2, 3)).unwrap();
-                t.erase(g, i);
+                assert!(t.find_key(99 << 8, &IntKey::new(2, 99)).is_none());
+                let (g, i) = t.find_key(3 << 8, &IntKey::new(2, 3)).unwrap();
+                t.erase_at(g, i);
                 assert_eq!(t.ctrl(0).get(i), EMPTY);
                 assert_eq!(t.growth_left, 1);
                 Table::free(tp, &alloc);
@@ -1151,13 +994,13 @@ mod tests {
             let tp = filled(&alloc, 16, 4, TAG_U64 as u32);
             let t = &mut *tp;
             let i64_key = IntKey::new(TAG_I64, 2);
-            assert!(t.find(2 << 8, &i64_key).is_none());
-            assert!(matches!(t.lookup(2 << 8, &i64_key), Lookup::Foreign));
+            assert!(t.find_key(2 << 8, &i64_key).is_none());
+            assert!(lookup(t, 2 << 8, &i64_key).is_none());
             let text = Needle::bytes(b"a string");
-            assert!(matches!(t.lookup(2 << 8, &text), Lookup::Foreign));
+            assert!(lookup(t, 2 << 8, &text).is_none());
             let mut enc = vec![0x00, TAG_U64];
             enc.extend_from_slice(&2u64.to_le_bytes());
-            let (g, i) = t.find(2 << 8, &Needle::bytes(&enc)).unwrap();
+            let (g, i) = t.find_key(2 << 8, &Needle::bytes(&enc)).unwrap();
             assert_eq!(t.entry(g, i).key.bytes(), &enc[..]);
             // Sixteen bytes a slot on 64-bit targets (twelve on i686, where
             // a u64 is 4-aligned), against 40 in the general layout.

@@ -246,10 +246,10 @@ unsafe fn set(map: *mut slate_s, key: Result<impl Key, Error>, value: *mut c_voi
         Ok(target) => target,
         Err(e) => return e as c_int,
     };
-    // Unless a table must be made or grown, a set cannot panic: no guard.
-    match m.set_in_place(&key, value) {
-        Some(r) => code(r),
-        None => guard(|| m.set(&key, value)),
+    // Unless a table must be made or changed, a set cannot panic: no guard.
+    match m.try_set(&key, value) {
+        Ok(r) => code(r),
+        Err(pending) => guard(|| m.set_pending(pending, &key, value)),
     }
 }
 

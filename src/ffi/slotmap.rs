@@ -5,7 +5,7 @@ use core::mem::{align_of, size_of};
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::slotmap::SlotMap;
+use crate::slotmap::{Grow, SlotMap};
 use crate::Error;
 
 use super::{
@@ -156,31 +156,34 @@ unsafe fn insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) 
         _ => return Error::Invalid as c_int,
     };
     // SAFETY: `row` is NULL or a packed row.
-    if let Some(k) = unsafe { m.insert_fast(row.cast()) } {
-        // SAFETY: `key` is writable.
-        unsafe { key.write(k) };
-        return SLATE_OK;
+    unsafe {
+        m.try_insert(row.cast(), |m, r| match r {
+            Ok(Ok(k)) => {
+                // SAFETY: `key` is writable.
+                key.write(k);
+                SLATE_OK
+            }
+            Ok(Err(e)) => e as c_int,
+            // SAFETY: as above.
+            Err(grow) => insert_growing(m, grow, row, key),
+        })
     }
-    // SAFETY: as above.
-    unsafe { insert_slow(m, row, key) }
 }
 
-/// `slotmap_insert` beyond `insert_fast`, out of line.
+/// `slotmap_insert` once the slotmap must grow, out of line. Growing
+/// allocates and may panic (a bug): under `guard`.
 ///
 /// # Safety
 /// As for `slotmap_insert`, with `key` writable.
 #[inline(never)]
-unsafe fn insert_slow(m: &mut SlotMap, row: *const c_void, key: *mut slotmap_key) -> c_int {
-    // Without growth nothing allocates or can panic: no `guard`.
-    // SAFETY: `row` is NULL or a packed row.
-    match unsafe { m.insert_in_place(row.cast()) } {
-        Ok(0) => {}
-        // SAFETY: `key` is writable.
-        placed => return code(placed.map(|k| unsafe { key.write(k) })),
-    }
-    // Growing allocates and may panic (a bug): under `guard`.
-    // SAFETY: as above.
-    guard(|| unsafe { m.insert_growing(row.cast()) }.map(|k| unsafe { key.write(k) }))
+unsafe fn insert_growing(
+    m: &mut SlotMap,
+    grow: Grow,
+    row: *const c_void,
+    key: *mut slotmap_key,
+) -> c_int {
+    // SAFETY: `row` is NULL or a packed row; `key` is writable.
+    guard(|| unsafe { m.insert_growing(grow, row.cast()) }.map(|k| unsafe { key.write(k) }))
 }
 
 /// Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in

@@ -25,8 +25,9 @@ use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::{DELETED, EMPTY, SLOTS};
 use crate::hash::{self, h2};
 use crate::key::{Needle, TAG_I64, TAG_U64};
+use crate::layout::{slot_bytes, KIND_BYTES};
 use crate::map::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
-use crate::table::{max_load, slot_bytes, Table, KIND_BYTES, MAX_CAPACITY};
+use crate::table::{max_load, Table, MAX_CAPACITY};
 
 /// A report of the first broken invariant, without allocation.
 pub struct Message {
@@ -90,8 +91,8 @@ impl Map {
             MODE_SMALL => {
                 // SAFETY: in small mode the root is the one live table.
                 let t = unsafe { &*self.root.cast::<Table>() };
-                if t.capacity as usize != SLOTS {
-                    fail!("small map: capacity {} is not one group", t.capacity);
+                if t.capacity() as usize != SLOTS {
+                    fail!("small map: capacity {} is not one group", t.capacity());
                 }
                 // Lookups read the table as a directory of depth 0.
                 if self.global_depth != 0 {
@@ -125,31 +126,31 @@ impl Map {
             let tp = e.table();
             // SAFETY: non-NULL entries are live tables.
             let t = unsafe { &*tp };
-            if t.local_depth > dir.depth {
+            if t.local_depth() > dir.depth {
                 fail!(
                     "table {n}: local depth {} above global depth {}",
-                    t.local_depth,
+                    t.local_depth(),
                     dir.depth
                 );
             }
-            let span = dir.span(t.local_depth);
-            if j % span != 0 || t.index as usize != j {
+            let span = dir.span(t.local_depth());
+            if j % span != 0 || t.index() as usize != j {
                 fail!(
                     "table {n}: index {} but first entry {j} (span {span})",
-                    t.index
+                    t.index()
                 );
             }
             for k in j..j + span {
                 let ek = dir.entry(k);
                 if ek.groups != t.groups_ptr()
                     || ek.mask as usize != t.group_count() - 1
-                    || ek.kind != t.kind
+                    || ek.kind != t.kind()
                 {
                     fail!("table {n}: directory entry {k} points elsewhere or has a stale mask or kind");
                 }
             }
-            if (t.capacity as usize) < 2 * SLOTS {
-                fail!("table {n}: capacity {} below two groups", t.capacity);
+            if (t.capacity() as usize) < 2 * SLOTS {
+                fail!("table {n}: capacity {} below two groups", t.capacity());
             }
             used += check_table(self, n, t, Some(&dir))?;
             j += span;
@@ -160,12 +161,12 @@ impl Map {
 }
 
 fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Result<u64, Message> {
-    let capacity = t.capacity as usize;
+    let capacity = t.capacity() as usize;
     if !capacity.is_power_of_two() || !(SLOTS..=MAX_CAPACITY).contains(&capacity) {
         fail!("table {n}: capacity {capacity} not a power of two in 8..=1024");
     }
-    if t.kind != KIND_BYTES && t.kind != TAG_I64 as u32 && t.kind != TAG_U64 as u32 {
-        fail!("table {n}: unknown kind {}", t.kind);
+    if t.kind() != KIND_BYTES && t.kind() != TAG_I64 as u32 && t.kind() != TAG_U64 as u32 {
+        fail!("table {n}: unknown kind {}", t.kind());
     }
     // Lookups read the header's group mask as a directory entry's.
     if t.mask() as usize != capacity / SLOTS - 1 {
@@ -173,11 +174,11 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     }
     // The slots must fit the memory: an integer-sized allocation cannot
     // hold the general layout (either integer kind fits the other's).
-    if slot_bytes(t.kind) > slot_bytes(t.room) {
+    if slot_bytes(t.kind()) > slot_bytes(t.room()) {
         fail!(
             "table {n}: kind {} in memory sized for kind {}",
-            t.kind,
-            t.room
+            t.kind(),
+            t.room()
         );
     }
     let (mut used, mut tombstones, mut empty) = (0usize, 0usize, 0usize);
@@ -192,10 +193,10 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
             }
         }
     }
-    if used != t.used as usize {
+    if used != t.used() as usize {
         fail!(
             "table {n}: used is {} but control bytes show {used}",
-            t.used
+            t.used()
         );
     }
     if capacity == SLOTS && tombstones != 0 {
@@ -205,10 +206,10 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     if used + tombstones > budget {
         fail!("table {n}: {used} used + {tombstones} tombstones over the limit {budget}");
     }
-    if t.growth_left as usize != budget - used - tombstones {
+    if t.growth_left() as usize != budget - used - tombstones {
         fail!(
             "table {n}: growth_left is {} but should be {} ({budget} - {used} used - {tombstones} tombstones)",
-            t.growth_left,
+            t.growth_left(),
             budget - used - tombstones
         );
     }
@@ -217,7 +218,7 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     }
     for (g, i) in t.full_slots() {
         let slot = t.entry(g, i);
-        if t.kind != KIND_BYTES && slot.key.int().map(|(tag, _)| tag as u32) != Some(t.kind) {
+        if t.kind() != KIND_BYTES && slot.key.int().map(|(tag, _)| tag as u32) != Some(t.kind()) {
             fail!("table {n}: group {g} slot {i}: an integer table holds another key");
         }
         let len = slot.key.key_len() as usize;
@@ -241,12 +242,12 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
         }
         if let Some(dir) = dir {
             let j = dir.index(h);
-            let first = t.index as usize;
-            if j < first || j >= first + dir.span(t.local_depth) {
+            let first = t.index() as usize;
+            if j < first || j >= first + dir.span(t.local_depth()) {
                 fail!("table {n}: group {g} slot {i}: key belongs to directory entry {j}");
             }
         }
-        if t.find(h, &Needle::bytes(bytes)) != Some((g, i)) {
+        if t.find_key(h, &Needle::bytes(bytes)) != Some((g, i)) {
             fail!("table {n}: group {g} slot {i}: a lookup of its key does not reach it");
         }
     }

@@ -1,30 +1,48 @@
 //! Growth: making room in a table for one more key, in one rebuild of at
 //! most 1024 entries (prune, double, split, or switch the layout).
 
-use super::{Map, MODE_DIR, MODE_SMALL};
-
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::SLOTS;
-use crate::table::{Table, FIRST_CAPACITY, KIND_BYTES, MAX_CAPACITY};
+use crate::layout::KIND_BYTES;
+use crate::table::{Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 
+use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+
 impl Map {
-    /// Makes room in table `tp` for a key of kind `key_kind`, in one
-    /// rebuild (moving at most 1024 entries): the table gets the layout that
-    /// holds the key (an integer table of another kind turns general) and,
-    /// when it is full, the room too: it is pruned of tombstones, doubled or
+    /// The first table of a map in empty mode: a small map's single group,
+    /// in the layout of its first key. A zero-filled map, which never had
+    /// `slate()`, draws its seed now.
+    pub(super) fn first_table(&mut self, kind: u32) -> Result<(), Error> {
+        debug_assert_eq!(self.mode, MODE_EMPTY);
+        self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
+        self.mode = MODE_SMALL;
+        self.ensure_seed();
+        Ok(())
+    }
+
+    /// Makes room in table `tp` for a key of kind `key_kind`. This is where
+    /// the layout rule lives: an empty table takes the layout of the key
+    /// that arrives, in place when its memory allows. Otherwise one rebuild
+    /// (moving at most 1024 entries) gives the table the layout that holds
+    /// the key (an integer table of another kind turns general) and, when
+    /// it is full, the room too: it is pruned of tombstones, doubled or
     /// split. Everything is allocated before anything changes, so a failure
     /// leaves the map as it was, layout included.
     pub(super) fn make_room(&mut self, tp: *mut Table, key_kind: u32) -> Result<(), Error> {
         // SAFETY: `tp` is a live table of this map.
         let t = unsafe { &*tp };
-        let kind = if t.kind == KIND_BYTES || t.kind == key_kind {
-            t.kind
+        if t.used() == 0 && t.kind() != key_kind && t.fits(key_kind) {
+            self.rekind(tp, key_kind);
+            return Ok(());
+        }
+        let kind = if t.kind() == KIND_BYTES || t.kind() == key_kind {
+            t.kind()
         } else {
             KIND_BYTES
         };
-        let capacity = t.capacity as usize;
-        let full = t.growth_left == 0;
+        let capacity = t.capacity() as usize;
+        let full = t.growth_left() == 0;
         if self.mode == MODE_SMALL {
             return if full {
                 self.small_to_directory(kind)
@@ -43,7 +61,7 @@ impl Map {
 
     /// Switches the empty table `tp` to `kind`'s layout, which it has room
     /// for (see [`Table::rekind`]).
-    pub(super) fn rekind(&mut self, tp: *mut Table, kind: u32) {
+    fn rekind(&mut self, tp: *mut Table, kind: u32) {
         // SAFETY: `tp` is a live table of this map; no reference to it is
         // held.
         unsafe { (*tp).rekind(kind) };
@@ -51,7 +69,7 @@ impl Map {
             let mut dir = self.dir();
             // SAFETY: as above; its entries now carry the new kind.
             unsafe {
-                let (first, depth) = ((*tp).index as usize, (*tp).local_depth);
+                let (first, depth) = ((*tp).index() as usize, (*tp).local_depth());
                 dir.fill(first, dir.span(depth), tp);
             }
         }
@@ -79,7 +97,7 @@ impl Map {
     ) -> Result<(), Error> {
         // SAFETY: `tp` is a live table of this map.
         let t = unsafe { &*tp };
-        let new = Table::new(&self.alloc, capacity, t.local_depth, kind)?;
+        let new = Table::new(&self.alloc, capacity, t.local_depth(), kind)?;
         let mut dir = self.dir();
         // SAFETY: `new` is live and sized for `t`'s entries; after the
         // move, `tp` is no longer referenced by the directory.
@@ -124,7 +142,7 @@ impl Map {
         // directory writes its `index`, so no reference to it may live
         // across that.
         // SAFETY: `tp` is a live table of this map.
-        let depth = unsafe { (*tp).local_depth };
+        let depth = unsafe { (*tp).local_depth() };
         let global = self.global_depth as u32;
         if depth == global && global >= MAX_DEPTH {
             return Err(Error::Full);
@@ -171,12 +189,12 @@ impl Map {
             self.global_depth += 1;
         }
         // SAFETY: `tp` is still live (freed below).
-        let first = unsafe { (*tp).index } as usize;
+        let first = unsafe { (*tp).index() } as usize;
         let half = dir.span(depth + 1);
         // SAFETY: the halves are live; `tp` is unreferenced once replaced.
         unsafe {
-            (*left).index = first as u32;
-            (*right).index = (first + half) as u32;
+            (*left).set_index(first as u32);
+            (*right).set_index((first + half) as u32);
             dir.fill(first, half, left);
             dir.fill(first + half, half, right);
             Table::free(tp, &self.alloc);

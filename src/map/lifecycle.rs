@@ -1,6 +1,5 @@
 //! Clearing, freeing and cloning a whole map.
 
-use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
 use core::ptr;
 
 use crate::alloc::Allocator;
@@ -8,6 +7,8 @@ use crate::directory::Directory;
 use crate::seed::map_seed as fresh_seed;
 use crate::table::Table;
 use crate::Error;
+
+use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
 
 impl Map {
     /// Removes every entry, keeping the capacity; takes a fresh seed.
@@ -81,7 +82,7 @@ impl Map {
                         Ok(t) => {
                             // SAFETY: `t` is a copy of a live table.
                             unsafe {
-                                let (first, depth) = ((*t).index as usize, (*t).local_depth);
+                                let (first, depth) = ((*t).index() as usize, (*t).local_depth());
                                 dir.fill(first, dir.span(depth), t);
                             }
                         }
@@ -92,7 +93,7 @@ impl Map {
                                 let t = dir.get(j);
                                 // SAFETY: copies made above, owning their keys.
                                 unsafe {
-                                    j += dir.span((*t).local_depth);
+                                    j += dir.span((*t).local_depth());
                                     (*t).release_keys(&alloc);
                                     Table::free(t, &alloc);
                                 }

@@ -31,10 +31,10 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
-use crate::group::SLOTS;
 use crate::key::{Key, KeyRepr};
+use crate::layout::{kind_of, on_layout, General, Int, Layout, KIND_BYTES};
 use crate::seed::map_seed as fresh_seed;
-use crate::table::{get_in, int_in, kind_of, IntSlot, Lookup, Slot, Table, KIND_BYTES};
+use crate::table::{Lookup, Table, Typed};
 use crate::Error;
 
 const MODE_EMPTY: u8 = 0;
@@ -79,6 +79,65 @@ impl Iterator for MapTables {
 /// slots, 13 MB of general ones) are past the L2 caches. Below it the
 /// slots are usually cached and the prefetch only adds loads.
 const PREFETCH_DEPTH: u8 = 9;
+
+/// An insert that [`Map::try_set`] could not do in place: the key's hash,
+/// unless the map had no table to hash it for.
+#[derive(Clone, Copy)]
+pub struct Pending {
+    hash: Option<u64>,
+}
+
+/// Looks `n` up in the table of entry `e`. The layout a key type usually
+/// meets (see [`Key::INT`]) is probed inline; the other (an integer key in
+/// a general table, a byte key that encodes an integer in an integer
+/// table) out of line, so that each lookup keeps one probe loop's worth of
+/// registers. An integer key tries the integer layout first: the one
+/// compare of its tag with the kind tells both the layout and that the
+/// table may hold the key.
+///
+/// # Safety
+/// `e` is a live table's entry.
+#[inline(always)]
+unsafe fn get_in<const PREFETCH: bool, K: Key>(
+    e: directory::Entry,
+    h: u64,
+    n: &K,
+) -> Option<*mut c_void> {
+    // SAFETY (all): the caller's guarantee, in the layout the kind names;
+    // only read.
+    unsafe {
+        if K::INT {
+            if let Some(eq) = Int::matcher(e.kind, n) {
+                return Typed::<Int>::from_groups(e.groups, e.mask).get::<PREFETCH>(h, eq);
+            }
+            if e.kind != KIND_BYTES {
+                return None;
+            }
+            let eq = General::matcher(e.kind, n)?;
+            return get_cold::<General, PREFETCH>(Typed::from_groups(e.groups, e.mask), h, eq);
+        }
+        on_layout!(e.kind, L => {
+            let eq = L::matcher(e.kind, n)?;
+            let t = Typed::<L>::from_groups(e.groups, e.mask);
+            if L::INT {
+                get_cold::<L, PREFETCH>(t, h, eq)
+            } else {
+                t.get::<PREFETCH>(h, eq)
+            }
+        })
+    }
+}
+
+/// `Typed::get`, out of line: for the layout a key type rarely meets.
+#[cold]
+#[inline(never)]
+fn get_cold<L: Layout, const PREFETCH: bool>(
+    t: Typed<'_, L>,
+    h: u64,
+    eq: impl Fn(&L::Slot) -> bool,
+) -> Option<*mut c_void> {
+    t.get::<PREFETCH>(h, eq)
+}
 
 impl Map {
     /// An empty map with a fresh seed, allocating through `alloc`.
@@ -149,7 +208,9 @@ impl Map {
     /// Total slots.
     pub fn capacity(&self) -> u64 {
         // SAFETY: the map's tables are live.
-        self.tables().map(|t| unsafe { (*t).capacity as u64 }).sum()
+        self.tables()
+            .map(|t| unsafe { (*t).capacity() as u64 })
+            .sum()
     }
 
     /// Looks a key up.
@@ -161,140 +222,149 @@ impl Map {
         let h = self.hash(n);
         // From the directory entry straight to the groups: the table's
         // header is not loaded (one dependent cache miss less). In small
-        // mode the entry is the table's header (see `dir`).
-        let e = self.entry_for(h);
-        let (groups, mask, kind) = (e.groups, e.mask as usize, e.kind);
-        // SAFETY: the groups, mask and kind of a live table. Prefetching
+        // mode the entry is the table's header (see `dir`). Prefetching
         // slots pays once the map outgrows the caches (`PREFETCH_DEPTH`).
-        if self.global_depth >= PREFETCH_DEPTH {
-            unsafe { get_in::<true, _>(groups, mask, kind, h, n) }
-        } else {
-            unsafe { get_in::<false, _>(groups, mask, kind, h, n) }
-        }
-    }
-
-    /// `set` when no table must be made or grown: `None` (nothing done)
-    /// otherwise. Allocates at most a long key's copy and cannot panic: the
-    /// hot path of the C API's inserts, which then needs no guard.
-    #[inline(always)]
-    pub fn set_in_place(&mut self, n: &impl Key, value: *mut c_void) -> Option<Result<(), Error>> {
-        if self.mode == MODE_EMPTY {
-            return None;
-        }
-        let h = self.hash(n);
-        // The probe takes the groups, mask and kind from the directory
-        // entry, as lookups do, so it need not wait for the table's header
-        // (see `Table::lookup_at`).
         let e = self.entry_for(h);
-        let (groups, mask) = (e.groups.cast_const(), e.mask as usize);
-        // SAFETY: a live table of this map; `self` is borrowed uniquely.
-        let t = unsafe { &mut *e.table() };
-        // One branch on the layout, then a probe for it.
-        // SAFETY (both probes): `groups` and `mask` are `t`'s, from its
-        // directory entry; full slots hold live keys.
-        if e.kind == KIND_BYTES {
-            match unsafe { t.lookup_at::<Slot>(groups, mask, h, |s| n.matches(&s.key)) } {
-                Lookup::Found(g, i) => t.slot_in::<Slot>(g, i).value = value,
-                // An empty table takes the layout of the key (`set`).
-                Lookup::Vacant { .. } if t.used == 0 && n.int().is_some() => return None,
-                Lookup::Vacant { group, slot, reuse } => {
-                    // The key goes straight into the slot, which stays
-                    // vacant (and unread) if that fails.
-                    let s = t.vacant_slot::<Slot>(group, slot);
-                    // SAFETY: `s` is a vacant slot of `t`, ours to write.
-                    unsafe {
-                        if let Err(e) = n.store(ptr::addr_of_mut!((*s).key), &self.alloc) {
-                            return Some(Err(e));
-                        }
-                        (*s).value = value;
-                    }
-                    t.claim_in::<Slot>(group, slot, reuse, h);
-                    self.len += 1;
-                }
-                Lookup::NoRoom | Lookup::Foreign => return None,
-            }
-        } else {
-            let v = int_in(e.kind, n)?;
-            match unsafe { t.lookup_at::<IntSlot>(groups, mask, h, |s| s.key == v) } {
-                Lookup::Found(g, i) => t.slot_in::<IntSlot>(g, i).value = value,
-                Lookup::Vacant { group, slot, reuse } => {
-                    t.occupy_in(group, slot, reuse, h, IntSlot { key: v, value });
-                    self.len += 1;
-                }
-                Lookup::NoRoom | Lookup::Foreign => return None,
+        let pf = self.global_depth >= PREFETCH_DEPTH;
+        // SAFETY: the entry of a live table.
+        unsafe {
+            if pf {
+                get_in::<true, _>(e, h, n)
+            } else {
+                get_in::<false, _>(e, h, n)
             }
         }
-        Some(Ok(()))
     }
 
     /// Inserts or replaces. On error the map is unchanged.
     pub fn set(&mut self, n: &impl Key, value: *mut c_void) -> Result<(), Error> {
-        let mut owned: Option<KeyRepr> = None;
+        match self.try_set(n, value) {
+            Ok(r) => r,
+            Err(pending) => self.set_pending(pending, n, value),
+        }
+    }
+
+    /// `set` when no table must be made, grown or switched to another
+    /// layout: `Err(Pending)` (nothing done) otherwise, for
+    /// [`Map::set_pending`] to finish. Allocates at most a long key's copy
+    /// and cannot panic: the hot path of the C API's inserts, which then
+    /// needs no guard.
+    #[inline(always)]
+    pub fn try_set(
+        &mut self,
+        n: &impl Key,
+        value: *mut c_void,
+    ) -> Result<Result<(), Error>, Pending> {
         if self.mode == MODE_EMPTY {
-            let key = n.to_stored(&self.alloc)?;
-            match Table::new(&self.alloc, SLOTS, 0, kind_of(n)) {
-                Ok(t) => {
-                    self.root = t.cast();
-                    self.mode = MODE_SMALL;
-                    self.ensure_seed();
-                    owned = Some(key);
-                }
-                Err(e) => {
-                    // SAFETY: `key` was just made from this allocator.
-                    unsafe { key.release(&self.alloc) };
-                    return Err(e);
-                }
-            }
+            return Err(Pending { hash: None });
         }
         let h = self.hash(n);
+        self.insert::<false>(h, n, value, &mut None)
+    }
+
+    /// Finishes a `set` that [`Map::try_set`] left pending: makes room for
+    /// the key (a first table, a rebuild or split, a layout switch) and
+    /// inserts it, hashed once. The key's copy is made first, so that a
+    /// failure to make it changes nothing.
+    #[inline(never)]
+    pub fn set_pending(
+        &mut self,
+        pending: Pending,
+        n: &impl Key,
+        value: *mut c_void,
+    ) -> Result<(), Error> {
         let want = kind_of(n);
-        loop {
-            let tp = self.table_for(h);
-            // SAFETY: a live table of this map.
-            let (used, kind, fits) = unsafe { ((*tp).used, (*tp).kind, (*tp).fits(want)) };
-            if used == 0 && kind != want && fits {
-                // An empty table takes the key's layout in place. The key's
-                // copy comes first: if it cannot be made, the table must
-                // keep its layout.
-                if owned.is_none() {
-                    owned = Some(n.to_stored(&self.alloc)?);
-                }
-                self.rekind(tp, want);
-            }
-            // SAFETY: a live table of this map; `self` is borrowed uniquely.
-            let t = unsafe { &mut *tp };
-            match t.lookup(h, n) {
-                Lookup::Found(g, i) => {
-                    t.set_value(g, i, value);
-                    if let Some(key) = owned {
-                        // SAFETY: made above from this allocator, unused.
-                        unsafe { key.release(&self.alloc) };
-                    }
-                    return Ok(());
-                }
-                Lookup::Vacant { group, slot, reuse } => {
-                    let key = match owned {
-                        Some(key) => key,
-                        None => n.to_stored(&self.alloc)?,
-                    };
-                    t.occupy(group, slot, reuse, h, key, value);
-                    self.len += 1;
-                    return Ok(());
-                }
-                Lookup::NoRoom | Lookup::Foreign => {
-                    let key = match owned {
-                        Some(key) => key,
-                        None => n.to_stored(&self.alloc)?,
-                    };
-                    owned = Some(key);
-                    if let Err(e) = self.make_room(tp, want) {
-                        // SAFETY: as above.
-                        unsafe { key.release(&self.alloc) };
-                        return Err(e);
-                    }
-                }
-            }
+        // Integer keys own nothing; other keys are stored as a general
+        // table keeps them.
+        let mut owned = match want {
+            KIND_BYTES => Some(n.to_stored(&self.alloc)?),
+            _ => None,
+        };
+        let done = self.make_room_and_insert(pending, n, value, want, &mut owned);
+        if let Some(key) = owned {
+            // SAFETY: made above from this allocator, not stored.
+            unsafe { key.release(&self.alloc) };
         }
+        done
+    }
+
+    /// The loop of `set_pending`: room, then the insert, until it is done.
+    fn make_room_and_insert(
+        &mut self,
+        pending: Pending,
+        n: &impl Key,
+        value: *mut c_void,
+        want: u32,
+        owned: &mut Option<KeyRepr>,
+    ) -> Result<(), Error> {
+        let mut h = match pending.hash {
+            Some(h) => h,
+            None => {
+                self.first_table(want)?;
+                self.hash(n)
+            }
+        };
+        loop {
+            match self.insert::<true>(h, n, value, owned) {
+                Ok(r) => return r,
+                Err(p) => h = p.hash.unwrap_or(h),
+            }
+            self.make_room(self.table_for(h), want)?;
+        }
+    }
+
+    /// The one insert: into the table `h` belongs to, in place, or
+    /// `Err(Pending)` when that table must change first (it has no room,
+    /// cannot hold the key's kind, or is empty and should take the key's
+    /// layout). `owned`: the key's stored copy, if one was made; taken when
+    /// the key is stored, left for the caller otherwise. `OWNED`: whether
+    /// `owned` may hold one; the fast path has none and says so as a
+    /// constant, so that nothing of it is kept in memory.
+    #[inline(always)]
+    fn insert<const OWNED: bool>(
+        &mut self,
+        h: u64,
+        n: &impl Key,
+        value: *mut c_void,
+        owned: &mut Option<KeyRepr>,
+    ) -> Result<Result<(), Error>, Pending> {
+        let pending = Pending { hash: Some(h) };
+        // The probe takes the groups, mask and kind from the directory
+        // entry, as lookups do, so it need not wait for the table's header.
+        let e = self.entry_for(h);
+        let (groups, mask, kind) = (e.groups, e.mask, e.kind);
+        // SAFETY: the entry of a live table of this map, in its kind's
+        // layout; `self` is borrowed uniquely.
+        let done = on_layout!(kind, L => {
+            let mut t = unsafe { Typed::<L>::from_groups(groups, mask) };
+            let eq = L::matcher(kind, n).ok_or(pending)?;
+            match t.find_or_vacant(h, eq) {
+                Lookup::Found(s) => {
+                    // SAFETY: a full slot of the table.
+                    L::set_value(unsafe { &mut *s }, value);
+                    Ok(())
+                }
+                // An empty general table takes an integer key's layout
+                // (`make_room`); an integer table's matcher only takes keys
+                // of its kind.
+                Lookup::Vacant(_) if !L::INT && t.table().used() == 0 && n.int().is_some() => {
+                    return Err(pending)
+                }
+                Lookup::Vacant(v) => {
+                    let (key, alloc) = (if OWNED { owned.take() } else { None }, &self.alloc);
+                    let stored = t.insert_at(v, h, move |dst| {
+                        // SAFETY: a vacant slot's memory.
+                        unsafe { L::store(kind, dst, n, key, value, alloc) }
+                    });
+                    if stored.is_ok() {
+                        self.len += 1;
+                    }
+                    stored
+                }
+                Lookup::NoRoom => return Err(pending),
+            }
+        });
+        Ok(done)
     }
 
     /// Removes a key.
@@ -330,29 +400,24 @@ impl Map {
             return Err(Error::NotFound);
         }
         let h = self.hash(n);
-        // From the directory entry, as in `set_in_place`.
+        // From the directory entry, as in `insert`. Large maps prefetch a
+        // group's slots, as lookups do (`get`); inserts do not: there the
+        // prefetch measured slower.
         let e = self.entry_for(h);
-        let (groups, mask) = (e.groups.cast_const(), e.mask as usize);
-        // SAFETY: a live table of this map; `self` is borrowed uniquely.
-        let t = unsafe { &mut *e.table() };
-        // Large maps prefetch a group's slots, as lookups do (`get`).
-        // Inserts do not: there the prefetch measured slower.
         let pf = self.global_depth >= PREFETCH_DEPTH;
-        // SAFETY (both probes): `groups` and `mask` are `t`'s, from its
-        // directory entry; full slots hold live keys.
-        if e.kind == KIND_BYTES {
-            let (g, i) = unsafe { t.find_at::<Slot>(pf, groups, mask, h, |s| n.matches(&s.key)) }
-                .ok_or(Error::NotFound)?;
-            let key = t.slot_in::<Slot>(g, i).key;
-            t.vacate(g, i);
-            // SAFETY: the vacated slot owned the key.
-            unsafe { key.release(&self.alloc) };
-        } else {
-            let v = int_in(e.kind, n).ok_or(Error::NotFound)?;
-            let (g, i) = unsafe { t.find_at::<IntSlot>(pf, groups, mask, h, |s| s.key == v) }
-                .ok_or(Error::NotFound)?;
-            t.vacate(g, i);
-        }
+        let alloc = &self.alloc;
+        // SAFETY: the entry of a live table of this map, in its kind's
+        // layout; `self` is borrowed uniquely. A found slot's key is live
+        // and owned by the table.
+        on_layout!(e.kind, L => unsafe {
+            let mut t = Typed::<L>::from_groups(e.groups, e.mask);
+            let eq = L::matcher(e.kind, n).ok_or(Error::NotFound)?;
+            let found = if pf { t.find::<true>(h, eq) } else { t.find::<false>(h, eq) };
+            let (g, i) = found.ok_or(Error::NotFound)?;
+            let s = *t.slot(g, i);
+            t.table().erase_at(g, i);
+            L::release(&s, alloc);
+        });
         self.len -= 1;
         Ok(())
     }

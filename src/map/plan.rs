@@ -1,14 +1,16 @@
 //! Planning: the shape `reserve` and `compact` build for a number of
 //! entries, and the rebuild into it.
 
-use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
 use core::ptr;
 
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::SLOTS;
+use crate::layout::{on_layout, Layout, KIND_BYTES};
 use crate::seed::map_seed as fresh_seed;
-use crate::table::{max_load, Slot, Table, FIRST_CAPACITY, KIND_BYTES, MAX_CAPACITY};
+use crate::table::{max_load, Table, Typed, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
+
+use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
 
 /// Entries a table is planned for when a map is sized in advance
 /// (`reserve`, `compact`): below its 896-entry limit, so that the uneven
@@ -114,15 +116,26 @@ impl Map {
         fresh.shape(plan, self.common_kind())?;
         for tp in self.tables() {
             // SAFETY: live tables of the old structure.
-            let t = unsafe { &*tp };
-            for (g, i) in t.full_slots() {
-                // SAFETY: full slots hold live keys.
-                let h = unsafe { t.hash_at(self.seed, g, i) };
-                if let Err(e) = fresh.insert_moved(h, t.entry(g, i)) {
-                    // SAFETY: the keys still belong to the old structure.
-                    unsafe { fresh.free_structure(false) };
-                    return Err(e);
-                }
+            let (kind, seed) = (unsafe { (*tp).kind() }, self.seed);
+            let mut failed = None;
+            // SAFETY: a live table in its kind's layout, only read; full
+            // slots hold live keys.
+            on_layout!(kind, L => unsafe {
+                Typed::<L>::of(tp).walk(|s| {
+                    let h = L::hash(seed, kind, s);
+                    match fresh.insert_moved::<L>(h, kind, s) {
+                        Ok(()) => 0,
+                        Err(e) => {
+                            failed = Some(e);
+                            1
+                        }
+                    }
+                })
+            });
+            if let Some(e) = failed {
+                // SAFETY: the keys still belong to the old structure.
+                unsafe { fresh.free_structure(false) };
+                return Err(e);
             }
         }
         // SAFETY: every key now belongs to `fresh`.
@@ -148,9 +161,9 @@ impl Map {
         for tp in self.tables() {
             // SAFETY: live tables of this map.
             let t = unsafe { &*tp };
-            if t.kind != KIND_BYTES {
+            if t.kind() != KIND_BYTES {
                 // An integer table's keys are all of its kind.
-                if t.used > 0 && !agree(t.kind) {
+                if t.used() > 0 && !agree(t.kind()) {
                     return KIND_BYTES;
                 }
                 continue;
@@ -189,7 +202,7 @@ impl Map {
                         Ok(t) => {
                             // SAFETY: `t` is live.
                             unsafe {
-                                (*t).index = j as u32;
+                                (*t).set_index(j as u32);
                                 dir.fill(j, 1, t);
                             }
                         }
@@ -213,17 +226,21 @@ impl Map {
         Ok(())
     }
 
-    /// Adds an entry known to be absent, whose key this map now owns.
-    pub(super) fn insert_moved(&mut self, h: u64, entry: Slot) -> Result<(), Error> {
+    /// Adds an entry known to be absent, moving in from slot `s` of a table
+    /// of kind `from`, laid out in `F`: this map owns its key now.
+    fn insert_moved<F: Layout>(&mut self, h: u64, from: u32, s: &F::Slot) -> Result<(), Error> {
         loop {
             let tp = self.table_for(h);
-            // SAFETY: a live table of this map.
-            if unsafe { (*tp).place(h, entry) } {
+            // SAFETY: a live table of this map, in its kind's layout.
+            let placed = on_layout!(unsafe { (*tp).kind() }, T => unsafe {
+                Typed::<T>::of(tp).place(h, T::moved::<F>(from, s))
+            });
+            if placed {
                 self.len += 1;
                 return Ok(());
             }
             // SAFETY: a live table of this map.
-            let kind = unsafe { (*tp).kind };
+            let kind = unsafe { (*tp).kind() };
             self.make_room(tp, kind)?;
         }
     }

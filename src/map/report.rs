@@ -56,7 +56,7 @@ impl Map {
             // SAFETY: a live table of the map.
             let t = unsafe { &*tp };
             out.tables += 1;
-            out.capacity += t.capacity as u64;
+            out.capacity += t.capacity() as u64;
             out.tombstones += t.tombstones() as u64;
             out.memory += (t.memory() + t.heap_bytes()) as u64;
         }
@@ -79,20 +79,20 @@ impl Map {
     pub fn table_info(&self, n: u32) -> Option<TableInfo> {
         let t = self.nth_table(n)?;
         let directory_count = if self.mode == MODE_DIR {
-            self.dir().span(t.local_depth) as u32
+            self.dir().span(t.local_depth()) as u32
         } else {
             0
         };
         Some(TableInfo {
-            directory_first: t.index,
+            directory_first: t.index(),
             directory_count,
-            local_depth: t.local_depth,
-            capacity: t.capacity,
-            used: t.used,
+            local_depth: t.local_depth(),
+            capacity: t.capacity(),
+            used: t.used(),
             tombstones: t.tombstones() as u32,
-            growth_left: t.growth_left,
+            growth_left: t.growth_left(),
             groups: t.group_count() as u32,
-            int_keys: t.kind,
+            int_keys: t.kind(),
         })
     }
 

@@ -60,7 +60,7 @@ fn lifecycle() {
 
 fn kinds(m: &Map) -> Vec<u32> {
     // SAFETY: the map's tables are live.
-    m.tables().map(|t| unsafe { (*t).kind }).collect()
+    m.tables().map(|t| unsafe { (*t).kind() }).collect()
 }
 
 /// Tables take the layout of their keys: integer tables for one integer
@@ -179,7 +179,7 @@ fn mean_probe(m: &Map, keys: &[Vec<u8>]) -> f64 {
         let h = n.hash(m.seed);
         // SAFETY: a live table of the map.
         let t = unsafe { &*m.table_for(h) };
-        let (g, _) = t.find(h, &n).expect("the key is in the map");
+        let (g, _) = t.find_key(h, &n).expect("the key is in the map");
         let groups = t.group_count();
         let home = crate::hash::h1(h) as usize & (groups - 1);
         let steps = (0..groups)

@@ -1,13 +1,14 @@
 //! Walks: the entries in table, group and slot order, with a cursor that
 //! survives deletions (`delete_if`).
 
-use super::{Map, MODE_DIR, MODE_SMALL};
 use core::ffi::c_void;
 
-use crate::key::int_bytes;
+use crate::layout::{on_layout, Layout};
 use crate::seed::map_seed as fresh_seed;
-use crate::table::{IntSlot, Slot, Table, KIND_BYTES};
+use crate::table::{Table, Typed};
 use crate::walk;
+
+use super::{Map, MODE_DIR, MODE_SMALL};
 
 /// A full slot, as a walk finds it.
 #[derive(Clone, Copy)]
@@ -54,7 +55,7 @@ impl Map {
             c.entry += if self.mode == MODE_SMALL {
                 1
             } else {
-                self.dir().span(t.local_depth)
+                self.dir().span(t.local_depth())
             };
         }
     }
@@ -67,16 +68,13 @@ impl Map {
             for tp in self.tables() {
                 // SAFETY: a live table; `f` cannot modify the map (the C
                 // layer refuses while this thread walks it).
-                let t = unsafe { &*tp };
-                let r = if t.kind == KIND_BYTES {
-                    // SAFETY: full slots hold live keys.
-                    t.walk::<Slot>(|s| f(unsafe { s.key.bytes() }, s.value))
-                } else {
-                    // An integer key is shown as its encoding, from a buffer
-                    // that lives for the call.
-                    let tag = t.kind as u8;
-                    t.walk::<IntSlot>(|s| f(&int_bytes(tag, s.key), s.value))
-                };
+                let kind = unsafe { (*tp).kind() };
+                // SAFETY: a live table in its kind's layout, only read; full
+                // slots hold live keys. An integer key is shown as its
+                // encoding, from a buffer that lives for the call.
+                let r = on_layout!(kind, L => unsafe {
+                    Typed::<L>::of(tp).walk(|s| L::with_bytes(kind, s, |key| f(key, L::value(s))))
+                });
                 if r != 0 {
                     return r;
                 }
@@ -101,14 +99,14 @@ impl Map {
             while let Some(e) = unsafe { (*this).next_entry(&mut c) } {
                 // SAFETY: a full slot of a live table; erasing other slots does
                 // not move it.
-                let slot = unsafe { (*e.table).entry(e.group, e.slot) };
-                // SAFETY: full slots hold live keys.
-                if pred(unsafe { slot.key.bytes() }, slot.value) != 0 {
+                // Full slots hold live keys.
+                let hit = unsafe { (*e.table).with_entry(e.group, e.slot, &mut pred) } != 0;
+                if hit {
                     // SAFETY: `pred` returned; nothing else refers to the map.
                     // The erased slot owned its key.
                     unsafe {
-                        let key = (*e.table).erase(e.group, e.slot);
-                        key.release(&(*this).alloc);
+                        let alloc = (*this).alloc;
+                        (*e.table).erase_and_release(e.group, e.slot, &alloc);
                         (*this).len -= 1;
                     }
                     deleted = true;

@@ -1,0 +1,359 @@
+//! Slot layouts: how a table's slots hold their entries.
+//!
+//! A table's **kind** names its layout and the keys it may hold:
+//!
+//! ```text
+//! kind        layout    holds             slot                         a group's slots
+//! KIND_BYTES  General   any key           [key repr 32][value 8]  40 B  8 * 40 = 320 B
+//! TAG_U64     Int       u64 keys only     [u64 key   8][value 8]  16 B  8 * 16 = 128 B
+//! TAG_I64     Int       i64 keys only     [i64 key   8][value 8]  16 B  128 B
+//! ```
+//!
+//! (Sizes on 64-bit targets. With 4-byte pointers a general slot keeps its
+//! 40 bytes, the key repr being 8-aligned, and an integer slot is 16 bytes
+//! where a `u64` is 8-aligned (wasm32) and 12 where it is 4-aligned (i686).)
+//!
+//! Integer tables keep the key's value, not its 10-byte encoding: the tag
+//! is the table's kind. Their groups are smaller (a hit touches fewer cache
+//! lines, a map takes less memory) and a key compares in one word. A byte
+//! key that is the encoding of an integer key is that integer key (see
+//! [`Key::int`]), so it finds and stores it in either layout.
+//!
+//! The kind is a runtime value (a table turns general when a key of another
+//! kind arrives); the layout is a type. Each operation matches the kind
+//! once, with [`on_layout!`], and runs code generic over [`Layout`] from
+//! there on, monomorphised for each layout.
+
+use core::ffi::c_void;
+
+use crate::alloc::Allocator;
+use crate::hash::{hash, hash_int};
+use crate::key::{int_bytes, Key, KeyRepr};
+use crate::Error;
+
+/// The kind of a table that holds any key, in [`Slot`]s. (The integer
+/// kinds are the integer keys' tags, `TAG_I64` and `TAG_U64`.)
+pub const KIND_BYTES: u32 = 0;
+
+/// The kind of table a key calls for: its tag if it is an integer key.
+#[inline(always)]
+pub fn kind_of(n: &impl Key) -> u32 {
+    n.int().map_or(KIND_BYTES, |(tag, _)| tag as u32)
+}
+
+/// One entry of a general table.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Slot {
+    pub key: KeyRepr,
+    pub value: *mut c_void,
+}
+
+/// One entry of an integer table: the key's value (its tag is the table's
+/// kind).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IntSlot {
+    pub key: u64,
+    pub value: *mut c_void,
+}
+
+const _: () = assert!(core::mem::align_of::<IntSlot>() <= core::mem::align_of::<Slot>());
+
+/// Bytes of one slot of a table of `kind`.
+#[inline]
+pub fn slot_bytes(kind: u32) -> usize {
+    if kind == KIND_BYTES {
+        size_of::<Slot>()
+    } else {
+        size_of::<IntSlot>()
+    }
+}
+
+/// `on_layout!(kind, L => body)`: `body` with `L` the [`Layout`] of tables
+/// of `kind`, [`General`] or [`Int`]. The one place a kind becomes a type.
+macro_rules! on_layout {
+    ($kind:expr, $L:ident => $body:expr) => {
+        if $kind == $crate::layout::KIND_BYTES {
+            #[allow(dead_code)]
+            type $L = $crate::layout::General;
+            $body
+        } else {
+            #[allow(dead_code)]
+            type $L = $crate::layout::Int;
+            $body
+        }
+    };
+}
+pub(crate) use on_layout;
+
+/// A slot layout: its slot type, its key compare, its hash, and what its
+/// slots own. `kind` arguments are the table's kind, which for [`Int`]
+/// says which integer keys it holds.
+pub trait Layout: 'static {
+    type Slot: Copy;
+
+    /// Whether this is the integer layout. Lookups keep the probe of the
+    /// layout their key type usually meets inline (see [`Key::INT`]).
+    const INT: bool;
+
+    /// The compare for `n` in a table of `kind`: `None` when such a table
+    /// cannot hold `n` (it is absent there, and inserting it needs the
+    /// general layout).
+    ///
+    /// The compare may only be given full slots, whose keys are live.
+    fn matcher<'k, K: Key>(kind: u32, n: &'k K) -> Option<impl Fn(&Self::Slot) -> bool + 'k>;
+
+    fn value(s: &Self::Slot) -> *mut c_void;
+
+    fn set_value(s: &mut Self::Slot, value: *mut c_void);
+
+    /// Writes the entry of `n`, a key that [`Layout::matcher`] accepted, into
+    /// vacant slot memory `dst`: `owned` if given (a stored copy of `n`
+    /// made earlier), else a new one. On failure nothing is allocated and
+    /// `dst` stays unused.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of a slot.
+    unsafe fn store<K: Key>(
+        kind: u32,
+        dst: *mut Self::Slot,
+        n: &K,
+        owned: Option<KeyRepr>,
+        value: *mut c_void,
+        alloc: &Allocator,
+    ) -> Result<(), Error>;
+
+    /// The hash under `seed` of a full slot's key.
+    ///
+    /// # Safety
+    /// The slot's key is live.
+    unsafe fn hash(seed: u64, kind: u32, s: &Self::Slot) -> u64;
+
+    /// Calls `f` with a full slot's key as bytes (an integer key as its
+    /// encoding, from a buffer that lives for the call).
+    ///
+    /// # Safety
+    /// The slot's key is live.
+    unsafe fn with_bytes<R>(kind: u32, s: &Self::Slot, f: impl FnOnce(&[u8]) -> R) -> R;
+
+    /// The slot's key as a general table would keep it.
+    fn repr(kind: u32, s: &Self::Slot) -> KeyRepr;
+
+    /// The slot's key as an integer table keeps it: its value, if it is an
+    /// integer key.
+    fn int(s: &Self::Slot) -> Option<u64>;
+
+    /// This layout's slot for an entry that moves in from a slot `s` of
+    /// layout `F` and kind `from` (its key moves, it is not copied). An
+    /// integer layout only takes integer keys of its kind.
+    fn moved<F: Layout>(from: u32, s: &F::Slot) -> Self::Slot;
+
+    /// Frees what a full slot's key owns.
+    ///
+    /// # Safety
+    /// The key is live, came from `alloc`, and is not used again.
+    unsafe fn release(s: &Self::Slot, alloc: &Allocator);
+
+    /// Bytes a full slot's key holds outside the table.
+    fn heap_bytes(s: &Self::Slot) -> usize;
+
+    /// An independent copy of a full slot (its key copied where it owns
+    /// memory).
+    ///
+    /// # Safety
+    /// The key is live.
+    unsafe fn duplicate(s: &Self::Slot, alloc: &Allocator) -> Result<Self::Slot, Error>;
+}
+
+/// The general layout: any key, as its 32-byte repr.
+pub enum General {}
+
+/// The integer layout: integer keys of the table's kind, as their values.
+pub enum Int {}
+
+impl Layout for General {
+    type Slot = Slot;
+    const INT: bool = false;
+
+    #[inline(always)]
+    fn matcher<'k, K: Key>(_: u32, n: &'k K) -> Option<impl Fn(&Slot) -> bool + 'k> {
+        // SAFETY: the compare is only given full slots, whose keys live.
+        Some(move |s: &Slot| unsafe { n.matches(&s.key) })
+    }
+
+    #[inline(always)]
+    fn value(s: &Slot) -> *mut c_void {
+        s.value
+    }
+
+    #[inline(always)]
+    fn set_value(s: &mut Slot, value: *mut c_void) {
+        s.value = value;
+    }
+
+    #[inline(always)]
+    unsafe fn store<K: Key>(
+        _: u32,
+        dst: *mut Slot,
+        n: &K,
+        owned: Option<KeyRepr>,
+        value: *mut c_void,
+        alloc: &Allocator,
+    ) -> Result<(), Error> {
+        // SAFETY: the caller's guarantee; the key goes straight into the
+        // slot's memory.
+        unsafe {
+            match owned {
+                Some(key) => core::ptr::addr_of_mut!((*dst).key).write(key),
+                None => n.store(core::ptr::addr_of_mut!((*dst).key), alloc)?,
+            }
+            core::ptr::addr_of_mut!((*dst).value).write(value);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    unsafe fn hash(seed: u64, _: u32, s: &Slot) -> u64 {
+        // SAFETY: the caller's guarantee.
+        hash(seed, unsafe { s.key.bytes() })
+    }
+
+    #[inline]
+    unsafe fn with_bytes<R>(_: u32, s: &Slot, f: impl FnOnce(&[u8]) -> R) -> R {
+        // SAFETY: the caller's guarantee.
+        f(unsafe { s.key.bytes() })
+    }
+
+    #[inline]
+    fn repr(_: u32, s: &Slot) -> KeyRepr {
+        s.key
+    }
+
+    #[inline]
+    fn int(s: &Slot) -> Option<u64> {
+        s.key.int().map(|(_, v)| v)
+    }
+
+    #[inline(always)]
+    fn moved<F: Layout>(from: u32, s: &F::Slot) -> Slot {
+        Slot {
+            key: F::repr(from, s),
+            value: F::value(s),
+        }
+    }
+
+    #[inline]
+    unsafe fn release(s: &Slot, alloc: &Allocator) {
+        // SAFETY: the caller's guarantee.
+        unsafe { s.key.release(alloc) }
+    }
+
+    #[inline]
+    fn heap_bytes(s: &Slot) -> usize {
+        s.key.heap_bytes()
+    }
+
+    #[inline]
+    unsafe fn duplicate(s: &Slot, alloc: &Allocator) -> Result<Slot, Error> {
+        Ok(Slot {
+            // SAFETY: the caller's guarantee.
+            key: unsafe { s.key.duplicate(alloc)? },
+            value: s.value,
+        })
+    }
+}
+
+/// The value of `n` if it is an integer key of `kind`: the only keys an
+/// integer table of that kind holds, and the form it holds them in.
+#[inline(always)]
+fn int_in(kind: u32, n: &impl Key) -> Option<u64> {
+    match n.int() {
+        Some((tag, v)) if tag as u32 == kind => Some(v),
+        _ => None,
+    }
+}
+
+impl Layout for Int {
+    type Slot = IntSlot;
+    const INT: bool = true;
+
+    #[inline(always)]
+    fn matcher<'k, K: Key>(kind: u32, n: &'k K) -> Option<impl Fn(&IntSlot) -> bool + 'k> {
+        let v = int_in(kind, n)?;
+        Some(move |s: &IntSlot| s.key == v)
+    }
+
+    #[inline(always)]
+    fn value(s: &IntSlot) -> *mut c_void {
+        s.value
+    }
+
+    #[inline(always)]
+    fn set_value(s: &mut IntSlot, value: *mut c_void) {
+        s.value = value;
+    }
+
+    #[inline(always)]
+    unsafe fn store<K: Key>(
+        kind: u32,
+        dst: *mut IntSlot,
+        n: &K,
+        owned: Option<KeyRepr>,
+        value: *mut c_void,
+        _: &Allocator,
+    ) -> Result<(), Error> {
+        // An integer key owns nothing, so it never has a stored copy.
+        debug_assert!(owned.is_none());
+        let key = int_in(kind, n).unwrap_or_default();
+        // SAFETY: the caller's guarantee.
+        unsafe { dst.write(IntSlot { key, value }) };
+        Ok(())
+    }
+
+    #[inline]
+    unsafe fn hash(seed: u64, kind: u32, s: &IntSlot) -> u64 {
+        hash_int(seed, kind as u8, s.key)
+    }
+
+    #[inline]
+    unsafe fn with_bytes<R>(kind: u32, s: &IntSlot, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(&int_bytes(kind as u8, s.key))
+    }
+
+    #[inline]
+    fn repr(kind: u32, s: &IntSlot) -> KeyRepr {
+        KeyRepr::from_int(kind as u8, s.key)
+    }
+
+    #[inline]
+    fn int(s: &IntSlot) -> Option<u64> {
+        Some(s.key)
+    }
+
+    #[inline(always)]
+    fn moved<F: Layout>(_: u32, s: &F::Slot) -> IntSlot {
+        let key = F::int(s);
+        debug_assert!(
+            key.is_some(),
+            "a key that is no integer key moves into an integer table"
+        );
+        IntSlot {
+            key: key.unwrap_or_default(),
+            value: F::value(s),
+        }
+    }
+
+    #[inline]
+    unsafe fn release(_: &IntSlot, _: &Allocator) {}
+
+    #[inline]
+    fn heap_bytes(_: &IntSlot) -> usize {
+        0
+    }
+
+    #[inline]
+    unsafe fn duplicate(s: &IntSlot, _: &Allocator) -> Result<IntSlot, Error> {
+        Ok(*s)
+    }
+}
