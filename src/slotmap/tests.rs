@@ -1,0 +1,270 @@
+//! Unit tests of the slotmap: churn, retirement at the wrap, sort.
+
+use super::bulk::heapsort;
+use super::*;
+use std::collections::HashMap;
+
+fn sm(sizes: &[u32]) -> SlotMap {
+    SlotMap::new(sizes, Allocator::default()).unwrap()
+}
+
+fn put(m: &mut SlotMap, v: u32) -> u64 {
+    // SAFETY: a 4-byte row for a one-column u32 slotmap.
+    unsafe { m.insert(v.to_ne_bytes().as_ptr()).unwrap() }
+}
+
+fn read(m: &SlotMap, key: u64) -> Option<u32> {
+    // SAFETY: column 0 holds u32s.
+    m.get(key)
+        .map(|p| unsafe { p.cast::<u32>().read_unaligned() })
+}
+
+#[test]
+fn heapsort_sorts() {
+    let mut v: Vec<u32> = (0..1000).map(|i| (i * 7919) % 1000).collect();
+    heapsort(&mut v, |a, b| a < b);
+    assert!(v.windows(2).all(|w| w[0] <= w[1]));
+    // An inconsistent order must not panic.
+    heapsort(&mut v, |_, _| true);
+}
+
+#[test]
+fn keys_survive_churn_and_go_stale() {
+    let mut m = sm(&[4]);
+    let mut live: HashMap<u64, u32> = HashMap::new();
+    let mut dead = vec![];
+    let mut x = 12345u64;
+    let steps = if cfg!(miri) { 600 } else { 20_000 };
+    for step in 0..steps {
+        // xorshift64: varied steps.
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if !x.is_multiple_of(3) || live.is_empty() {
+            let k = put(&mut m, step);
+            assert_ne!(k, 0);
+            live.insert(k, step);
+        } else {
+            let k = *live.keys().nth((x >> 32) as usize % live.len()).unwrap();
+            m.erase(k).unwrap();
+            live.remove(&k);
+            dead.push(k);
+        }
+        if step % 1000 == 0 {
+            m.check().unwrap();
+            for r in 0..m.len() {
+                assert_eq!(m.row_of(m.key_at(r).unwrap()), Some(r));
+            }
+        }
+    }
+    m.check().unwrap();
+    for (&k, &v) in &live {
+        assert_eq!(read(&m, k), Some(v));
+    }
+    for &k in &dead {
+        assert_eq!(m.get(k), None);
+    }
+    assert_eq!(m.get(0), None);
+    m.free();
+    for &k in live.keys() {
+        assert_eq!(m.get(k), None);
+    }
+}
+
+#[test]
+fn a_slot_retires_when_its_version_is_used_up() {
+    let mut m = sm(&[4]);
+    m.versions = Versions::new(u32::MAX - 4);
+    let a = put(&mut m, 1);
+    let index = a as u32;
+    m.erase(a).unwrap();
+    let b = put(&mut m, 2);
+    assert_eq!(b as u32, index, "most recently freed slot reused");
+    m.erase(b).unwrap();
+    let c = put(&mut m, 3);
+    assert_eq!((c >> 32) as u32, u32::MAX);
+    m.erase(c).unwrap();
+    // The slot's version wrapped: it is retired, a new slot is used.
+    let d = put(&mut m, 4);
+    assert_ne!(d as u32, index);
+    for k in [a, b, c] {
+        assert_eq!(m.get(k), None);
+    }
+    m.check().unwrap();
+    m.free();
+}
+
+/// Cycles slot `index`'s row until the slot retires; returns every key
+/// it was issued.
+fn cycle_until_retired(m: &mut SlotMap) -> Vec<u64> {
+    let mut keys = vec![];
+    loop {
+        let k = put(m, 9);
+        keys.push(k);
+        m.erase(k).unwrap();
+        if m.slot(k as u32).version == 0 {
+            return keys;
+        }
+    }
+}
+
+/// Defect: a freed slotmap restarted its versions above the highest
+/// version a slot still carried, and a retired slot carries none, so
+/// after a retirement `free` reissued keys of the retired slot.
+#[test]
+fn free_after_a_retirement_reissues_no_key() {
+    let mut m = sm(&[4]);
+    m.versions = Versions::new(u32::MAX - 10);
+    let first = put(&mut m, 1); // slot 0 keeps its first key; slot 1 cycles
+    let old = cycle_until_retired(&mut m);
+    assert_eq!(old.len(), 6);
+    assert_eq!(old.last().map(|k| k >> 32), Some(u32::MAX as u64));
+    m.check().unwrap();
+    let mut issued: Vec<u64> = old.clone();
+    issued.push(first);
+    m.free();
+    // No room above: the next epoch lies below everything issued.
+    let mut later = vec![];
+    for i in 0..20 {
+        later.push(put(&mut m, i));
+    }
+    for k in &later {
+        assert!(!issued.contains(k), "reissued {k:#x}");
+        assert!((*k >> 32) < (u32::MAX - 10) as u64);
+    }
+    for &k in &issued {
+        assert_eq!(m.get(k), None, "stale {k:#x} validates");
+    }
+    m.check().unwrap();
+    m.free();
+}
+
+/// Retirement at the end of the version space, then `clear`, `clone`
+/// and `free`, in milliseconds: the slotmap starts its versions near
+/// the end instead of cycling a slot 1.5 * 10^9 times (`make soak`
+/// does that through the C API).
+#[test]
+fn versions_at_the_wrap_through_clear_clone_and_free() {
+    let mut m = sm(&[4]);
+    m.versions = Versions::new(u32::MAX - 20);
+    let keys: Vec<u64> = (0..4).map(|i| put(&mut m, i)).collect();
+    m.clear(); // every slot one reuse further
+    let copy = m.try_clone(Allocator::default()).unwrap();
+    let mut issued = keys.clone();
+    for _ in 0..4 {
+        issued.extend(cycle_until_retired(&mut m));
+    }
+    // The clone goes on from the same versions, independently.
+    let mut c = copy;
+    for &k in &issued {
+        assert_eq!(m.get(k), None);
+        assert_eq!(c.get(k), None);
+    }
+    c.check().unwrap();
+    c.free();
+    m.check().unwrap();
+    // Free: the next epoch is below the first start; exhaust it too
+    // and the slotmap has no version left for a new slot.
+    m.free();
+    m.versions.next = m.versions.last().saturating_sub(6) | 1;
+    let below = cycle_until_retired(&mut m);
+    for k in &below {
+        assert!(!issued.contains(k));
+    }
+    issued.extend(below);
+    m.free();
+    let mut row = 0u32;
+    // SAFETY: a 4-byte row.
+    let r = unsafe { m.insert((&mut row as *mut u32).cast()) };
+    assert_eq!(r, Err(Error::Full));
+    for &k in &issued {
+        assert_eq!(m.get(k), None);
+    }
+    m.check().unwrap();
+    m.free();
+}
+
+/// A comparator may read the slotmap it sorts, as the C API allows,
+/// and sees it walked. (With `&mut self` held across the comparator,
+/// this read was undefined behaviour, which Miri reports, and a release
+/// build for wasm32 dropped the walk mark: a nested sort ran inside.)
+#[test]
+fn sort_comparator_may_read_the_slotmap() {
+    let mut m = sm(&[4]);
+    let keys: Vec<u64> = (0..50u32).map(|i| put(&mut m, (i * 7) % 50)).collect();
+    let this: *mut SlotMap = &mut m;
+    let mut reads = 0;
+    // SAFETY: `m` is live; the comparator only reads through `this`.
+    unsafe {
+        SlotMap::sort(this, |a, b| {
+            let seen = &*this;
+            assert!(seen.walking());
+            assert_eq!(seen.len(), 50);
+            reads += seen.get(keys[reads % 50]).is_some() as usize;
+            a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
+        })
+        .unwrap();
+    }
+    assert!(reads > 0);
+    assert!(!m.walking());
+    m.check().unwrap();
+    for (i, &k) in keys.iter().enumerate() {
+        assert_eq!(read(&m, k), Some((i as u32 * 7) % 50));
+    }
+    m.free();
+}
+
+#[test]
+fn sort_and_erase_if_keep_keys() {
+    let mut m = sm(&[4, 8]);
+    let mut keys = vec![];
+    for i in 0..500u32 {
+        let mut row = [0u8; 12];
+        row[..4].copy_from_slice(&((i * 37) % 500).to_ne_bytes());
+        row[4..].copy_from_slice(&(i as u64).to_ne_bytes());
+        // SAFETY: a 12-byte packed row.
+        keys.push((i, unsafe { m.insert(row.as_ptr()).unwrap() }));
+    }
+    // SAFETY: column 0 holds u32s.
+    // SAFETY: `m` is live; column 0 holds u32s.
+    unsafe {
+        SlotMap::sort(&mut m, |a, b| {
+            a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
+        })
+        .unwrap()
+    };
+    m.check().unwrap();
+    let col0 = m.column(0).cast::<u32>();
+    let col1 = m.column(1).cast::<u64>();
+    assert_eq!(col0 as usize % COLUMN_ALIGN, 0);
+    assert_eq!(col1 as usize % COLUMN_ALIGN, 0);
+    for r in 0..m.len() as usize {
+        // SAFETY: rows below len.
+        unsafe { assert_eq!(*col0.add(r), r as u32) };
+    }
+    for &(i, k) in &keys {
+        let r = m.row_of(k).unwrap() as usize;
+        // SAFETY: as above.
+        unsafe { assert_eq!(*col1.add(r), i as u64) };
+    }
+    let this: *mut SlotMap = &mut m;
+    // SAFETY: `m` is live.
+    unsafe {
+        SlotMap::erase_if(this, |_, row| {
+            (row.cast::<u32>().read_unaligned() % 2) as i32
+        })
+        .unwrap()
+    };
+    m.check().unwrap();
+    assert_eq!(m.len(), 250);
+    let col1 = m.column(1).cast::<u64>();
+    for &(i, k) in &keys {
+        let odd = ((i * 37) % 500) % 2 == 1;
+        assert_eq!(m.get(k).is_none(), odd);
+        if let Some(r) = m.row_of(k) {
+            // SAFETY: as above.
+            unsafe { assert_eq!(*col1.add(r as usize), i as u64) };
+        }
+    }
+    m.free();
+}
