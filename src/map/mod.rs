@@ -297,7 +297,7 @@ impl Map {
         want: u32,
         owned: &mut Option<KeyRepr>,
     ) -> Result<(), Error> {
-        let mut h = match pending.hash {
+        let h = match pending.hash {
             Some(h) => h,
             None => {
                 self.first_table(want)?;
@@ -305,9 +305,8 @@ impl Map {
             }
         };
         loop {
-            match self.insert::<true>(h, n, value, owned) {
-                Ok(r) => return r,
-                Err(p) => h = p.hash.unwrap_or(h),
+            if let Ok(r) = self.insert::<true>(h, n, value, owned) {
+                return r;
             }
             self.make_room(self.table_for(h), want)?;
         }
