@@ -39,7 +39,7 @@ PANIC_ABORT_LIB := target/panic-abort/release/libslate.a
 # c-tests/NAME.c, or the units c-tests/NAME/*.c.
 SUITES   := $(shell awk '!/^#/ && NF { print $$1 }' c-tests/suites.list)
 suite_units = $(or $(sort $(wildcard c-tests/$(1)/*.c)),c-tests/$(1).c)
-SOURCES  := $(wildcard src/*.rs src/ffi/*.rs) Cargo.toml Cargo.lock build.rs
+SOURCES  := $(wildcard src/*.rs src/*/*.rs) Cargo.toml Cargo.lock build.rs
 
 # The crate version is the one source of every version number: the
 # header's SLATE_VERSION_*, slate_version(), the SONAME, slate.pc and the

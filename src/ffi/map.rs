@@ -5,12 +5,13 @@ use core::mem::{align_of, size_of};
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::hash::SHORT;
-use crate::key::{IntKey, Key, Needle, Short, TAG_I64, TAG_U64};
+use crate::key::{IntKey, Key, Needle, TAG_I64, TAG_U64};
 use crate::map::Map;
 use crate::Error;
 
-use super::{code, fresh, guard, guard_walk, read, unless_walked, write, write_unwalked, Shell};
+use super::{
+    code, fresh, guard, guard_walk, read, unless_walked, write, write_unwalked, Guarded, Shell,
+};
 
 /// A map. A complete type: put it on the stack, in a struct or in an array,
 /// initialize it with `slate()`, release it with `slate_free()`. It holds no
@@ -139,88 +140,11 @@ unsafe fn bytes_key<'a>(key: *const c_void, len: u32) -> Result<Needle<'a>, Erro
     }))
 }
 
+/// A lookup: `SLATE_OK` after storing the value in `*value` unless
+/// `value` is NULL.
+///
 /// # Safety
 /// As for `read`; `value` is NULL or writable.
-#[inline(always)]
-unsafe fn get(map: *const slate_s, key: Result<impl Key, Error>, value: *mut *mut c_void) -> c_int {
-    // No `guard`: a lookup runs no user code, allocates nothing and has no
-    // panicking operation, so it cannot unwind (`make symbols` checks that
-    // the compiled function has no unwind path).
-    // SAFETY: the caller's guarantees.
-    code(unsafe { lookup(map, key, value) })
-}
-
-/// `get` for a byte key.
-///
-/// # Safety
-/// As for `get`.
-#[inline(always)]
-unsafe fn get_bytes_key(
-    map: *const slate_s,
-    key: Result<Needle<'_>, Error>,
-    value: *mut *mut c_void,
-) -> c_int {
-    let n = match key {
-        Ok(n) => n,
-        Err(e) => return e as c_int,
-    };
-    // Three probe loops by length: up to 32 bytes the key comparison is
-    // straight-line code, up to `SHORT` it may call `memcmp`.
-    if let Some(short) = Short::<32>::new(n) {
-        // SAFETY: the caller's guarantees.
-        unsafe { get(map, Ok(short), value) }
-    } else {
-        // SAFETY: as above.
-        unsafe { get_longer(map, n, value) }
-    }
-}
-
-/// `get_bytes_key` for a key longer than 32 bytes: out of line, so that
-/// `slate_get_bytes` is small enough for cross-language LTO to inline.
-///
-/// # Safety
-/// As for `get`.
-#[inline(never)]
-unsafe fn get_longer(map: *const slate_s, n: Needle<'_>, value: *mut *mut c_void) -> c_int {
-    match Short::<SHORT>::new(n) {
-        // SAFETY: the caller's guarantees.
-        Some(short) => unsafe { get(map, Ok(short), value) },
-        // SAFETY: as above.
-        None => unsafe { get_long(map, n.key(), value) },
-    }
-}
-
-/// `get_bytes_key` for a key longer than `hash::SHORT`. Hashing it runs
-/// XXH3's long-input code (slice arithmetic the compiler cannot prove
-/// panic-free): under `guard`. Out of line and given the key's bytes, not
-/// the needle, so that the short keys' path keeps its needle in registers
-/// (a closure over it made every lookup store it to the stack).
-///
-/// # Safety
-/// As for `get`.
-#[inline(never)]
-unsafe fn get_long(map: *const slate_s, key: &[u8], value: *mut *mut c_void) -> c_int {
-    // SAFETY: the caller's guarantees.
-    guard(|| unsafe { lookup(map, Ok(Needle::bytes(key)), value) })
-}
-
-/// The map to modify and the key, or the error to return (the map's
-/// first, as the checks run in that order).
-///
-/// # Safety
-/// As for `write`.
-#[inline(always)]
-unsafe fn target<'m, K>(
-    map: *mut slate_s,
-    key: Result<K, Error>,
-) -> Result<(&'m mut Map, K), Error> {
-    // SAFETY: the caller's guarantee (`set` and `delete` asked for walks).
-    let m = unsafe { write_unwalked(map)? };
-    Ok((m, key?))
-}
-
-/// # Safety
-/// As for `get`.
 #[inline(always)]
 unsafe fn lookup(
     map: *const slate_s,
@@ -237,105 +161,111 @@ unsafe fn lookup(
     Ok(())
 }
 
+// The shims below take the map, then the key; a byte key's error (NULL,
+// 4 GiB or more) is reported before the map's. None of them needs a guard
+// of its own: a lookup runs no user code, allocates nothing and has no
+// panicking operation, and the parts of inserts and deletes that might
+// panic run under `Guarded` inside the `Map` methods (see
+// `crate::map::keys`). `make symbols` checks that the compiled functions
+// keep no unwinding path.
+
 /// # Safety
-/// As for `write_unwalked`: the shim asked `unless_walked` first.
+/// As for `lookup`.
 #[inline(always)]
-unsafe fn set(map: *mut slate_s, key: Result<impl Key, Error>, value: *mut c_void) -> c_int {
-    // SAFETY: the caller's guarantee.
-    let (m, key) = match unsafe { target(map, key) } {
-        Ok(target) => target,
-        Err(e) => return e as c_int,
-    };
-    // Unless a table must be made or changed, a set cannot panic: no guard.
-    match m.try_set(&key, value) {
-        Ok(r) => code(r),
-        Err(pending) => guard(|| m.set_pending(pending, &key, value)),
-    }
+unsafe fn get(map: *const slate_s, key: impl Key, value: *mut *mut c_void) -> c_int {
+    // SAFETY: the caller's guarantees.
+    code(unsafe { lookup(map, Ok(key), value) })
 }
 
-/// `set` for a byte key: long keys (see `get_bytes_key`) under `guard`.
+/// `get` for a byte key.
 ///
 /// # Safety
-/// As for `set`.
+/// As for `get`.
 #[inline(always)]
-unsafe fn set_bytes_key(
-    map: *mut slate_s,
+unsafe fn get_bytes(
+    map: *const slate_s,
     key: Result<Needle<'_>, Error>,
-    value: *mut c_void,
+    value: *mut *mut c_void,
 ) -> c_int {
-    // One probe loop for every short key: a loop of its own for keys of up
-    // to 32 bytes, as lookups have, does not speed inserts up.
-    match key.map(|n| (n, Short::<SHORT>::new(n))) {
-        Err(e) => e as c_int,
-        // SAFETY: the caller's guarantees.
-        Ok((_, Some(short))) => unsafe { set(map, Ok(short), value) },
-        // SAFETY: as above.
-        Ok((n, None)) => unsafe { set_long(map, n.key(), value) },
-    }
-}
-
-/// `set_bytes_key` for a key longer than `hash::SHORT` (see `get_long`).
-///
-/// # Safety
-/// As for `write`.
-#[inline(never)]
-unsafe fn set_long(map: *mut slate_s, key: &[u8], value: *mut c_void) -> c_int {
-    // SAFETY: the caller's guarantee.
-    guard(|| unsafe { write(map)? }.set(&Needle::bytes(key), value))
-}
-
-/// # Safety
-/// As for `write_unwalked`: the shim asked `unless_walked` first.
-#[inline(always)]
-unsafe fn delete(map: *mut slate_s, key: Result<impl Key, Error>) -> c_int {
-    // SAFETY: the caller's guarantee.
-    let (m, key) = match unsafe { target(map, key) } {
-        Ok(target) => target,
-        Err(e) => return e as c_int,
-    };
-    // Removing cannot panic: no guard. A map left empty draws a fresh seed,
-    // which may read OS entropy: under `guard`.
-    match m.remove(&key) {
-        Ok(()) if m.is_empty() => guard(|| {
-            m.reseed();
-            Ok(())
-        }),
-        r => code(r),
-    }
-}
-
-/// `delete` for a byte key: long keys (see `get_bytes_key`) under `guard`.
-///
-/// # Safety
-/// As for `delete`.
-#[inline(always)]
-unsafe fn delete_bytes_key(map: *mut slate_s, key: Result<Needle<'_>, Error>) -> c_int {
     let n = match key {
         Ok(n) => n,
         Err(e) => return e as c_int,
     };
-    // By length, as in `get_bytes_key`.
-    if let Some(short) = Short::<32>::new(n) {
-        // SAFETY: the caller's guarantees.
-        unsafe { delete(map, Ok(short)) }
-    } else if let Some(short) = Short::<SHORT>::new(n) {
-        // SAFETY: as above.
-        unsafe { delete(map, Ok(short)) }
-    } else {
-        // SAFETY: as above.
-        unsafe { delete_long(map, n.key()) }
+    let store = |found| {
+        if !value.is_null() {
+            // SAFETY: the caller's guarantee: a non-NULL `value` is
+            // writable.
+            unsafe { *value = found };
+        }
+    };
+    // SAFETY: the caller's guarantees.
+    code(unsafe { read(map) }.and_then(|m| m.get_bytes_guarded::<Guarded>(n, store)))
+}
+
+/// The map to modify and the key, or the error to return.
+///
+/// # Safety
+/// As for `write_unwalked`.
+#[inline(always)]
+unsafe fn target<'m, K>(
+    map: *mut slate_s,
+    key: Result<K, Error>,
+) -> Result<(&'m mut Map, K), Error> {
+    let key = key?;
+    // SAFETY: the caller's guarantee.
+    Ok((unsafe { write_unwalked(map)? }, key))
+}
+
+/// # Safety
+/// As for `write_unwalked`: the shim asked `unless_walked` first.
+#[inline(always)]
+unsafe fn set(map: *mut slate_s, key: impl Key, value: *mut c_void) -> c_int {
+    // SAFETY: the caller's guarantee.
+    match unsafe { target(map, Ok(key)) } {
+        Ok((m, key)) => code(m.set_guarded::<Guarded>(&key, value)),
+        Err(e) => e as c_int,
     }
 }
 
-/// `delete_bytes_key` for a key longer than `hash::SHORT` (see
-/// `get_long`).
+/// `set` for a byte key.
 ///
 /// # Safety
-/// As for `write`.
-#[inline(never)]
-unsafe fn delete_long(map: *mut slate_s, key: &[u8]) -> c_int {
+/// As for `set`.
+#[inline(always)]
+unsafe fn set_bytes(
+    map: *mut slate_s,
+    key: Result<Needle<'_>, Error>,
+    value: *mut c_void,
+) -> c_int {
     // SAFETY: the caller's guarantee.
-    guard(|| unsafe { write(map)? }.delete(&Needle::bytes(key)))
+    match unsafe { target(map, key) } {
+        Ok((m, n)) => code(m.set_bytes_guarded::<Guarded>(n, value)),
+        Err(e) => e as c_int,
+    }
+}
+
+/// # Safety
+/// As for `write_unwalked`: the shim asked `unless_walked` first.
+#[inline(always)]
+unsafe fn delete(map: *mut slate_s, key: impl Key) -> c_int {
+    // SAFETY: the caller's guarantee.
+    match unsafe { target(map, Ok(key)) } {
+        Ok((m, key)) => code(m.delete_guarded::<Guarded>(&key)),
+        Err(e) => e as c_int,
+    }
+}
+
+/// `delete` for a byte key.
+///
+/// # Safety
+/// As for `delete`.
+#[inline(always)]
+unsafe fn delete_bytes(map: *mut slate_s, key: Result<Needle<'_>, Error>) -> c_int {
+    // SAFETY: the caller's guarantee.
+    match unsafe { target(map, key) } {
+        Ok((m, n)) => code(m.delete_bytes_guarded::<Guarded>(n)),
+        Err(e) => e as c_int,
+    }
 }
 
 /// Initializes `map` as an empty map. Allocates nothing (the first insert
@@ -391,7 +321,7 @@ pub unsafe extern "C" fn slate_set(
 ) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_char, value: *mut c_void) {
         // SAFETY: the caller's guarantees.
-        unsafe { set_bytes_key(map, string_key(key), value) }
+        unsafe { set_bytes(map, string_key(key), value) }
     })
 }
 
@@ -412,7 +342,7 @@ pub unsafe extern "C" fn slate_get(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get_bytes_key(map, string_key(key), value) }
+    unsafe { get_bytes(map, string_key(key), value) }
 }
 
 /// Removes `key` and frees the map's copy of it. Memory of the table is
@@ -427,7 +357,7 @@ pub unsafe extern "C" fn slate_get(
 pub unsafe extern "C" fn slate_delete(map: *mut slate_s, key: *const c_char) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_char) {
         // SAFETY: the caller's guarantees.
-        unsafe { delete_bytes_key(map, string_key(key)) }
+        unsafe { delete_bytes(map, string_key(key)) }
     })
 }
 
@@ -446,7 +376,7 @@ pub unsafe extern "C" fn slate_set_bytes(
 ) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut c_void) {
         // SAFETY: the caller's guarantees.
-        unsafe { set_bytes_key(map, bytes_key(key, key_length), value) }
+        unsafe { set_bytes(map, bytes_key(key, key_length), value) }
     })
 }
 
@@ -462,7 +392,7 @@ pub unsafe extern "C" fn slate_get_bytes(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get_bytes_key(map, bytes_key(key, key_length), value) }
+    unsafe { get_bytes(map, bytes_key(key, key_length), value) }
 }
 
 /// `slate_delete` for a byte key (see `slate_set_bytes`).
@@ -477,7 +407,7 @@ pub unsafe extern "C" fn slate_delete_bytes(
 ) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32) {
         // SAFETY: the caller's guarantees.
-        unsafe { delete_bytes_key(map, bytes_key(key, key_length)) }
+        unsafe { delete_bytes(map, bytes_key(key, key_length)) }
     })
 }
 
@@ -491,7 +421,7 @@ pub unsafe extern "C" fn slate_delete_bytes(
 pub unsafe extern "C" fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: i64, value: *mut c_void) {
         // SAFETY: the caller's guarantees.
-        unsafe { set(map, Ok(IntKey::new(TAG_I64, key as u64)), value) }
+        unsafe { set(map, IntKey::new(TAG_I64, key as u64), value) }
     })
 }
 
@@ -506,7 +436,7 @@ pub unsafe extern "C" fn slate_get_i64(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get(map, Ok(IntKey::new(TAG_I64, key as u64)), value) }
+    unsafe { get(map, IntKey::new(TAG_I64, key as u64), value) }
 }
 
 /// `slate_delete` for an `int64_t` key.
@@ -517,7 +447,7 @@ pub unsafe extern "C" fn slate_get_i64(
 pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: i64) {
         // SAFETY: the caller's guarantees.
-        unsafe { delete(map, Ok(IntKey::new(TAG_I64, key as u64))) }
+        unsafe { delete(map, IntKey::new(TAG_I64, key as u64)) }
     })
 }
 
@@ -530,7 +460,7 @@ pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int 
 pub unsafe extern "C" fn slate_set_u64(map: *mut slate_s, key: u64, value: *mut c_void) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: u64, value: *mut c_void) {
         // SAFETY: the caller's guarantees.
-        unsafe { set(map, Ok(IntKey::new(TAG_U64, key)), value) }
+        unsafe { set(map, IntKey::new(TAG_U64, key), value) }
     })
 }
 
@@ -545,7 +475,7 @@ pub unsafe extern "C" fn slate_get_u64(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get(map, Ok(IntKey::new(TAG_U64, key)), value) }
+    unsafe { get(map, IntKey::new(TAG_U64, key), value) }
 }
 
 /// `slate_delete` for a `uint64_t` key.
@@ -556,7 +486,7 @@ pub unsafe extern "C" fn slate_get_u64(
 pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: u64) {
         // SAFETY: the caller's guarantees.
-        unsafe { delete(map, Ok(IntKey::new(TAG_U64, key))) }
+        unsafe { delete(map, IntKey::new(TAG_U64, key)) }
     })
 }
 

@@ -21,6 +21,7 @@ use core::ffi::{c_char, c_int, c_void};
 use std::panic::{catch_unwind, set_hook, take_hook, AssertUnwindSafe, PanicHookInfo};
 use std::sync::OnceLock;
 
+use crate::map::Guard;
 use crate::walk;
 use crate::Error;
 
@@ -67,6 +68,23 @@ pub(crate) fn guard<F: FnOnce() -> Result<(), Error>>(f: F) -> c_int {
     let mut f = Some(f);
     // SAFETY: `f` is a live `Option<F>` that `guarded::<F>` reads once.
     unsafe { guarded::<F>((&mut f as *mut Option<F>).cast()) }
+}
+
+/// The C layer's [`Guard`] for the parts of `Map` operations that might
+/// panic (see `crate::map::keys`): `guard`, as a `Result`.
+pub(crate) struct Guarded;
+
+impl Guard for Guarded {
+    #[inline(always)]
+    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
+        match guard(f) {
+            SLATE_OK => Ok(()),
+            // SAFETY: `guarded` returns `SLATE_OK` or an `Error`'s value
+            // (`code` of `f`'s result, or `Error::Invalid`), and `Error`
+            // is `repr(i32)`: the code is the error's own value.
+            e => Err(unsafe { core::mem::transmute::<c_int, Error>(e) }),
+        }
+    }
 }
 
 /// `guard` for a walk: `f` returns the callback's stopping value, which

@@ -19,12 +19,15 @@
 
 mod check;
 mod growth;
+mod keys;
 mod lifecycle;
 mod plan;
 mod report;
 #[cfg(test)]
 mod tests;
 mod walks;
+
+pub(crate) use keys::Guard;
 
 use core::ffi::c_void;
 use core::ptr;

@@ -1,0 +1,160 @@
+//! Point operations by key length, and where a caller's unwinding guard
+//! goes.
+//!
+//! A byte key takes the probe loop that suits its length:
+//!
+//! ```text
+//! length        as            compare                   hash
+//! 0 ..= 32      Short<32>     straight-line loads       XXH3 short paths
+//! 33 ..= 128    Short<128>    may call memcmp           XXH3 short paths
+//! 129 ..        Needle        may call memcmp           XXH3 long path
+//! ```
+//!
+//! Keys of up to 32 bytes have a probe loop with no call in it, so its
+//! state stays in registers (lookups and deletes; inserts measured no
+//! faster and keep one loop for every short key). Only two pieces of a
+//! point operation hold code that the compiler cannot prove panic-free:
+//! hashing a key longer than [`crate::hash::SHORT`] (XXH3's long-input
+//! path) and making room for an insert (allocation, growth, drawing a
+//! seed). The `_guarded` operations run exactly those under the caller's
+//! [`Guard`], out of line, and everything else bare: the C layer passes
+//! its `catch_unwind`, and its hot paths keep no unwinding path and stay
+//! small enough to inline under cross-language LTO.
+
+use core::ffi::c_void;
+
+use super::{Map, Pending};
+use crate::hash::SHORT;
+use crate::key::{Key, Needle, Short};
+use crate::Error;
+
+/// Runs code that might panic: the C layer's guard turns a panic into
+/// `Err(Error::Invalid)`, so that no unwinding reaches C.
+pub(crate) trait Guard {
+    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error>;
+}
+
+impl Map {
+    /// Looks a byte key up, by its length (see the module docs), and gives
+    /// its value to `found`. (Each path calls `found` itself: merging the
+    /// paths' results first costs the short keys' lookups instructions.)
+    #[inline(always)]
+    pub fn get_bytes_guarded<G: Guard>(
+        &self,
+        n: Needle<'_>,
+        found: impl FnOnce(*mut c_void),
+    ) -> Result<(), Error> {
+        match Short::<32>::new(n) {
+            Some(short) => self.get_then(&short, found),
+            None => self.get_longer::<G>(&n, found),
+        }
+    }
+
+    /// `get`, giving the value to `found`.
+    #[inline(always)]
+    pub fn get_then(&self, n: &impl Key, found: impl FnOnce(*mut c_void)) -> Result<(), Error> {
+        found(self.get(n).ok_or(Error::NotFound)?);
+        Ok(())
+    }
+
+    /// `get_bytes_guarded` for a key longer than 32 bytes: out of line, so
+    /// that the short keys' lookup stays small.
+    #[inline(never)]
+    fn get_longer<G: Guard>(
+        &self,
+        n: &Needle<'_>,
+        found: impl FnOnce(*mut c_void),
+    ) -> Result<(), Error> {
+        match Short::<SHORT>::new(*n) {
+            Some(short) => self.get_then(&short, found),
+            None => self.get_long::<G>(n.key(), found),
+        }
+    }
+
+    /// A lookup of a key longer than [`SHORT`], under the guard. Given the
+    /// key's bytes, not the needle, so that the shorter keys' paths keep
+    /// their needle in registers (a closure over it made every lookup store
+    /// it to the stack).
+    #[inline(never)]
+    fn get_long<G: Guard>(&self, key: &[u8], found: impl FnOnce(*mut c_void)) -> Result<(), Error> {
+        let mut value = None;
+        G::run(|| {
+            value = self.get(&Needle::bytes(key));
+            Ok(())
+        })?;
+        found(value.ok_or(Error::NotFound)?);
+        Ok(())
+    }
+
+    /// Inserts or replaces; only making room runs under the guard.
+    #[inline(always)]
+    pub fn set_guarded<G: Guard>(&mut self, n: &impl Key, value: *mut c_void) -> Result<(), Error> {
+        match self.try_set(n, value) {
+            Ok(r) => r,
+            Err(pending) => self.set_pending_guarded::<G>(pending, n, value),
+        }
+    }
+
+    /// `set_pending` under the guard.
+    #[inline(always)]
+    fn set_pending_guarded<G: Guard>(
+        &mut self,
+        pending: Pending,
+        n: &impl Key,
+        value: *mut c_void,
+    ) -> Result<(), Error> {
+        G::run(|| self.set_pending(pending, n, value))
+    }
+
+    /// `set_guarded` for a byte key: one probe loop for every short key, a
+    /// long key (hashed by XXH3's long path) wholly under the guard.
+    #[inline(always)]
+    pub fn set_bytes_guarded<G: Guard>(
+        &mut self,
+        n: Needle<'_>,
+        value: *mut c_void,
+    ) -> Result<(), Error> {
+        match Short::<SHORT>::new(n) {
+            Some(short) => self.set_guarded::<G>(&short, value),
+            None => self.set_long::<G>(n.key(), value),
+        }
+    }
+
+    /// An insert of a key longer than [`SHORT`] (see `get_long`).
+    #[inline(never)]
+    fn set_long<G: Guard>(&mut self, key: &[u8], value: *mut c_void) -> Result<(), Error> {
+        G::run(|| self.set(&Needle::bytes(key), value))
+    }
+
+    /// Removes a key. Removing cannot panic; a map left empty draws a fresh
+    /// seed, which may read OS entropy: under the guard.
+    #[inline(always)]
+    pub fn delete_guarded<G: Guard>(&mut self, n: &impl Key) -> Result<(), Error> {
+        self.remove(n)?;
+        if self.is_empty() {
+            return G::run(|| {
+                self.reseed();
+                Ok(())
+            });
+        }
+        Ok(())
+    }
+
+    /// `delete_guarded` for a byte key, by its length.
+    #[inline(always)]
+    pub fn delete_bytes_guarded<G: Guard>(&mut self, n: Needle<'_>) -> Result<(), Error> {
+        if let Some(short) = Short::<32>::new(n) {
+            self.delete_guarded::<G>(&short)
+        } else if let Some(short) = Short::<SHORT>::new(n) {
+            self.delete_guarded::<G>(&short)
+        } else {
+            self.delete_long::<G>(n.key())
+        }
+    }
+
+    /// A delete of a key longer than [`SHORT`] (see `get_long`).
+    #[inline(never)]
+    fn delete_long<G: Guard>(&mut self, key: &[u8]) -> Result<(), Error> {
+        G::run(|| self.delete(&Needle::bytes(key)))
+    }
+}
