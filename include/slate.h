@@ -372,6 +372,80 @@ int slate_get_u64(const struct slate_s *map, uint64_t key, void **value);
 int slate_delete_u64(struct slate_s *map, uint64_t key);
 
 /**
+ * Looks up `count` `uint64_t` keys at once: for each `i < count`,
+ * `found[i]` becomes 1 when `keys[i]` is in the map, and then `values[i]`
+ * its value (`values` may be NULL: presence tests), else `found[i]`
+ * becomes 0 and `values[i]` is left as it was. The results equal those of
+ * `count` calls of `slate_get_u64`, duplicates included; the call is
+ * faster because it overlaps the keys' cache misses (it hashes a chunk of
+ * keys, then requests their tables' lines, then probes). Allocates
+ * nothing; allowed inside `slate_each` callbacks, like `slate_get`.
+ *
+ * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID`
+ * with nothing written for a NULL map, or a NULL `keys` or `found` when
+ * `count > 0`.
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `keys` has `count` readable keys,
+ * `found` room for `count` bytes, `values` is NULL or has room for
+ * `count` pointers.
+ */
+int slate_get_many_u64(const struct slate_s *map,
+                       const uint64_t *keys,
+                       size_t count,
+                       void **values,
+                       uint8_t *found);
+
+/**
+ * `slate_get_many_u64` for `int64_t` keys (see `slate_get_i64`).
+ *
+ * # Safety
+ * As for `slate_get_many_u64`.
+ */
+int slate_get_many_i64(const struct slate_s *map,
+                       const int64_t *keys,
+                       size_t count,
+                       void **values,
+                       uint8_t *found);
+
+/**
+ * `slate_get_many_u64` for byte keys: key `i` is the `key_lengths[i]`
+ * bytes at `keys[i]` (see `slate_get_bytes`; `keys[i]` may be NULL only
+ * when `key_lengths[i]` is 0).
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` with nothing written for a
+ * NULL map, a NULL `keys`, `key_lengths` or `found` when `count > 0`, or
+ * a NULL `keys[i]` with a non-zero length.
+ *
+ * # Safety
+ * As for `slate_get_many_u64`; `key_lengths` has `count` lengths and each
+ * `keys[i]` points to `key_lengths[i]` readable bytes or is NULL.
+ */
+int slate_get_many_bytes(const struct slate_s *map,
+                         const void *const *keys,
+                         const uint32_t *key_lengths,
+                         size_t count,
+                         void **values,
+                         uint8_t *found);
+
+/**
+ * `slate_get_many_u64` for NUL-terminated string keys (see `slate_get`).
+ * A string of 4 GiB or more, which no map can hold, is not found.
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` with nothing written for a
+ * NULL map, a NULL `keys` or `found` when `count > 0`, or a NULL
+ * `keys[i]`.
+ *
+ * # Safety
+ * As for `slate_get_many_u64`; each `keys[i]` is a string or NULL.
+ */
+int slate_get_many(const struct slate_s *map,
+                   const char *const *keys,
+                   size_t count,
+                   void **values,
+                   uint8_t *found);
+
+/**
  * Calls `callback(key, key_length, value, data)` once for every entry. A
  * non-zero return stops the walk and becomes `slate_each`'s result.
  *
@@ -636,6 +710,28 @@ int slotmap_insert(struct slotmap_s *sm, const void *row, slotmap_key *key);
  * `sm` is NULL or an initialized slotmap; `element` is NULL or writable.
  */
 int slotmap_get(const struct slotmap_s *sm, slotmap_key key, void **element);
+
+/**
+ * Looks up `count` keys at once: for each `i < count`, `elements[i]`
+ * becomes the key's column-0 element, as `slotmap_get` gives it, or NULL
+ * for a stale, forged or foreign key (or key 0). The results equal those
+ * of `count` calls of `slotmap_get`; the call is faster because it
+ * overlaps the keys' cache misses, and it starts loading each element
+ * for the caller. The pointers stay valid as `slotmap_get`'s do. Allocates
+ * nothing; allowed inside `slotmap_each` callbacks.
+ *
+ * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID`
+ * with nothing written for a NULL slotmap, or a NULL `keys` or `elements`
+ * when `count > 0`.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; `keys` has `count` readable
+ * keys and `elements` room for `count` pointers.
+ */
+int slotmap_get_many(const struct slotmap_s *sm,
+                     const slotmap_key *keys,
+                     size_t count,
+                     void **elements);
 
 /**
  * Stores `key`'s dense row index in `*row` (valid until the next insert,

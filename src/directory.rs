@@ -55,6 +55,13 @@ const _: () = {
 };
 
 impl Entry {
+    /// No table (a placeholder; a directory's entries are all set).
+    pub const NONE: Entry = Entry {
+        groups: core::ptr::null_mut(),
+        mask: 0,
+        kind: 0,
+    };
+
     /// The entry for table `t`.
     ///
     /// # Safety

@@ -112,6 +112,24 @@
 //! smaller maps do not prefetch: there the extra loads cost more than they
 //! hide.
 //!
+//! # Batch lookups
+//!
+//! `slate_get_many_*` look many keys up in one call. The answer for each
+//! key is the single lookup's; what changes is the order of the work. A
+//! large map's lookup waits on its misses one after another (the
+//! directory entry, the control word, the slot), and one lookup at a time
+//! leaves the memory system mostly idle. A batch takes its keys a chunk at
+//! a time: it hashes the whole chunk and requests each key's directory
+//! entry, then reads the entries and requests each first control word,
+//! then reads those and requests the slot of each first candidate, and
+//! only then probes, as a single lookup does. So the misses of a chunk are
+//! in flight together. The requests are prefetches, which change nothing
+//! but timing. A map that fits in the caches has nothing to wait for:
+//! there the batch hashes and probes key by key, which still saves a C
+//! call per key. `slotmap_get_many` does the same with the sparse index's
+//! slots and then the rows' elements (`map/batch.rs`,
+//! `slotmap/batch.rs`).
+//!
 //! # Small maps
 //!
 //! A map that never held more than 8 entries is one bare group with no

@@ -540,6 +540,21 @@ unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *mut [S; SLOT
     }
 }
 
+/// Starts loading the cache line at `p`. A hint: it never faults and
+/// changes nothing but timing (no-op where no prefetch instruction is
+/// used).
+#[inline(always)]
+pub(crate) fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch never faults, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Starts loading a group's slots while its control word is still on its
 /// way: the slots are in the slot array, away from the control words, so
 /// without this the two misses of a large map's lookup come one after the
@@ -688,6 +703,34 @@ impl<'a, L: Layout> Typed<'a, L> {
             if ctrl.match_empty().any() || !p.next() {
                 return None;
             }
+        }
+    }
+
+    /// Starts loading what a probe for `hash` reads first: its first
+    /// group's control word. Batch lookups call this a stage ahead of
+    /// [`Typed::prefetch_candidate`], and that a stage ahead of the probe
+    /// (see `crate::map::batch`).
+    #[inline(always)]
+    pub fn prefetch_ctrl(&self, hash: u64) {
+        let g = h1(hash) as usize & self.mask;
+        // SAFETY: `g <= mask`: an address inside the table; a prefetch
+        // reads nothing.
+        prefetch(unsafe { self.groups.cast::<Ctrl>().add(g) }.cast());
+    }
+
+    /// Starts loading the slot of the first candidate for `hash` in its
+    /// first group, if there is one: the line a hit (or a fingerprint
+    /// collision) compares. Reads the group's control word.
+    #[inline(always)]
+    pub fn prefetch_candidate(&self, hash: u64) {
+        let g = h1(hash) as usize & self.mask;
+        if let Some(i) = self.ctrl(g).match_h2(h2(hash)).first() {
+            // SAFETY: a slot of group `g`, `i < SLOTS`; only its address
+            // is taken.
+            let s = unsafe { &raw const (*self.slots(g))[i % SLOTS] }.cast::<u8>();
+            prefetch(s);
+            // A slot may straddle two lines.
+            prefetch(s.wrapping_add(size_of::<L::Slot>() - 1));
         }
     }
 

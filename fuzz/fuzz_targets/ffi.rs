@@ -67,6 +67,35 @@ extern "C" {
     pub fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int;
     pub fn slate_get_i64(map: *const slate_s, key: i64, value: *mut *mut c_void) -> c_int;
     pub fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int;
+    pub fn slate_get_many_u64(
+        map: *const slate_s,
+        keys: *const u64,
+        count: usize,
+        values: *mut *mut c_void,
+        found: *mut u8,
+    ) -> c_int;
+    pub fn slate_get_many_i64(
+        map: *const slate_s,
+        keys: *const i64,
+        count: usize,
+        values: *mut *mut c_void,
+        found: *mut u8,
+    ) -> c_int;
+    pub fn slate_get_many_bytes(
+        map: *const slate_s,
+        keys: *const *const c_void,
+        key_lengths: *const u32,
+        count: usize,
+        values: *mut *mut c_void,
+        found: *mut u8,
+    ) -> c_int;
+    pub fn slate_get_many(
+        map: *const slate_s,
+        keys: *const *const c_char,
+        count: usize,
+        values: *mut *mut c_void,
+        found: *mut u8,
+    ) -> c_int;
     pub fn slate_each(map: *const slate_s, f: each_f, data: *mut c_void) -> c_int;
     pub fn slate_delete_if(map: *mut slate_s, f: each_f, data: *mut c_void) -> c_int;
     pub fn slate_equal(a: *const slate_s, b: *const slate_s) -> c_int;
@@ -85,6 +114,12 @@ extern "C" {
     pub fn slotmap_limit(sm: *mut slotmap_s, max_rows: u32) -> c_int;
     pub fn slotmap_insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) -> c_int;
     pub fn slotmap_get(sm: *const slotmap_s, key: slotmap_key, element: *mut *mut c_void) -> c_int;
+    pub fn slotmap_get_many(
+        sm: *const slotmap_s,
+        keys: *const slotmap_key,
+        count: usize,
+        elements: *mut *mut c_void,
+    ) -> c_int;
     pub fn slotmap_row(sm: *const slotmap_s, key: slotmap_key, row: *mut u32) -> c_int;
     pub fn slotmap_column(sm: *const slotmap_s, column: u32) -> *mut c_void;
     pub fn slotmap_key_at(sm: *const slotmap_s, row: u32) -> slotmap_key;

@@ -111,14 +111,80 @@ unsafe fn get(m: &slate_s, k: &Key) -> Option<usize> {
             Key::I64(x) => slate_get_i64(m, *x, &mut out),
         }
     };
-    match rc {
+    let single = match rc {
         OK => Some(out as usize),
         NOT_FOUND => {
             assert_eq!(out as usize, 0xDEAD, "a miss wrote the value");
             None
         }
         rc => panic!("get returned {rc}"),
+    };
+    // SAFETY: an initialized map.
+    assert_eq!(
+        unsafe { get_in_batch(m, k) },
+        single,
+        "the batch lookup disagrees"
+    );
+    single
+}
+
+/// `k` looked up by the batch call of its kind, at a random place in a
+/// batch of absent keys of the same kind (one per key length class).
+unsafe fn get_in_batch(m: &slate_s, k: &Key) -> Option<usize> {
+    let count = 3;
+    let at = match k {
+        Key::Str(b) | Key::Bytes(b) => b.len() % count,
+        Key::U64(x) => *x as usize % count,
+        Key::I64(x) => *x as usize % count,
+    };
+    let mut values = vec![value(0xDEAD); count];
+    let mut found = vec![2u8; count];
+    let (v, f) = (values.as_mut_ptr(), found.as_mut_ptr());
+    // Absent keys: no decoded key is this long or this large.
+    let absent: [&[u8]; 3] = [&[0xAB; 400], &[0xAB; 30], &[0xAB; 130]];
+    let rc = unsafe {
+        match k {
+            Key::Str(b) => {
+                let c = cstr(b);
+                let filler: Vec<_> = absent.iter().map(|a| cstr(a)).collect();
+                let mut keys: Vec<_> = filler.iter().map(|c| c.as_ptr()).collect();
+                keys[at] = c.as_ptr();
+                slate_get_many(m, keys.as_ptr().cast(), count, v, f)
+            }
+            Key::Bytes(b) => {
+                let mut keys: Vec<*const c_void> =
+                    absent.iter().map(|a| a.as_ptr().cast()).collect();
+                let mut lens: Vec<u32> = absent.iter().map(|a| a.len() as u32).collect();
+                keys[at] = b.as_ptr().cast();
+                lens[at] = b.len() as u32;
+                slate_get_many_bytes(m, keys.as_ptr(), lens.as_ptr(), count, v, f)
+            }
+            Key::U64(x) => {
+                let mut keys = [u64::MAX - 1; 3];
+                keys[at] = *x;
+                slate_get_many_u64(m, keys.as_ptr(), count, v, f)
+            }
+            Key::I64(x) => {
+                let mut keys = [i64::MAX - 1; 3];
+                keys[at] = *x;
+                slate_get_many_i64(m, keys.as_ptr(), count, v, f)
+            }
+        }
+    };
+    assert_eq!(rc, OK, "the batch lookup failed");
+    for i in 0..count {
+        assert!(found[i] <= 1, "found[{i}] = {}", found[i]);
+        if i != at {
+            assert_eq!(
+                (found[i], values[i] as usize),
+                (0, 0xDEAD),
+                "an absent key found"
+            );
+        } else if found[i] == 0 {
+            assert_eq!(values[i] as usize, 0xDEAD, "a miss wrote the value");
+        }
     }
+    (found[at] == 1).then_some(values[at] as usize)
 }
 
 unsafe fn delete(m: &mut slate_s, k: &Key) -> i32 {

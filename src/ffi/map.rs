@@ -490,6 +490,183 @@ pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int 
     })
 }
 
+/// The map of a batch lookup, once its arrays are checked: `count` keys
+/// need `keys` and `found` (and `lengths`, for byte keys).
+///
+/// # Safety
+/// As for `read`.
+#[inline(always)]
+unsafe fn batch<'m>(map: *const slate_s, count: usize, arrays: &[bool]) -> Result<&'m Map, Error> {
+    // SAFETY: the caller's guarantee.
+    let m = unsafe { read(map)? };
+    if count > 0 && arrays.iter().any(|&null| null) {
+        return Err(Error::Invalid);
+    }
+    Ok(m)
+}
+
+/// What a batch lookup tells about key `i`, written out: `found[i]`, and
+/// `values[i]` for a key found (unless `values` is NULL).
+///
+/// # Safety
+/// `found` has room for every key's byte; `values` is NULL or has room for
+/// every key's value.
+#[inline(always)]
+unsafe fn answer(
+    values: *mut *mut c_void,
+    found: *mut u8,
+) -> impl FnMut(usize, Option<*mut c_void>) {
+    move |i, v| {
+        // SAFETY (both): the caller's guarantee, `i < count`.
+        unsafe { found.add(i).write(v.is_some() as u8) };
+        if let (Some(v), false) = (v, values.is_null()) {
+            // SAFETY: as above.
+            unsafe { values.add(i).write(v) };
+        }
+    }
+}
+
+/// A batch lookup of integer keys, `int(keys[i])`.
+///
+/// # Safety
+/// As for `slate_get_many_u64`.
+#[inline(always)]
+unsafe fn get_many_ints<T: Copy>(
+    map: *const slate_s,
+    keys: *const T,
+    count: usize,
+    values: *mut *mut c_void,
+    found: *mut u8,
+    int: impl Fn(T) -> IntKey,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    code(
+        unsafe { batch(map, count, &[keys.is_null(), found.is_null()]) }.and_then(|m| {
+            // SAFETY: `keys` has `count` keys, `i < count`.
+            let key = |i| int(unsafe { *keys.add(i) });
+            // SAFETY: the caller's guarantees.
+            m.get_many::<Guarded, _>(count, key, unsafe { answer(values, found) })
+        }),
+    )
+}
+
+/// Looks up `count` `uint64_t` keys at once: for each `i < count`,
+/// `found[i]` becomes 1 when `keys[i]` is in the map, and then `values[i]`
+/// its value (`values` may be NULL: presence tests), else `found[i]`
+/// becomes 0 and `values[i]` is left as it was. The results equal those of
+/// `count` calls of `slate_get_u64`, duplicates included; the call is
+/// faster because it overlaps the keys' cache misses (it hashes a chunk of
+/// keys, then requests their tables' lines, then probes). Allocates
+/// nothing; allowed inside `slate_each` callbacks, like `slate_get`.
+///
+/// Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID`
+/// with nothing written for a NULL map, or a NULL `keys` or `found` when
+/// `count > 0`.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `keys` has `count` readable keys,
+/// `found` room for `count` bytes, `values` is NULL or has room for
+/// `count` pointers.
+#[no_mangle]
+pub unsafe extern "C" fn slate_get_many_u64(
+    map: *const slate_s,
+    keys: *const u64,
+    count: usize,
+    values: *mut *mut c_void,
+    found: *mut u8,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { get_many_ints(map, keys, count, values, found, |k| IntKey::new(TAG_U64, k)) }
+}
+
+/// `slate_get_many_u64` for `int64_t` keys (see `slate_get_i64`).
+///
+/// # Safety
+/// As for `slate_get_many_u64`.
+#[no_mangle]
+pub unsafe extern "C" fn slate_get_many_i64(
+    map: *const slate_s,
+    keys: *const i64,
+    count: usize,
+    values: *mut *mut c_void,
+    found: *mut u8,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        get_many_ints(map, keys, count, values, found, |k| {
+            IntKey::new(TAG_I64, k as u64)
+        })
+    }
+}
+
+/// `slate_get_many_u64` for byte keys: key `i` is the `key_lengths[i]`
+/// bytes at `keys[i]` (see `slate_get_bytes`; `keys[i]` may be NULL only
+/// when `key_lengths[i]` is 0).
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` with nothing written for a
+/// NULL map, a NULL `keys`, `key_lengths` or `found` when `count > 0`, or
+/// a NULL `keys[i]` with a non-zero length.
+///
+/// # Safety
+/// As for `slate_get_many_u64`; `key_lengths` has `count` lengths and each
+/// `keys[i]` points to `key_lengths[i]` readable bytes or is NULL.
+#[no_mangle]
+pub unsafe extern "C" fn slate_get_many_bytes(
+    map: *const slate_s,
+    keys: *const *const c_void,
+    key_lengths: *const u32,
+    count: usize,
+    values: *mut *mut c_void,
+    found: *mut u8,
+) -> c_int {
+    let arrays = [keys.is_null(), key_lengths.is_null(), found.is_null()];
+    // SAFETY: the caller's guarantees.
+    code(unsafe { batch(map, count, &arrays) }.and_then(|m| {
+        // SAFETY: `keys` and `key_lengths` have `count` entries, `i < count`.
+        let key = |i| unsafe { (*keys.add(i), *key_lengths.add(i)) };
+        if (0..count).any(|i| matches!(key(i), (k, len) if k.is_null() && len > 0)) {
+            return Err(Error::Invalid);
+        }
+        // SAFETY: each key's bytes are readable; checked above.
+        let needle = |i| unsafe { bytes_key(key(i).0, key(i).1) }.unwrap_or(Needle::bytes(&[]));
+        // SAFETY: the caller's guarantees.
+        m.get_many::<Guarded, _>(count, needle, unsafe { answer(values, found) })
+    }))
+}
+
+/// `slate_get_many_u64` for NUL-terminated string keys (see `slate_get`).
+/// A string of 4 GiB or more, which no map can hold, is not found.
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` with nothing written for a
+/// NULL map, a NULL `keys` or `found` when `count > 0`, or a NULL
+/// `keys[i]`.
+///
+/// # Safety
+/// As for `slate_get_many_u64`; each `keys[i]` is a string or NULL.
+#[no_mangle]
+pub unsafe extern "C" fn slate_get_many(
+    map: *const slate_s,
+    keys: *const *const c_char,
+    count: usize,
+    values: *mut *mut c_void,
+    found: *mut u8,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    code(
+        unsafe { batch(map, count, &[keys.is_null(), found.is_null()]) }.and_then(|m| {
+            // SAFETY: `keys` has `count` entries, `i < count`.
+            let key = |i| unsafe { *keys.add(i) };
+            if (0..count).any(|i| key(i).is_null()) {
+                return Err(Error::Invalid);
+            }
+            // SAFETY: each key is a string (checked non-NULL above).
+            let needle = |i| unsafe { string_key(key(i)) }.ok();
+            // SAFETY: the caller's guarantees.
+            m.get_many::<Guarded, _>(count, needle, unsafe { answer(values, found) })
+        }),
+    )
+}
+
 /// Calls `callback(key, key_length, value, data)` once for every entry. A
 /// non-zero return stops the walk and becomes `slate_each`'s result.
 ///

@@ -17,6 +17,7 @@
 //! kept apart from it, per thread (see `walk.rs`): the C layer refuses to
 //! modify a map that the calling thread is walking.
 
+mod batch;
 mod check;
 mod growth;
 mod keys;

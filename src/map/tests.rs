@@ -263,3 +263,88 @@ fn plans() {
         assert_eq!(Plan::for_entries(1 << 41), Err(Error::Full));
     }
 }
+
+/// Runs code bare: the tests have no C boundary to guard.
+struct Bare;
+
+impl Guard for Bare {
+    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
+        f()
+    }
+}
+
+/// Batch lookups find what single lookups find, both ways a batch runs
+/// (one by one, and in stages with prefetching), for every key kind and
+/// length class, present, absent and repeated keys, in a map of mixed
+/// layouts with tombstones.
+#[test]
+fn batch_lookups_equal_single_lookups() {
+    let n = if cfg!(miri) { 300 } else { 3_000 };
+    let text = |i: u64| -> Vec<u8> {
+        // Lengths 0 to 199: inline, 29-32, 33-128 and longer keys.
+        let len = (i * 37 % 200) as usize;
+        let mut k = format!("{i}:").into_bytes();
+        k.resize(len.max(k.len()), b'x');
+        k
+    };
+    let mut m = Map::new(Allocator::default());
+    let mut empty = Map::new(Allocator::default());
+    for i in 0..n {
+        m.set(&IntKey::new(TAG_U64, i), v(i + 1)).unwrap();
+        if i % 3 == 0 {
+            m.set(&Needle::bytes(&text(i)), v(i + 2)).unwrap();
+        }
+    }
+    for i in (0..n).step_by(5) {
+        m.delete(&IntKey::new(TAG_U64, i)).unwrap();
+    }
+    // An absent, present or repeated key of each kind, in a mixed order.
+    let ints: Vec<IntKey> = (0..2 * n)
+        .map(|i| {
+            IntKey::new(
+                if i % 7 == 0 { TAG_I64 } else { TAG_U64 },
+                i * 13 % (n + 50),
+            )
+        })
+        .collect();
+    let texts: Vec<Vec<u8>> = (0..2 * n).map(|i| text(i * 11 % (n + 50))).collect();
+    let needles: Vec<Needle<'_>> = texts.iter().map(|t| Needle::bytes(t)).collect();
+    for map in [&m, &mut empty as &Map] {
+        for count in [0, 1, 15, 16, 17, ints.len()] {
+            let check = |got: &[Option<*mut c_void>],
+                         want: &dyn Fn(usize) -> Option<*mut c_void>| {
+                for (i, g) in got.iter().enumerate() {
+                    assert_eq!(*g, want(i), "key {i} of {count}");
+                }
+            };
+            let mut got = vec![None; count];
+            map.get_many::<Bare, _>(count, |i| ints[i], |i, v| got[i] = v)
+                .unwrap();
+            check(&got, &|i| map.get(&ints[i]));
+            // Both ways, whatever the map's size (they need a table).
+            if map.mode != MODE_EMPTY {
+                got.fill(None);
+                map.one_by_one::<Bare, _>(count, |i| ints[i], |i, v| got[i] = v)
+                    .unwrap();
+                check(&got, &|i| map.get(&ints[i]));
+                got.fill(None);
+                map.stages::<Bare, _>(count, |i| ints[i], |i, v| got[i] = v)
+                    .unwrap();
+                check(&got, &|i| map.get(&ints[i]));
+                got.fill(None);
+                map.stages::<Bare, _>(count, |i| needles[i], |i, v| got[i] = v)
+                    .unwrap();
+                check(&got, &|i| map.get(&needles[i]));
+            }
+            got.fill(None);
+            map.get_many::<Bare, _>(count, |i| Some(needles[i]), |i, v| got[i] = v)
+                .unwrap();
+            check(&got, &|i| map.get(&needles[i]));
+            got.fill(None);
+            map.get_many::<Bare, _>(count, |_| None::<Needle<'_>>, |i, v| got[i] = v)
+                .unwrap();
+            check(&got, &|_| None);
+        }
+    }
+    m.free();
+}

@@ -72,6 +72,7 @@
 //! natural key (a name, an id from outside). A plain array is enough when
 //! nothing refers to rows by a lasting key.
 
+mod batch;
 mod bulk;
 #[cfg(test)]
 mod check;

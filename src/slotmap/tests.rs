@@ -268,3 +268,41 @@ fn sort_and_erase_if_keep_keys() {
     }
     m.free();
 }
+
+/// A batch `get` finds what single `get`s find, both ways it runs (with
+/// and without requesting lines ahead): live, stale, forged and repeated
+/// keys, and key 0.
+#[test]
+fn batch_gets_equal_single_gets() {
+    let mut m = sm(&[4]);
+    let n = if cfg!(miri) { 200 } else { 5_000 };
+    let mut keys: Vec<u64> = (0..n).map(|i| put(&mut m, i)).collect();
+    for k in keys.iter().step_by(3) {
+        m.erase(*k).unwrap();
+    }
+    // Stale keys, their slots reused, forged keys and key 0.
+    keys.extend((0..n / 4).map(|i| put(&mut m, i)));
+    keys.extend([0, u64::MAX, 1 << 32, keys[1] + (2 << 32), keys[2] ^ 1]);
+    let queries: Vec<u64> = (0..keys.len() * 2)
+        .map(|i| keys[i * 7 % keys.len()])
+        .collect();
+    for count in [0, 1, 16, 17, queries.len()] {
+        for prefetch in [false, true] {
+            let mut got = vec![core::ptr::dangling_mut::<u8>(); count];
+            let found = |i, p| got[i] = p;
+            if prefetch {
+                m.stages::<true>(count, |i| queries[i], found);
+            } else {
+                m.stages::<false>(count, |i| queries[i], found);
+            }
+            for (i, p) in got.iter().enumerate() {
+                assert_eq!(
+                    *p,
+                    m.get(queries[i]).unwrap_or(core::ptr::null_mut()),
+                    "key {i}"
+                );
+            }
+        }
+    }
+    m.free();
+}

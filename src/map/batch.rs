@@ -1,0 +1,336 @@
+//! Batch lookups: many keys per call, their cache misses overlapped.
+//!
+//! A single lookup in a map larger than the caches waits on its misses one
+//! after another: the directory entry, then the first group's control word,
+//! then the slot it matches. A batch goes through its keys in chunks of
+//! [`CHUNK`], each in stages, every stage over the whole chunk before the
+//! next begins:
+//!
+//! ```text
+//! stage 1  hash every key                request its directory entry
+//!                                        (a directory past the L1 cache)
+//! stage 2  read the entries              request each first control word
+//! stage 3  read the control words        request each first candidate's slot
+//! stage 4  probe every key, as a single lookup does
+//! ```
+//!
+//! So a chunk's misses of one kind are in flight together, and by the time
+//! stage 4 reads a line it has usually arrived. A hit whose slot is not
+//! its first group's first candidate (a fingerprint collision, a key
+//! probed past its first group) waits for that line in stage 4, as a
+//! single lookup does. The requests are hints (prefetches): they change
+//! no state, so stage 4 is exactly the single lookup's probe, and a batch
+//! finds what the single calls would.
+//!
+//! A map that fits in the caches (below [`PREFETCH_DEPTH`]) has nothing to
+//! wait for, and the stages' bookkeeping would cost more than it hides:
+//! there a batch hashes and probes key by key, saving the call per key,
+//! and the processor overlaps consecutive keys, which do not depend on each
+//! other.
+//!
+//! Keys too long for a panic-free hash (over [`SHORT`] bytes) are looked
+//! up alone, under the caller's [`Guard`], in their place in the batch.
+
+use core::ffi::c_void;
+use core::mem::MaybeUninit;
+
+use super::keys::Guard;
+use super::{Map, MODE_EMPTY};
+use crate::directory::Entry;
+use crate::hash::SHORT;
+use crate::key::{IntKey, Key, Needle, Short};
+use crate::layout::{on_layout, Layout};
+use crate::table::{prefetch, Typed};
+use crate::Error;
+
+/// Keys per chunk: enough misses in flight to keep the memory system
+/// busy, few enough that they do not queue for its line buffers
+/// (measured; see BENCHMARKS.md).
+const CHUNK: usize = 16;
+const _: () = assert!(CHUNK <= 32);
+
+/// Global depth from which a batch runs in stages: 128 tables, about
+/// 60,000 entries, when the tables outgrow the L1 and L2 caches (measured;
+/// see BENCHMARKS.md).
+const PREFETCH_DEPTH: u8 = 7;
+
+/// Global depth from which stage 1 requests the directory entries: a
+/// directory of 16 KiB, a third of a 48 KiB L1 cache, which the chunk's
+/// other lines would evict.
+const DIRECTORY_DEPTH: u8 = 10;
+
+/// A key type that a batch looks up.
+pub(crate) trait BatchKey: Copy {
+    /// Whether the stages keep the key made in the first rather than make
+    /// it again in the last (a C string's key measures its length).
+    const KEEP: bool;
+
+    /// The hash under `seed`, or `None` for a key to look up alone.
+    fn batch_hash(&self, seed: u64) -> Option<u64>;
+
+    /// The lookup of a hashed key in the table of entry `e`.
+    ///
+    /// # Safety
+    /// `e` is a live table's entry; `h` is this key's hash.
+    unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void>;
+
+    /// The lookup of a key whose `batch_hash` is `None`.
+    fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error>;
+}
+
+impl BatchKey for IntKey {
+    const KEEP: bool = false;
+
+    #[inline(always)]
+    fn batch_hash(&self, seed: u64) -> Option<u64> {
+        Some(self.hash(seed))
+    }
+
+    #[inline(always)]
+    unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
+        // SAFETY: the caller's guarantee.
+        unsafe { probe_in(e, h, self) }
+    }
+
+    /// Never called: every integer key has a hash.
+    #[inline(always)]
+    fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error> {
+        look_alone::<G, _>(m, self)
+    }
+}
+
+impl BatchKey for Needle<'_> {
+    const KEEP: bool = true;
+
+    #[inline(always)]
+    fn batch_hash(&self, seed: u64) -> Option<u64> {
+        // XXH3's code for up to 32 bytes is shorter than for up to 128.
+        match Short::<32>::new(*self) {
+            Some(short) => Some(short.hash(seed)),
+            None => Short::<SHORT>::new(*self).map(|s| s.hash(seed)),
+        }
+    }
+
+    /// Keys of up to 32 bytes take their own probe loop, inline, as in a
+    /// single lookup; longer ones one out of line.
+    #[inline(always)]
+    unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
+        match Short::<32>::new(*self) {
+            // SAFETY: the caller's guarantee.
+            Some(short) => unsafe { probe_in(e, h, &short) },
+            // SAFETY: as above.
+            None => unsafe { probe_longer(e, h, self) },
+        }
+    }
+
+    /// A key over [`SHORT`] bytes.
+    #[inline(always)]
+    fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error> {
+        look_alone::<G, _>(m, self)
+    }
+}
+
+/// The lookup of a key on its own, under the guard: hashing a key of over
+/// [`SHORT`] bytes runs XXH3's long path, which the compiler cannot prove
+/// panic-free. (Not `Map::get`: a second caller of its out-of-line probe
+/// for such keys would change how the single lookups call theirs, and
+/// cost them instructions.)
+#[inline(never)]
+fn look_alone<G: Guard, K: Key>(m: &Map, n: &K) -> Result<Option<*mut c_void>, Error> {
+    let mut value = None;
+    G::run(|| {
+        let h = n.hash(m.seed);
+        // SAFETY: the entry of a live table of the map (a batch on an empty
+        // map looks nothing up), for this key's hash.
+        value = unsafe { probe_in(m.entry_for(h), h, n) };
+        Ok(())
+    })?;
+    Ok(value)
+}
+
+/// The probe of a single lookup (`get_in`), both layouts inline: the
+/// batch's own copy, so that the single lookups' out-of-line probe keeps
+/// its one caller's calling convention.
+///
+/// # Safety
+/// `e` is a live table's entry.
+#[inline(always)]
+unsafe fn probe_in<K: Key>(e: Entry, h: u64, n: &K) -> Option<*mut c_void> {
+    on_layout!(e.kind, L => {
+        let eq = L::matcher(e.kind, n)?;
+        // SAFETY: the caller's guarantee, in the layout the kind names;
+        // only read.
+        unsafe { Typed::<L>::from_groups(e.groups, e.mask) }.get::<false>(h, eq)
+    })
+}
+
+/// A key that may be one no map can hold (`None`: a C string of 4 GiB or
+/// more, which no insert takes): absent.
+impl<K: BatchKey> BatchKey for Option<K> {
+    const KEEP: bool = K::KEEP;
+
+    #[inline(always)]
+    fn batch_hash(&self, seed: u64) -> Option<u64> {
+        self.as_ref()?.batch_hash(seed)
+    }
+
+    #[inline(always)]
+    unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
+        // SAFETY: the caller's guarantee (a key with a hash is `Some`).
+        unsafe { self.as_ref()?.probe(e, h) }
+    }
+
+    #[inline(always)]
+    fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error> {
+        self.as_ref().map_or(Ok(None), |k| k.alone::<G>(m))
+    }
+}
+
+/// `Needle::probe` for a key of 33 to [`SHORT`] bytes.
+///
+/// # Safety
+/// As for [`BatchKey::probe`].
+#[inline(never)]
+unsafe fn probe_longer(e: Entry, h: u64, n: &Needle<'_>) -> Option<*mut c_void> {
+    let short = Short::<SHORT>::new(*n)?;
+    // SAFETY: the caller's guarantee.
+    unsafe { probe_in(e, h, &short) }
+}
+
+impl Map {
+    /// Looks up `count` keys, `key(i)` for `i < count`, and tells `found`
+    /// each one's value (`None`: absent), in order. Equal to `count` single
+    /// lookups; allocates nothing. `Err` only if a key looked up alone
+    /// panicked under the guard (a bug): the keys before it were told.
+    #[inline(always)]
+    pub fn get_many<G: Guard, K: BatchKey>(
+        &self,
+        count: usize,
+        key: impl Fn(usize) -> K,
+        mut found: impl FnMut(usize, Option<*mut c_void>),
+    ) -> Result<(), Error> {
+        if self.mode == MODE_EMPTY {
+            (0..count).for_each(|i| found(i, None));
+            Ok(())
+        } else if self.global_depth >= PREFETCH_DEPTH {
+            self.stages::<G, K>(count, key, found)
+        } else {
+            self.one_by_one::<G, K>(count, key, found)
+        }
+    }
+
+    /// A map in the caches: each key hashed and probed in turn, as a single
+    /// lookup does, without the call. Consecutive keys do not depend on
+    /// each other, so the processor overlaps them.
+    #[inline(always)]
+    pub(super) fn one_by_one<G: Guard, K: BatchKey>(
+        &self,
+        count: usize,
+        key: impl Fn(usize) -> K,
+        mut found: impl FnMut(usize, Option<*mut c_void>),
+    ) -> Result<(), Error> {
+        let dir = self.dir();
+        for i in 0..count {
+            let k = key(i);
+            let v = match k.batch_hash(self.seed) {
+                // SAFETY: the entry of a live table of this map, for this
+                // key's hash.
+                Some(h) => unsafe { k.probe(dir.entry(dir.index(h)), h) },
+                None => k.alone::<G>(self)?,
+            };
+            found(i, v);
+        }
+        Ok(())
+    }
+
+    /// The chunks and their stages (see the module docs).
+    #[inline(always)]
+    pub(super) fn stages<G: Guard, K: BatchKey>(
+        &self,
+        count: usize,
+        key: impl Fn(usize) -> K,
+        mut found: impl FnMut(usize, Option<*mut c_void>),
+    ) -> Result<(), Error> {
+        let dir = self.dir();
+        let far = self.global_depth >= DIRECTORY_DEPTH;
+        let mut start = 0;
+        while start < count {
+            let n = (count - start).min(CHUNK);
+            // Stage 1's keys, for the keys that cost more to make again
+            // than to keep (`BatchKey::KEEP`).
+            let mut keys = [const { MaybeUninit::<K>::uninit() }; CHUNK];
+            let mut hashes = [0u64; CHUNK];
+            let mut entries = [Entry::NONE; CHUNK];
+            // Bit i: key `start + i` has a hash; the others are looked up
+            // alone.
+            let mut hashed = 0u32;
+            // `% CHUNK` (here and below): `i < n <= CHUNK` already; the
+            // mask lets the compiler drop the bounds checks, and with them
+            // a panic path.
+            for i in 0..n {
+                let k = key(start + i);
+                if K::KEEP {
+                    keys[i % CHUNK].write(k);
+                }
+                if let Some(h) = k.batch_hash(self.seed) {
+                    hashes[i % CHUNK] = h;
+                    hashed |= 1 << i;
+                    if far {
+                        prefetch(dir.array.wrapping_add(dir.index(h)).cast());
+                    }
+                }
+            }
+            for i in Bits(hashed) {
+                let h = hashes[i % CHUNK];
+                let e = dir.entry(dir.index(h));
+                entries[i % CHUNK] = e;
+                // SAFETY: the entry of a live table; only prefetched.
+                on_layout!(e.kind, L => unsafe {
+                    Typed::<L>::from_groups(e.groups, e.mask).prefetch_ctrl(h)
+                });
+            }
+            for i in Bits(hashed) {
+                let e = entries[i % CHUNK];
+                // SAFETY: the entry of a live table, read only.
+                on_layout!(e.kind, L => unsafe {
+                    Typed::<L>::from_groups(e.groups, e.mask).prefetch_candidate(hashes[i % CHUNK])
+                });
+            }
+            for i in 0..n {
+                let k = if K::KEEP {
+                    // SAFETY: stage 1 wrote keys `0 .. n`.
+                    unsafe { keys[i % CHUNK].assume_init() }
+                } else {
+                    key(start + i)
+                };
+                let v = if hashed & (1 << i) != 0 {
+                    // SAFETY: the entry of a live table of this map, for
+                    // this key's hash.
+                    unsafe { k.probe(entries[i % CHUNK], hashes[i % CHUNK]) }
+                } else {
+                    k.alone::<G>(self)?
+                };
+                found(start + i, v);
+            }
+            start += n;
+        }
+        Ok(())
+    }
+}
+
+/// The indices of a bitset's set bits, lowest first.
+struct Bits(u32);
+
+impl Iterator for Bits {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(i)
+    }
+}
