@@ -34,6 +34,7 @@
 #include "platform.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cstddef>
 #include <cstdint>
@@ -2161,6 +2162,561 @@ static void test_map_differential(uint64_t seed) {
   CHECK_MAP_OK(m.native());
 }
 
+/* ------------------------------------------------------------------------ */
+/* batch lookups: map::get_many against get() and a model                    */
+/* ------------------------------------------------------------------------ */
+
+/* Detection: is m.get_many(const K*, size_t, void**, uint8_t*) well-formed? */
+template <class K, class = void>
+struct can_get_many_t : std::false_type {};
+template <class K>
+struct can_get_many_t<K, std::void_t<decltype(std::declval<const slate::map&>().get_many(
+                           std::declval<const K*>(), size_t{0}, static_cast<void**>(nullptr),
+                           static_cast<uint8_t*>(nullptr)))>> : std::true_type {};
+/* ... and over a container of K */
+template <class C, class = void>
+struct can_get_many_range_t : std::false_type {};
+template <class C>
+struct can_get_many_range_t<C, std::void_t<decltype(std::declval<const slate::map&>().get_many(
+                                 std::declval<const C&>(), static_cast<void**>(nullptr),
+                                 static_cast<uint8_t*>(nullptr)))>> : std::true_type {};
+
+template <class K>
+constexpr bool can_get_many = can_get_many_t<K>::value;
+template <class C>
+constexpr bool can_get_many_range = can_get_many_range_t<C>::value;
+
+static_assert(can_get_many<uint64_t> && can_get_many<int64_t> && can_get_many<int> &&
+                  can_get_many<unsigned char> && can_get_many<short> && can_get_many<long long> &&
+                  can_get_many<size_t> && can_get_many<volatile unsigned>,
+              "integer key arrays");
+static_assert(can_get_many<std::string> && can_get_many<std::string_view> && can_get_many<const char*> &&
+                  can_get_many<char*>,
+              "string key arrays");
+static_assert(!can_get_many<double> && !can_get_many<bool> && !can_get_many<char> &&
+                  !can_get_many<plain_enum> && !can_get_many<void*> && !can_get_many<std::vector<char>>,
+              "what get() rejects, get_many rejects");
+static_assert(can_get_many_range<std::vector<uint64_t>> && can_get_many_range<std::array<int, 3>> &&
+                  can_get_many_range<std::vector<std::string>> && can_get_many_range<const char* [2]> &&
+                  can_get_many_range<std::string_view[4]>,
+              "containers of keys");
+static_assert(!can_get_many_range<std::vector<double>> && !can_get_many_range<std::string> &&
+                  !can_get_many_range<int>,
+              "containers of what is no key, and no container");
+static_assert(std::is_same_v<decltype(std::declval<const slate::map&>().get_many(
+                                 std::declval<const uint64_t*>(), 0, nullptr, nullptr)),
+                             slate::status>);
+static_assert(noexcept(std::declval<const slate::map&>().get_many(std::declval<const uint64_t*>(), 0,
+                                                                  nullptr, nullptr)));
+static_assert(noexcept(std::declval<const slate::map&>().get_many(std::declval<const int*>(), 0,
+                                                                  nullptr, nullptr)));
+static_assert(noexcept(std::declval<const slate::map&>().get_many(
+    std::declval<const std::string_view*>(), 0, nullptr, nullptr)));
+static_assert(noexcept(std::declval<const slate::map&>().get_many(std::declval<const char* const*>(),
+                                                                  0, nullptr, nullptr)));
+static_assert(noexcept(std::declval<const slate::map&>().get_many(
+    std::declval<const std::vector<std::string>&>(), nullptr, nullptr)));
+static_assert(std::is_same_v<decltype(std::declval<slate::slotmap<int>&>().get_many(
+                                 std::declval<const slate::key*>(), 0, std::declval<int**>())),
+                             slate::status>);
+static_assert(noexcept(std::declval<slate::slotmap<int>&>().get_many(std::declval<const slate::key*>(),
+                                                                     0, std::declval<int**>())));
+static_assert(noexcept(std::declval<const slate::slotmap<int>&>().get_many(
+    std::declval<const std::vector<slate::key>&>(), std::declval<const int**>())));
+
+/* A const slotmap gives const elements only. */
+template <class S, class E, class = void>
+struct can_slot_get_many : std::false_type {};
+template <class S, class E>
+struct can_slot_get_many<S, E, std::void_t<decltype(std::declval<S&>().get_many(
+                                   std::declval<const slate::key*>(), size_t{0}, std::declval<E**>()))>>
+    : std::true_type {};
+static_assert(can_slot_get_many<slate::slotmap<int>, int>::value &&
+                  can_slot_get_many<slate::slotmap<int>, const int>::value &&
+                  can_slot_get_many<const slate::slotmap<int>, const int>::value &&
+                  !can_slot_get_many<const slate::slotmap<int>, int>::value &&
+                  !can_slot_get_many<slate::slotmap<int>, long>::value,
+              "slotmap get_many: elements of T, const T from a const slotmap");
+
+/* The bytes a map sees for a key (slate.h: an integer as 0x00, 0x01 (i64) or
+   0x02 (u64) and 8 bytes little-endian). */
+template <class K>
+static std::string key_bytes(const K& key) {
+  if constexpr (std::is_integral_v<K>) {
+    uint64_t v = std::is_signed_v<K> ? static_cast<uint64_t>(static_cast<int64_t>(key))
+                                     : static_cast<uint64_t>(key);
+    std::string out(10, '\0');
+    out[1] = std::is_signed_v<K> ? '\x01' : '\x02';
+    for (int b = 0; b < 8; b++) out[2 + static_cast<size_t>(b)] = static_cast<char>((v >> (8 * b)) & 0xFF);
+    return out;
+  } else {
+    return std::string(std::string_view(key));
+  }
+}
+
+using batch_model = std::unordered_map<std::string, void*>;
+
+/* One get_many call over n keys of type K, checked against get() key by
+   key and against the model; values[] and found[] prefilled, and one
+   guard element past the end each. `as_range`: through the container
+   overload (keys must then be a std::vector's data). Returns the
+   mismatches (0 when all agree). */
+template <class K>
+static long diff_get_many(const slate::map& m, const batch_model& model, const std::vector<K>& keys,
+                          bool with_values, bool as_range, size_t* hits) {
+  const size_t n = keys.size();
+  std::vector<void*> values(n + 1);
+  std::vector<uint8_t> found(n + 1, 0xEE);
+  for (size_t i = 0; i <= n; i++) values[i] = P(2 * i + 1);
+  slate::status st = as_range ? m.get_many(keys, with_values ? values.data() : nullptr, found.data())
+                              : m.get_many(keys.data(), n, with_values ? values.data() : nullptr,
+                                           found.data());
+  long bad = st.ok() ? 0 : 1;
+  for (size_t i = 0; i < n; i++) {
+    std::optional<void*> g = m.get(keys[i]);
+    auto it = model.find(key_bytes(keys[i]));
+    bool in = it != model.end();
+    bool ok = found[i] == (g ? 1 : 0) && g.has_value() == in && (!in || *g == it->second);
+    if (with_values) ok = ok && (g ? values[i] == *g : values[i] == P(2 * i + 1));
+    if (!ok && bad < 5)
+      fprintf(stderr, "   get_many: key %zu of %zu (%s, %zu bytes): found %u, get %s\n", i, n,
+              std::is_integral_v<K> ? (std::is_signed_v<K> ? "signed" : "unsigned") : "string",
+              sizeof(K), found[i], g ? "present" : "absent");
+    bad += !ok;
+    *hits += found[i] == 1;
+  }
+  bad += values[n] != P(2 * n + 1) || found[n] != 0xEE; /* nothing past the end */
+  return bad;
+}
+
+/* Keys for a batch of type K: ones the model holds (of that type), others
+   drawn from the same small numbers or strings, duplicates. */
+template <class K>
+static std::vector<K> batch_keys(std::mt19937_64& rng, size_t n, const std::vector<K>& present,
+                                 const std::vector<K>& pool) {
+  std::vector<K> out;
+  out.reserve(n);
+  while (out.size() < n) {
+    uint64_t r = rng() % 8;
+    if (r < 3 && !present.empty())
+      out.push_back(present[rng() % present.size()]);
+    else if (r < 4 && !out.empty())
+      out.push_back(out[rng() % out.size()]);
+    else
+      out.push_back(pool[rng() % pool.size()]);
+  }
+  return out;
+}
+
+/* All numbers -300 .. 299 as K (so signed and unsigned types meet on the
+   same small numbers, in different keyspaces), and some large ones. */
+template <class K>
+static std::vector<K> int_pool(std::mt19937_64& rng) {
+  std::vector<K> pool;
+  for (int v = -300; v < 300; v++) pool.push_back(static_cast<K>(v));
+  for (int i = 0; i < 100; i++) pool.push_back(static_cast<K>(rng()));
+  pool.push_back(std::numeric_limits<K>::max());
+  pool.push_back(std::numeric_limits<K>::min());
+  return pool;
+}
+
+static std::string random_bytes(std::mt19937_64& rng, bool nul_free) {
+  static const size_t lengths[] = {0, 1, 5, 12, 27, 28, 29, 31, 32, 33, 64, 100, 128, 129, 200, 300};
+  size_t len = rng() % 4 == 0 ? lengths[rng() % (sizeof lengths / sizeof lengths[0])] : rng() % 40;
+  std::string s(len, 'a');
+  for (auto& c : s) {
+    c = static_cast<char>(rng() % 3 == 0 && !nul_free ? 0 : 'a' + static_cast<char>(rng() % 4));
+    if (c == 0 && nul_free) c = 'z';
+  }
+  return s;
+}
+
+/* The batch of every key type, in the sizes around the wrappers' chunks of
+   64 and the library's of 16, with and without values, through pointers
+   and containers. Returns the mismatches. */
+static long batch_round(std::mt19937_64& rng, const slate::map& m, const batch_model& model,
+                        const std::vector<uint64_t>& u_in, const std::vector<int64_t>& i_in,
+                        const std::vector<std::string>& s_in, size_t* hits) {
+  static const size_t sizes[] = {0, 1, 2, 15, 16, 17, 63, 64, 65, 127, 128, 129, 257, 1000};
+  long bad = 0;
+  std::vector<uint64_t> upool = int_pool<uint64_t>(rng);
+  std::vector<int64_t> ipool = int_pool<int64_t>(rng);
+  std::vector<std::string> spool;
+  for (int i = 0; i < 300; i++) spool.push_back(random_bytes(rng, false));
+  for (const auto& s : s_in)
+    if (rng() % 8 == 0) spool.push_back(s + std::string(1, '\0')); /* near misses */
+  /* the present keys as the other integer types (where they fit) */
+  std::vector<int> int_in;
+  std::vector<unsigned> uint_in;
+  std::vector<short> short_in;
+  std::vector<unsigned char> uchar_in;
+  std::vector<signed char> schar_in;
+  for (int64_t v : i_in)
+    if (v >= INT16_MIN && v <= INT16_MAX) {
+      int_in.push_back(static_cast<int>(v));
+      short_in.push_back(static_cast<short>(v));
+      if (v >= -128 && v <= 127) schar_in.push_back(static_cast<signed char>(v));
+    }
+  for (uint64_t v : u_in)
+    if (v <= UINT32_MAX) {
+      uint_in.push_back(static_cast<unsigned>(v));
+      if (v <= 255) uchar_in.push_back(static_cast<unsigned char>(v));
+    }
+  std::vector<long long> ll_in(i_in.begin(), i_in.end());
+  std::vector<unsigned long long> ull_in(u_in.begin(), u_in.end());
+  std::vector<size_t> size_in;
+  for (uint64_t v : u_in)
+    if (v <= std::numeric_limits<size_t>::max()) size_in.push_back(static_cast<size_t>(v));
+  std::vector<std::string> text_in; /* NUL-free, for C strings */
+  for (const auto& s : s_in)
+    if (s.find('\0') == std::string::npos) text_in.push_back(s);
+  std::vector<std::string> text_pool;
+  for (int i = 0; i < 200; i++) text_pool.push_back(random_bytes(rng, true));
+  for (size_t n : sizes) {
+    for (int variant = 0; variant < 4; variant++) {
+      bool with_values = variant % 2 == 0, as_range = variant >= 2;
+      bad += diff_get_many(m, model, batch_keys(rng, n, u_in, upool), with_values, as_range, hits);
+      bad += diff_get_many(m, model, batch_keys(rng, n, i_in, ipool), with_values, as_range, hits);
+      bad += diff_get_many(m, model, batch_keys(rng, n, int_in, int_pool<int>(rng)), with_values, as_range, hits);
+      bad += diff_get_many(m, model, batch_keys(rng, n, uint_in, int_pool<unsigned>(rng)), with_values, as_range, hits);
+      bad += diff_get_many(m, model, batch_keys(rng, n, short_in, int_pool<short>(rng)), with_values, as_range, hits);
+      bad += diff_get_many(m, model, batch_keys(rng, n, uchar_in, int_pool<unsigned char>(rng)), with_values, as_range, hits);
+      bad += diff_get_many(m, model, batch_keys(rng, n, schar_in, int_pool<signed char>(rng)), with_values, as_range, hits);
+      bad += diff_get_many(m, model, batch_keys(rng, n, ll_in, int_pool<long long>(rng)), with_values, as_range, hits);
+      bad += diff_get_many(m, model, batch_keys(rng, n, ull_in, int_pool<unsigned long long>(rng)), with_values, as_range, hits);
+      bad += diff_get_many(m, model, batch_keys(rng, n, size_in, int_pool<size_t>(rng)), with_values, as_range, hits);
+      std::vector<std::string> strings = batch_keys(rng, n, s_in, spool);
+      bad += diff_get_many(m, model, strings, with_values, as_range, hits);
+      std::vector<std::string_view> views(strings.begin(), strings.end());
+      bad += diff_get_many(m, model, views, with_values, as_range, hits);
+      std::vector<std::string> texts = batch_keys(rng, n, text_in, text_pool);
+      std::vector<const char*> cstrings;
+      for (const auto& t : texts) cstrings.push_back(t.c_str());
+      bad += diff_get_many(m, model, cstrings, with_values, as_range, hits);
+    }
+  }
+  /* char** (argv-like) goes to the C-string overload as well */
+  std::vector<std::string> texts = batch_keys(rng, 70, text_in, text_pool);
+  std::vector<char*> mutable_c;
+  for (auto& t : texts) mutable_c.push_back(&t[0]);
+  std::vector<void*> values(70);
+  std::vector<uint8_t> found(70, 0xEE);
+  CHECK(m.get_many(mutable_c.data(), 70, values.data(), found.data()).ok());
+  for (size_t i = 0; i < 70; i++) bad += found[i] != (m.contains(texts[i]) ? 1 : 0);
+  return bad;
+}
+
+static void test_map_get_many(uint64_t seed) {
+  TEST_SECTION("map get_many: every key type against get() and a model");
+  std::mt19937_64 rng(seed ^ 0x6A09E667F3BCC908ULL);
+  slate::map m;
+  batch_model model;
+  std::vector<uint64_t> u_in;
+  std::vector<int64_t> i_in;
+  std::vector<std::string> s_in;
+  size_t hits = 0;
+  auto put = [&](auto key) {
+    void* v = P(static_cast<uintptr_t>(rng() & ~uint64_t{1}));
+    m.set(key, v);
+    model[key_bytes(key)] = v;
+  };
+  /* states: empty, small, a few tables, many tables; each round adds keys */
+  static const int adds[] = {0, 5, 300, 20000};
+  for (int add : adds) {
+    for (int i = 0; i < add; i++) {
+      uint64_t r = rng() % 10;
+      if (r < 4) {
+        uint64_t v = rng() % 3 == 0 ? rng() : rng() % 600;
+        put(v);
+        u_in.push_back(v);
+      } else if (r < 8) {
+        int64_t v = rng() % 3 == 0 ? static_cast<int64_t>(rng()) : static_cast<int64_t>(rng() % 600) - 300;
+        put(v);
+        i_in.push_back(v);
+      } else {
+        std::string s = random_bytes(rng, rng() % 2 == 0);
+        put(std::string_view(s));
+        s_in.push_back(s);
+      }
+    }
+    if (add == 300) { /* an integer key's encoding set as a string key */
+      std::string enc = key_bytes(uint64_t{77777});
+      put(std::string_view(enc));
+      u_in.push_back(77777);
+    }
+    CHECK_EQ_U64(m.size(), model.size());
+    CHECK_EQ_INT(batch_round(rng, m, model, u_in, i_in, s_in, &hits), 0);
+  }
+  /* tombstones, then after clear */
+  size_t erased = 0;
+  for (auto it = model.begin(); it != model.end();) {
+    if (rng() % 4 != 0) {
+      erased += m.erase(it->first);
+      it = model.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  CHECK_EQ_U64(m.size(), model.size());
+  CHECK(erased > 0);
+  CHECK_EQ_INT(batch_round(rng, m, model, u_in, i_in, s_in, &hits), 0);
+  m.clear();
+  model.clear();
+  CHECK_EQ_INT(batch_round(rng, m, model, u_in, i_in, s_in, &hits), 0);
+  CHECK(hits > 1000); /* the batches found keys */
+  fprintf(stderr, "   %zu keys found\n", hits);
+}
+
+/* count 0, null arrays, a null C string: the status, nothing written. */
+static void test_map_get_many_edges() {
+  TEST_SECTION("map get_many: count 0, null arrays, huge keys, inside for_each");
+  slate::map m;
+  m.set(5, P(10));
+  m.set(5u, P(12));
+  m.set("five", P(14));
+  m.set(std::string_view("\0five", 5), P(16));
+  void* values[3] = {P(1), P(3), P(5)};
+  uint8_t found[3] = {0xEE, 0xEE, 0xEE};
+  auto untouched = [&] {
+    return values[0] == P(1) && values[1] == P(3) && values[2] == P(5) && found[0] == 0xEE &&
+           found[1] == 0xEE && found[2] == 0xEE;
+  };
+  const uint64_t* no_u = nullptr;
+  const int64_t* no_i = nullptr;
+  const int* no_int = nullptr;
+  const std::string_view* no_sv = nullptr;
+  const std::string* no_s = nullptr;
+  const char* const* no_c = nullptr;
+  /* count 0: OK with null arrays, nothing written with real ones */
+  CHECK(m.get_many(no_u, 0, nullptr, nullptr).ok() && m.get_many(no_i, 0, nullptr, nullptr).ok() &&
+        m.get_many(no_int, 0, nullptr, nullptr).ok() && m.get_many(no_sv, 0, nullptr, nullptr).ok() &&
+        m.get_many(no_s, 0, nullptr, nullptr).ok() && m.get_many(no_c, 0, nullptr, nullptr).ok());
+  uint64_t u[3] = {5, 6, 5};
+  int64_t s[3] = {5, 6, 5};
+  int ints[3] = {5, 6, 5};
+  std::string_view views[3] = {"five", std::string_view("\0five", 5), "six"};
+  std::string strings[3] = {"five", "six", std::string("\0five", 5)};
+  const char* cs[3] = {"five", "six", "five"};
+  CHECK(m.get_many(u, 0, values, found).ok() && m.get_many(s, 0, values, found).ok() &&
+        m.get_many(ints, 0, values, found).ok() && m.get_many(views, 0, values, found).ok() &&
+        m.get_many(strings, 0, values, found).ok() && m.get_many(cs, 0, values, found).ok());
+  CHECK(untouched());
+  std::vector<uint64_t> none;
+  CHECK(m.get_many(none, values, found).ok() && untouched());
+  /* null keys or found with count > 0: INVALID, nothing written */
+  CHECK_EQ_INT(m.get_many(no_u, 3, values, found).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(no_i, 3, values, found).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(no_int, 3, values, found).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(no_sv, 3, values, found).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(no_s, 3, values, found).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(no_c, 3, values, found).code(), SLATE_ERROR_INVALID);
+  CHECK(untouched());
+  CHECK_EQ_INT(m.get_many(u, 3, values, nullptr).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(s, 3, values, nullptr).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(ints, 3, values, nullptr).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(views, 3, values, nullptr).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(strings, 3, values, nullptr).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(m.get_many(cs, 3, values, nullptr).code(), SLATE_ERROR_INVALID);
+  CHECK(untouched());
+  /* a null C string, first or in the second chunk of 64: INVALID, nothing written */
+  std::vector<const char*> many(100, "five");
+  std::vector<void*> mv(100, P(1));
+  std::vector<uint8_t> mf(100, 0xEE);
+  for (size_t at : {size_t{0}, size_t{70}, size_t{99}}) {
+    many[at] = nullptr;
+    CHECK_EQ_INT(m.get_many(many.data(), 100, mv.data(), mf.data()).code(), SLATE_ERROR_INVALID);
+    CHECK(std::all_of(mv.begin(), mv.end(), [](void* p) { return p == P(1); }) &&
+          std::all_of(mf.begin(), mf.end(), [](uint8_t f) { return f == 0xEE; }));
+    many[at] = "five";
+  }
+  /* the answers themselves, for keys that share their bytes' numbers */
+  CHECK(m.get_many(u, 3, values, found).ok());
+  CHECK(found[0] == 1 && found[1] == 0 && found[2] == 1 && values[0] == P(12) && values[1] == P(3) &&
+        values[2] == P(12));
+  CHECK(m.get_many(ints, 3, values, found).ok());
+  CHECK(found[0] == 1 && found[1] == 0 && found[2] == 1 && values[0] == P(10) && values[2] == P(10));
+  CHECK(m.get_many(views, nullptr, found).ok());
+  CHECK(found[0] == 1 && found[1] == 1 && found[2] == 0);
+  CHECK(m.get_many(strings, values, found).ok());
+  CHECK(found[0] == 1 && found[1] == 0 && found[2] == 1 && values[0] == P(14) && values[2] == P(16));
+  /* every key again from inside a walk of the map */
+  long inner_bad = 0;
+  size_t walked = 0;
+  m.for_each([&](std::string_view key, void* value) {
+    std::string_view one[2] = {key, "absent"};
+    void* v[2] = {P(1), P(3)};
+    uint8_t f[2] = {0xEE, 0xEE};
+    inner_bad += !m.get_many(one, v, f).ok() || f[0] != 1 || v[0] != value || f[1] != 0 || v[1] != P(3);
+    if (auto i = slate::decode_i64_key(key)) {
+      int64_t k[1] = {*i};
+      inner_bad += !m.get_many(k, v, f).ok() || f[0] != 1 || v[0] != value;
+    }
+    if (auto i = slate::decode_u64_key(key)) {
+      std::array<uint64_t, 1> k{*i};
+      inner_bad += !m.get_many(k, v, f).ok() || f[0] != 1 || v[0] != value;
+    }
+    walked++;
+  });
+  CHECK_EQ_INT(inner_bad, 0);
+  CHECK_EQ_U64(walked, 4);
+#if defined(__linux__) && UINTPTR_MAX > 0xFFFFFFFFu
+  /* a key of 4 GiB (which no map holds) among others, around a chunk's end */
+  const size_t length = (size_t{1} << 32) + 1;
+  void* p = mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p != MAP_FAILED) {
+    std::string_view huge(static_cast<const char*>(p), length);
+    for (size_t at : {size_t{0}, size_t{63}, size_t{64}, size_t{129}}) {
+      std::vector<std::string_view> keys(130, "five");
+      keys[at] = huge;
+      keys[at == 0 ? 1 : at - 1] = "six";
+      std::vector<void*> hv(130, P(1));
+      std::vector<uint8_t> hf(130, 0xEE);
+      CHECK(m.get_many(keys, hv.data(), hf.data()).ok());
+      long wrong = 0;
+      for (size_t i = 0; i < 130; i++) {
+        bool in = keys[i] == "five";
+        wrong += hf[i] != (in ? 1 : 0) || hv[i] != (in ? P(14) : P(1));
+      }
+      CHECK_EQ_INT(wrong, 0);
+    }
+    munmap(p, length);
+  } else {
+    fprintf(stderr, "   (mmap of 4 GiB failed: huge keys skipped)\n");
+  }
+#else
+  fprintf(stderr, "   (not a 64-bit Linux: huge keys skipped)\n");
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* batch lookups: slotmap<T>::get_many against find()                        */
+/* ------------------------------------------------------------------------ */
+
+/* One batch, every overload: elements[i] == find(keys[i]), the model's
+   record there, nothing written past the end. Returns the mismatches. */
+static long diff_slot_get_many(slate::slotmap<record>& s, const std::unordered_map<slate::key, record>& model,
+                               const std::vector<slate::key>& keys, int variant, size_t* hits) {
+  const size_t n = keys.size();
+  record dummy{};
+  std::vector<record*> out(n + 1, &dummy);
+  std::vector<const record*> cout_(n + 1, &dummy);
+  const slate::slotmap<record>& cs = s;
+  slate::status st;
+  switch (variant) {
+    case 0:
+      st = s.get_many(keys.data(), n, out.data());
+      break;
+    case 1:
+      st = s.get_many(keys, out.data());
+      break;
+    case 2:
+      st = cs.get_many(keys.data(), n, cout_.data());
+      break;
+    default:
+      st = cs.get_many(keys, cout_.data());
+      break;
+  }
+  long bad = st.ok() ? 0 : 1;
+  for (size_t i = 0; i < n; i++) {
+    const record* got = variant < 2 ? out[i] : cout_[i];
+    const record* want = s.find(keys[i]);
+    auto it = model.find(keys[i]);
+    bool ok = got == want && (it == model.end() ? got == nullptr : got != nullptr && same(*got, it->second));
+    if (!ok && bad < 5)
+      fprintf(stderr, "   slotmap get_many (variant %d): key %zu of %zu: %p, find %p\n", variant, i, n,
+              static_cast<const void*>(got), static_cast<const void*>(want));
+    bad += !ok;
+    *hits += got != nullptr;
+  }
+  bad += out[n] != &dummy || cout_[n] != &dummy;
+  return bad;
+}
+
+static void test_slotmap_get_many(uint64_t seed) {
+  TEST_SECTION("slotmap get_many against find()");
+  static const size_t sizes[] = {0, 1, 2, 15, 16, 17, 63, 64, 65, 127, 128, 129, 257, 1000};
+  std::mt19937_64 rng(seed ^ 0xBB67AE8584CAA73BULL);
+  slate::slotmap<record> s, other;
+  std::unordered_map<slate::key, record> model;
+  std::vector<slate::key> live, stale, foreign;
+  size_t hits = 0;
+  long bad = 0;
+  uint64_t next_id = 1;
+  for (int i = 0; i < 300; i++) foreign.push_back(other.insert(record{0, 0.0, 0, 0}));
+  auto keys_for = [&](size_t n) {
+    std::vector<slate::key> keys;
+    while (keys.size() < n) {
+      uint64_t r = rng() % 12;
+      if (r < 5 && !live.empty())
+        keys.push_back(live[rng() % live.size()]);
+      else if (r < 7 && !stale.empty())
+        keys.push_back(stale[rng() % stale.size()]);
+      else if (r < 8)
+        keys.push_back(foreign[rng() % foreign.size()]);
+      else if (r < 9 && !keys.empty())
+        keys.push_back(keys[rng() % keys.size()]);
+      else if (r < 10 && !live.empty()) /* the right index, another generation */
+        keys.push_back(slate::key(live[rng() % live.size()].raw() ^ (uint64_t{2} << 32)));
+      else if (r < 11)
+        keys.push_back(slate::key(rng()));
+      else
+        keys.push_back(slate::key());
+    }
+    return keys;
+  };
+  for (int round = 0; round < 12; round++) {
+    size_t inserts = round < 6 ? static_cast<size_t>(rng() % 3000) : static_cast<size_t>(rng() % 300);
+    for (size_t i = 0; i < inserts; i++) {
+      record rec{next_id++, static_cast<double>(rng() % 1000), static_cast<int32_t>(rng() % 100), 0};
+      slate::key k = s.insert(rec);
+      model[k] = rec;
+      live.push_back(k);
+    }
+    size_t erases = live.empty() ? 0 : static_cast<size_t>(rng() % (live.size() / 2 + 1));
+    for (size_t i = 0; i < erases; i++) {
+      size_t at = static_cast<size_t>(rng() % live.size());
+      bad += !s.erase(live[at]);
+      model.erase(live[at]);
+      stale.push_back(live[at]);
+      live[at] = live.back();
+      live.pop_back();
+    }
+    if (round == 8) { /* clear: every key stale */
+      s.clear();
+      stale.insert(stale.end(), live.begin(), live.end());
+      live.clear();
+      model.clear();
+    }
+    for (size_t n : sizes)
+      for (int variant = 0; variant < 4; variant++) bad += diff_slot_get_many(s, model, keys_for(n), variant, &hits);
+  }
+  /* one large batch */
+  bad += diff_slot_get_many(s, model, keys_for(100000), 0, &hits);
+  CHECK_EQ_INT(bad, 0);
+  CHECK(hits > 1000);
+  /* null arrays, count 0 */
+  record dummy{};
+  record* elements[2] = {&dummy, &dummy};
+  const record* celements[2] = {&dummy, &dummy};
+  slate::key two[2] = {live.empty() ? slate::key() : live[0], slate::key()};
+  CHECK(s.get_many(static_cast<const slate::key*>(nullptr), 0, static_cast<record**>(nullptr)).ok());
+  CHECK(s.get_many(two, 0, elements).ok() && elements[0] == &dummy);
+  CHECK_EQ_INT(s.get_many(static_cast<const slate::key*>(nullptr), 2, elements).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(s.get_many(two, 2, static_cast<record**>(nullptr)).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(std::as_const(s).get_many(static_cast<const slate::key*>(nullptr), 2, celements).code(),
+               SLATE_ERROR_INVALID);
+  CHECK(elements[0] == &dummy && elements[1] == &dummy && celements[0] == &dummy && celements[1] == &dummy);
+  /* inside for_each: each element's own key gives that very element */
+  long inner_bad = 0;
+  s.for_each([&](slate::key k, record& rec) {
+    slate::key ks[3] = {k, slate::key(), k};
+    record* e[3] = {nullptr, &dummy, nullptr};
+    inner_bad += !s.get_many(ks, e).ok() || e[0] != &rec || e[1] != nullptr || e[2] != &rec;
+  });
+  CHECK_EQ_INT(inner_bad, 0);
+  fprintf(stderr, "   %zu keys found\n", hits);
+}
+
 int main() {
   uint64_t seed = 20260131;
   if (const char* env = std::getenv("SLATE_HPP_SEED")) seed = std::strtoull(env, nullptr, 0);
@@ -2187,5 +2743,8 @@ int main() {
   test_slotmap_move_clone();
   test_slotmap_differential(seed);
   test_map_differential(seed);
+  test_map_get_many(seed);
+  test_map_get_many_edges();
+  test_slotmap_get_many(seed);
   return TEST_SUMMARY();
 }

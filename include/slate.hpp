@@ -9,6 +9,10 @@
  *     m.set(7, &answer);                   // signed integer -> int64_t keyspace
  *     m.set(7u, nullptr);                  // unsigned integer -> uint64_t keyspace
  *     if (auto v = m.get("answer")) { int* p = static_cast<int*>(*v); }
+ *     std::uint64_t ids[] = {7, 8, 9};     // batch lookup: found[i] 1 or 0,
+ *     void* values[3];                     // values[i] written where found
+ *     std::uint8_t found[3];
+ *     m.get_many(ids, 3, values, found);
  *     m.for_each([](std::string_view key, void* value) { ... });
  *
  *     struct particle { float x, y, vx, vy; };
@@ -40,8 +44,9 @@
  * Error policy (the same for both containers)
  * ----------------------------------------------------------------------------
  *  - Lookups never throw: `get` returns std::optional<void*>, `find` returns
- *    a pointer (nullptr when absent), `contains` a bool. A key that is simply
- *    absent is never an error.
+ *    a pointer (nullptr when absent), `contains` a bool, the batch lookups
+ *    `get_many` a slate::status. A key that is simply absent is never an
+ *    error.
  *  - Operations that allocate throw std::bad_alloc when the library reports
  *    SLATE_ERROR_ALLOC, like the standard containers.
  *  - Every other failure the library reports throws slate::error (derived
@@ -53,8 +58,9 @@
  *                          its own for_each/erase_if/sort callbacks (the
  *                          library refuses and changes nothing), or a
  *                          slotmap limit() below its size.
- *    The wrappers never pass NULL, so the C API's other INVALID cases cannot
- *    arise through them.
+ *    Apart from the arrays a caller hands to get_many (which reports null
+ *    ones as a status), the wrappers never pass NULL, so the C API's other
+ *    INVALID cases cannot arise through them.
  *  - The C API's rule holds: a call that throws (or returns a failed status)
  *    left the container exactly as it was, except where a callback threw
  *    (see below).
@@ -115,6 +121,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
@@ -318,6 +325,27 @@ struct slate {
  private:
   template <class I>
   using enable_integer_key = std::enable_if_t<is_integer_key_v<I>, int>;
+
+  /* A class type that converts to std::string_view (std::string,
+     std::string_view, ...): an array of them goes to the bytes batch. */
+  template <class S>
+  using enable_string_key =
+      std::enable_if_t<std::is_class_v<S> && std::is_convertible_v<const S&, std::string_view>, int>;
+
+  /* The element type of a contiguous range (std::data), without const. */
+  template <class Range>
+  using range_element_t =
+      std::remove_cv_t<std::remove_pointer_t<decltype(std::data(std::declval<const Range&>()))>>;
+
+  /* The key types of map::get_many: integers, string classes, C strings. */
+  template <class E>
+  static constexpr bool is_batch_key_v =
+      is_integer_key_v<E> || (std::is_class_v<E> && std::is_convertible_v<const E&, std::string_view>) ||
+      std::is_same_v<E, const char*> || std::is_same_v<E, char*>;
+
+  /* Keys per C call where a batch wrapper converts its keys first (on the
+     stack: 64 keys and their lengths or results, about 1 KiB). */
+  static constexpr std::size_t batch_chunk = 64;
 
   static bool decode_integer_key(std::string_view key, unsigned char tag,
                                  std::uint64_t& out) noexcept {
@@ -566,6 +594,66 @@ struct slate {
     }
     bool contains(std::nullptr_t) const = delete;
 
+    // ---- batch lookup -----------------------------------------------------
+
+    /**
+     * Looks up `count` keys at once: for each i < count, `found[i]` becomes 1
+     * when `keys[i]` is in the map, and then `values[i]` its value, else 0,
+     * with `values[i]` left as it was. `values` may be nullptr (presence
+     * tests only). The results equal those of `count` calls of get(),
+     * duplicates included; on a map larger than the caches the call is
+     * faster, because it overlaps the keys' cache misses. The arrays are the
+     * caller's: the map keeps no pointer into them. Allocates nothing, never
+     * throws; allowed inside callbacks, like get().
+     *
+     * Returns SLATE_OK (also for count 0, when the pointers may be null), or
+     * SLATE_ERROR_INVALID, with nothing written, when `keys` or `found` is
+     * null and count > 0.
+     *
+     * This overload takes any integer key type (see is_integer_key_v): an
+     * array of std::uint64_t or std::int64_t goes to the C call as it is
+     * (slate_get_many_u64 / _i64); other types are converted, 64 keys at a
+     * time, on the stack.
+     */
+    template <class I, enable_integer_key<I> = 0>
+    status get_many(const I* keys, std::size_t count, void** values,
+                    std::uint8_t* found) const noexcept {
+      return status(get_many_ints(&raw_, keys, count, values, found));
+    }
+
+    /**
+     * get_many() for string keys held as std::string_view, std::string or
+     * any class that converts to std::string_view: each key is its bytes
+     * (NULs allowed, the empty key allowed), as for get(). They go to
+     * slate_get_many_bytes, 64 at a time (their pointers and lengths on the
+     * stack). A key of 4 GiB or more, which no map can hold, is not found.
+     */
+    template <class S, enable_string_key<S> = 0>
+    status get_many(const S* keys, std::size_t count, void** values,
+                    std::uint8_t* found) const noexcept {
+      return status(get_many_views(&raw_, keys, count, values, found));
+    }
+
+    /**
+     * get_many() for NUL-terminated C strings (slate_get_many): each key is
+     * its bytes without the NUL. A null `keys[i]` is SLATE_ERROR_INVALID,
+     * with nothing written.
+     */
+    status get_many(const char* const* keys, std::size_t count, void** values,
+                    std::uint8_t* found) const noexcept {
+      return status(slate_get_many(&raw_, keys, count, values, found));
+    }
+
+    /**
+     * get_many() over a contiguous container of keys (std::vector,
+     * std::array, a C array, ...; std::data and std::size): `values` (or
+     * nullptr) and `found` have room for std::size(keys) elements.
+     */
+    template <class Keys, std::enable_if_t<is_batch_key_v<range_element_t<Keys>>, int> = 0>
+    status get_many(const Keys& keys, void** values, std::uint8_t* found) const noexcept {
+      return get_many(std::data(keys), static_cast<std::size_t>(std::size(keys)), values, found);
+    }
+
     // ---- erase ------------------------------------------------------------
 
     /**
@@ -735,6 +823,65 @@ struct slate {
         return slate_get_u64(m, static_cast<std::uint64_t>(key), value);
       }
     }
+    template <class I>
+    static int get_many_ints(const slate_s* m, const I* keys, std::size_t count, void** values,
+                             std::uint8_t* found) noexcept {
+      if constexpr (std::is_same_v<I, std::uint64_t>) {
+        return slate_get_many_u64(m, keys, count, values, found);
+      } else if constexpr (std::is_same_v<I, std::int64_t>) {
+        return slate_get_many_i64(m, keys, count, values, found);
+      } else {
+        using wide = std::conditional_t<std::is_signed_v<I>, std::int64_t, std::uint64_t>;
+        if (count > 0 && (keys == nullptr || found == nullptr)) {
+          return SLATE_ERROR_INVALID;
+        }
+        wide chunk[batch_chunk];
+        for (std::size_t start = 0; start < count; start += batch_chunk) {
+          const std::size_t n = count - start < batch_chunk ? count - start : batch_chunk;
+          for (std::size_t i = 0; i < n; i++) {
+            chunk[i] = static_cast<wide>(keys[start + i]);
+          }
+          int rc = get_many_ints(m, static_cast<const wide*>(chunk), n,
+                                 values ? values + start : nullptr, found + start);
+          if (rc != SLATE_OK) {
+            return rc;  // (a null map only, which a slate::map never is)
+          }
+        }
+        return SLATE_OK;
+      }
+    }
+    template <class S>
+    static int get_many_views(const slate_s* m, const S* keys, std::size_t count, void** values,
+                              std::uint8_t* found) noexcept {
+      if (count > 0 && (keys == nullptr || found == nullptr)) {
+        return SLATE_ERROR_INVALID;
+      }
+      const void* data[batch_chunk];
+      std::uint32_t lengths[batch_chunk];
+      std::size_t start = 0;
+      while (start < count) {
+        std::size_t n = 0;
+        for (; n < batch_chunk && start + n < count; n++) {
+          const std::string_view key(keys[start + n]);
+          if (key.size() > max_key_length) {
+            break;  // looked up below, alone
+          }
+          data[n] = key.data();
+          lengths[n] = static_cast<std::uint32_t>(key.size());
+        }
+        if (n == 0) {
+          found[start++] = 0;  // no map holds a key of 4 GiB or more
+          continue;
+        }
+        int rc = slate_get_many_bytes(m, data, lengths, n, values ? values + start : nullptr,
+                                      found + start);
+        if (rc != SLATE_OK) {
+          return rc;  // (a null map only, which a slate::map never is)
+        }
+        start += n;
+      }
+      return SLATE_OK;
+    }
     static int erase_raw(slate_s* m, std::string_view key) noexcept {
       if (key.size() > max_key_length) {
         return SLATE_ERROR_NOT_FOUND;  // no such key can exist
@@ -837,11 +984,12 @@ struct slate {
    * 16-byte aligned, the stride is sizeof(T)).
    *
    * Pointer and iterator validity: pointers and references from find(),
-   * operator[], at(), data(), begin()/end(), and row numbers from row_of(),
-   * stay valid until the next insert, erase, erase_if, sort, clear, reserve
-   * or the slotmap's destruction (as slotmap_get/slotmap_column in C). A
-   * move keeps them valid: they then refer to the destination. Keys stay
-   * valid until their element is erased (or the slotmap cleared).
+   * get_many(), operator[], at(), data(), begin()/end(), and row numbers
+   * from row_of(), stay valid until the next insert, erase, erase_if, sort,
+   * clear, reserve or the slotmap's destruction (as slotmap_get/
+   * slotmap_column in C). A move keeps them valid: they then refer to the
+   * destination. Keys stay valid until their element is erased (or the
+   * slotmap cleared).
    *
    * Erasing moves the last element into the hole (swap-and-pop), so erase
    * changes the dense order; keys are unaffected. Move-only; copy with
@@ -968,6 +1116,42 @@ struct slate {
 
     /** True when `k` is valid here. */
     bool contains(key k) const noexcept { return slotmap_contains(&raw_, k.raw()) == 1; }
+
+    /**
+     * Looks up `count` keys at once: `elements[i]` becomes find(keys[i]), the
+     * element of `keys[i]` or nullptr for a stale, null or foreign key. The
+     * results equal those of `count` calls of find(), duplicates included;
+     * on a slotmap larger than the caches the call is faster, because it
+     * overlaps the keys' cache misses and starts loading the elements. The
+     * keys go to slotmap_get_many 64 at a time (on the stack). The pointers
+     * are valid as find()'s. Allocates nothing, never throws; allowed inside
+     * callbacks.
+     *
+     * Returns SLATE_OK (also for count 0, when the pointers may be null), or
+     * SLATE_ERROR_INVALID, with nothing written, when `keys` or `elements`
+     * is null and count > 0.
+     */
+    status get_many(const key* keys, std::size_t count, T** elements) noexcept {
+      return get_many_impl(keys, count, elements);
+    }
+    /** get_many(), read-only. */
+    status get_many(const key* keys, std::size_t count, const T** elements) const noexcept {
+      return get_many_impl(keys, count, elements);
+    }
+
+    /**
+     * get_many() over a contiguous container of keys (std::vector<slate::key>,
+     * std::array, a C array, ...): `elements` has room for std::size(keys).
+     */
+    template <class Keys, std::enable_if_t<std::is_same_v<range_element_t<Keys>, key>, int> = 0>
+    status get_many(const Keys& keys, T** elements) noexcept {
+      return get_many_impl(std::data(keys), static_cast<std::size_t>(std::size(keys)), elements);
+    }
+    /** get_many() over a container, read-only. */
+    template <class Keys, std::enable_if_t<std::is_same_v<range_element_t<Keys>, key>, int> = 0>
+    status get_many(const Keys& keys, const T** elements) const noexcept {
+      return get_many_impl(std::data(keys), static_cast<std::size_t>(std::size(keys)), elements);
+    }
 
     /**
      * The element of `k`. Precondition: contains(k). The header checks it
@@ -1210,6 +1394,29 @@ struct slate {
         throw_code(rc);
       }
       return rc == SLATE_OK;
+    }
+
+    template <class P>
+    status get_many_impl(const key* keys, std::size_t count, P* elements) const noexcept {
+      if (count > 0 && (keys == nullptr || elements == nullptr)) {
+        return status(SLATE_ERROR_INVALID);
+      }
+      slotmap_key raw[batch_chunk];
+      void* found[batch_chunk];
+      for (std::size_t start = 0; start < count; start += batch_chunk) {
+        const std::size_t n = count - start < batch_chunk ? count - start : batch_chunk;
+        for (std::size_t i = 0; i < n; i++) {
+          raw[i] = keys[start + i].raw();
+        }
+        int rc = slotmap_get_many(&raw_, raw, n, found);
+        if (rc != SLATE_OK) {
+          return status(rc);  // (a null slotmap only, which this never is)
+        }
+        for (std::size_t i = 0; i < n; i++) {
+          elements[start + i] = static_cast<P>(found[i]);
+        }
+      }
+      return status();
     }
 
     T* find_impl(key k) const noexcept {
