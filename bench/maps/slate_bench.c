@@ -9,6 +9,18 @@
  * Values: the integer in the pointer, (void*)(uintptr_t)v.
  * Iteration: slate_each with a callback summing the values.
  *
+ * Batch lookups (extra phases, see common.h): hit_b16, hit_b64, hit_b256,
+ * miss_b16, miss_b64, miss_b256 repeat the hit and miss phases with the
+ * same keys in the same shuffled order, B keys per call:
+ * slate_get_many_u64 for u64 keys, slate_get_many_bytes with the same
+ * bytes and lengths for string keys (the single phases' slate_get_bytes);
+ * misses pass values = NULL, as the single miss phase does. After each
+ * call the caller consumes the results as the single phases do: the sum of
+ * k ^ value over the found keys (and their count), the count of misses;
+ * the checksums are those of hit and miss. The string batches' key
+ * pointer and uint32_t length arrays are built before anything is timed,
+ * as the shuffled key arrays are.
+ *
  * The workload, the modes and the output are described in common.h.
  * Usage: slate_bench [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
  *                    [--ops K] [N ...]
@@ -132,6 +144,89 @@ static void tail_str(void *mp, const workload *w, uint32_t *lat) {
     }
 }
 
+/* -------------------------------------------------------- batch lookups */
+
+#define BATCH_MAX 256
+
+/* The string keys of hit and miss as slate_get_many_bytes takes them: one
+ * pointer and one uint32_t length per key (built by prepare_many, before
+ * anything is timed). */
+static struct {
+    const void **hit, **miss;
+    uint32_t *l_hit, *l_miss;
+} g_many;
+
+static void prepare_many(const workload *w) {
+    free(g_many.hit); free(g_many.miss); free(g_many.l_hit); free(g_many.l_miss);
+    memset(&g_many, 0, sizeof g_many);
+    if (!w->s_hit || !w->s_miss) return; /* tail and mem modes: no lookups */
+    g_many.hit = (const void **)xmalloc(sizeof(void *) * w->n);
+    g_many.miss = (const void **)xmalloc(sizeof(void *) * w->n);
+    g_many.l_hit = (uint32_t *)xmalloc(sizeof(uint32_t) * w->n);
+    g_many.l_miss = (uint32_t *)xmalloc(sizeof(uint32_t) * w->n);
+    for (uint32_t i = 0; i < w->n; i++) {
+        g_many.hit[i] = w->s_hit + (size_t)KEY_STRIDE * i;
+        g_many.miss[i] = w->s_miss + (size_t)KEY_STRIDE * i;
+        g_many.l_hit[i] = w->l_hit[i];
+        g_many.l_miss[i] = w->l_miss[i];
+    }
+}
+
+/* One phase of batch lookups, `batch` keys per call; strings: the _bytes
+ * call, else the u64 one. Hits: sum(k ^ value), dies unless all N found;
+ * misses: the count of keys not found. Inlined into each wrapper below
+ * with a constant batch size and key type. */
+static inline uint64_t hit_many(const slate_s *m, const workload *w, uint32_t batch, int strings) {
+    void *values[BATCH_MAX];
+    uint8_t found[BATCH_MAX];
+    uint64_t sum = 0, nfound = 0;
+    for (uint32_t i = 0; i < w->n; i += batch) {
+        uint32_t c = w->n - i < batch ? w->n - i : batch;
+        int rc = strings ? slate_get_many_bytes(m, g_many.hit + i, g_many.l_hit + i, c, values, found)
+                         : slate_get_many_u64(m, w->hit + i, c, values, found);
+        if (rc != SLATE_OK) die(PROG, "slate_get_many failed", w->n);
+        for (uint32_t j = 0; j < c; j++)
+            if (found[j]) {
+                sum += w->hit[i + j] ^ (uintptr_t)values[j];
+                nfound++;
+            }
+    }
+    if (nfound != w->n) die(PROG, "hit (batch): key not found", w->n);
+    return sum;
+}
+
+static inline uint64_t miss_many(const slate_s *m, const workload *w, uint32_t batch, int strings) {
+    uint8_t found[BATCH_MAX];
+    uint64_t missing = 0;
+    for (uint32_t i = 0; i < w->n; i += batch) {
+        uint32_t c = w->n - i < batch ? w->n - i : batch;
+        int rc = strings ? slate_get_many_bytes(m, g_many.miss + i, g_many.l_miss + i, c, NULL, found)
+                         : slate_get_many_u64(m, w->miss + i, c, NULL, found);
+        if (rc != SLATE_OK) die(PROG, "slate_get_many failed", w->n);
+        for (uint32_t j = 0; j < c; j++) missing += !found[j];
+    }
+    return missing;
+}
+
+#define MANY(B)                                                                                              \
+    static uint64_t hit_u64_b##B(void *m, const workload *w) { return hit_many((const slate_s *)m, w, B, 0); }   \
+    static uint64_t miss_u64_b##B(void *m, const workload *w) { return miss_many((const slate_s *)m, w, B, 0); } \
+    static uint64_t hit_str_b##B(void *m, const workload *w) { return hit_many((const slate_s *)m, w, B, 1); }   \
+    static uint64_t miss_str_b##B(void *m, const workload *w) { return miss_many((const slate_s *)m, w, B, 1); }
+MANY(16)
+MANY(64)
+MANY(256)
+#undef MANY
+
+static const extra_phase batch_u64[6] = {
+    {"hit_b16", 1, hit_u64_b16},    {"hit_b64", 1, hit_u64_b64},    {"hit_b256", 1, hit_u64_b256},
+    {"miss_b16", 2, miss_u64_b16}, {"miss_b64", 2, miss_u64_b64}, {"miss_b256", 2, miss_u64_b256},
+};
+static const extra_phase batch_str[6] = {
+    {"hit_b16", 1, hit_str_b16},    {"hit_b64", 1, hit_str_b64},    {"hit_b256", 1, hit_str_b256},
+    {"miss_b16", 2, miss_str_b16}, {"miss_b64", 2, miss_str_b64}, {"miss_b256", 2, miss_str_b256},
+};
+
 /* ------------------------------------------------------------ iteration */
 
 typedef struct {
@@ -164,6 +259,7 @@ int main(int argc, char **argv) {
         ops.miss = miss_str;
         ops.del = del_str;
         ops.tail = tail_str;
+        ops.prepare = prepare_many;
     }
-    return run_program(&o, &ops);
+    return run_program_extra(&o, &ops, o.strings ? batch_str : batch_u64, 6);
 }

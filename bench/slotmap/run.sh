@@ -21,6 +21,14 @@
 #   erase    slate / faster of (SlotMap, DenseSlotMap) <= 1.50
 #   each     (slotmap_each with a callback: informational, no target)
 #
+# Then a second table, batch gets (informational, no target): slate's
+# get_b16, get_b64 and get_b256 phases, the get phase again with the same
+# shuffled keys in the same order through slotmap_get_many, 16, 64 or 256
+# keys a call (ns per key), beside the single gets of slate, SlotMap,
+# DenseSlotMap and the C++ seed, with the best batch size's ratio to
+# slate's single get and to each peer. Only slate and slate-lto have batch
+# phases; their checksums are checked against the get phase's.
+#
 # Usage (from anywhere):
 #   bench/slotmap/run.sh                 # N = 1,000 100,000 1,000,000; 5 rounds
 #   bench/slotmap/run.sh --quick         # N = 1,000 100,000; 2 rounds
@@ -179,8 +187,10 @@ function ratio(a, b) { return (a < 0 || b <= 0) ? "-" : sprintf("%.2f", a / b) }
     # round impl phase N ns checksum
     key = $2 SUBSEP $3 SUBSEP $4
     val[key, ++cnt[key]] = $5 + 0
-    ck = $3 SUBSEP $4
-    if (!(ck in checksum)) { checksum[ck] = $6; first[ck] = $2 }
+    # a batch get (get_b16 ...) has the checksum of get
+    base = $3; sub(/_b[0-9]+$/, "", base)
+    ck = base SUBSEP $4
+    if (!(ck in checksum)) { checksum[ck] = $6; first[ck] = $2 " " $3 }
     else if (checksum[ck] != $6) {
         printf "CHECKSUM MISMATCH: %s %s N=%s: %s (%s) vs %s (%s)\n", $2, $3, $4, $6, $2, checksum[ck], first[ck]
         bad = 1
@@ -226,6 +236,38 @@ END {
     print line
     printf "targets met: slate %d of %d", met, total
     if (ltotal) printf ", slate-lto %d of %d", lmet, ltotal
-    printf "%s\n", bad ? "; CHECKSUMS DISAGREE" : "; checksums agree across all programs"
+    printf "%s\n", bad ? "; CHECKSUMS DISAGREE" : "; checksums agree across all programs (batch gets: with get)"
+
+    # Batch gets: slotmap_get_many against the single gets (informational).
+    nb = split("16 64 256", BS, " ")
+    print ""
+    print "batch gets (informational, no target): ns per key; b16 b64 b256 = slotmap_get_many, 16, 64 or 256 keys a call, the get"
+    print "  phase'"'"'s shuffled keys in the same order, each call'"'"'s elements summed; get = one key a call (the get rows above);"
+    print "  best = slate'"'"'s fastest batch size; ratios of best (below 1: the batch faster) to slate'"'"'s get, SlotMap, DenseSlotMap, the C++"
+    print "  seed and the faster crate; lto = slate-lto'"'"'s best batch and its ratio to the faster crate"
+    bh = sprintf("%-8s %9s | %8s %8s %8s %8s | %8s %8s %8s | %4s %8s %8s %8s %8s %8s | %8s %8s", \
+        "phase", "N", "get", "b16", "b64", "b256", "SlotMap", "DenseSM", "C++seed", \
+        "best", "/get", "/SlotMap", "/DenseSM", "/C++seed", "/best", "lto", "lto/best")
+    print bh
+    bline = bh; gsub(/./, "-", bline); print bline
+    for (s = 1; s <= ns_; s++) {
+        n = S[s]
+        sl = median("slate" SUBSEP "get" SUBSEP n)
+        sm = median("SlotMap" SUBSEP "get" SUBSEP n)
+        dm = median("DenseSlotMap" SUBSEP "get" SUBSEP n)
+        sd = median("seed" SUBSEP "get" SUBSEP n)
+        crate = (sm >= 0 && (dm < 0 || sm <= dm)) ? sm : dm
+        best = -1; bname = "-"; lbest = -1
+        for (b = 1; b <= nb; b++) {
+            v[b] = median("slate" SUBSEP "get_b" BS[b] SUBSEP n)
+            if (v[b] >= 0 && (best < 0 || v[b] < best)) { best = v[b]; bname = "b" BS[b] }
+            lv = median("slate-lto" SUBSEP "get_b" BS[b] SUBSEP n)
+            if (lv >= 0 && (lbest < 0 || lv < lbest)) lbest = lv
+        }
+        printf "%-8s %9s | %8s %8s %8s %8s | %8s %8s %8s | %4s %8s %8s %8s %8s %8s | %8s %8s\n", \
+            "get_b*", n, ns(sl), ns(v[1]), ns(v[2]), ns(v[3]), ns(sm), ns(dm), ns(sd), \
+            bname, ratio(best, sl), ratio(best, sm), ratio(best, dm), ratio(best, sd), ratio(best, crate), ns(lbest), ratio(lbest, crate)
+    }
+    print bline
     exit bad
 }' "$results"

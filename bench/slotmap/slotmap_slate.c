@@ -14,6 +14,10 @@
  *   insert   N inserts, keys kept in an array            checksum: rows
  *   get      every key once, in shuffled order; sums     checksum: the sum
  *            id + bits(x) of the element it finds
+ *   get_b16, get_b64, get_b256 (this program only)        checksum: the sum
+ *            the get phase again with the same keys in the same order,
+ *            through slotmap_get_many, 16, 64 or 256 keys a call, each
+ *            call's elements summed as get sums them (ns per key)
  *   iterate  every row in dense order, same sum          checksum: the sum
  *            (slate: slotmap_column(0) + slotmap_length, a plain loop)
  *   each     every (key, row) in dense order: the same   checksum: the sum
@@ -29,6 +33,9 @@
  * clamped to 7 .. 301) and prints the median ns/op of each phase:
  *
  *   slate <phase> <N> <ns_per_op> <checksum>
+ *
+ * (phases in the order they run: insert get get_b16 get_b64 get_b256
+ * iterate each erase)
  *
  * Every result is checked (sums against the closed form, counts, key XOR,
  * length 0 after the erase phase); any mismatch prints to stderr and exits 1.
@@ -56,12 +63,13 @@ typedef struct {
 
 _Static_assert(sizeof(elem) == 16, "16-byte element");
 
-#define PHASES 5
+#define PHASES 8
 /* The label printed on every result line (--name): "slate-lto" for the
  * cross-language-LTO build of this same file. */
 static const char *impl_name = "slate";
 
-static const char *const phase_names[PHASES] = {"insert", "get", "iterate", "each", "erase"};
+static const char *const phase_names[PHASES] = {"insert",  "get",     "get_b16", "get_b64",
+                                                 "get_b256", "iterate", "each",    "erase"};
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -99,6 +107,30 @@ static inline uint64_t bits(float f) {
 }
 
 static inline uint64_t weigh(const elem *e) { return e->id + bits(e->x); }
+
+#define BATCH_MAX 256
+
+/* The get phase through slotmap_get_many, `batch` keys a call: the sum of
+ * weigh() over the elements found; *bad counts the keys not found. */
+static inline uint64_t get_many(const slotmap_s *sm, const uint64_t *keys, uint32_t n, uint32_t batch,
+                                uint32_t *bad) {
+    void *els[BATCH_MAX];
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i += batch) {
+        uint32_t c = n - i < batch ? n - i : batch;
+        if (slotmap_get_many(sm, keys + i, c, els) != SLATE_OK) {
+            *bad += c;
+            continue;
+        }
+        for (uint32_t j = 0; j < c; j++) {
+            if (els[j])
+                sum += weigh(els[j]);
+            else
+                ++*bad;
+        }
+    }
+    return sum;
+}
 
 /* The iterate loop, out of line and 64-byte aligned so that its speed does
  * not depend on where the linker happens to place main (measured: up to
@@ -198,14 +230,28 @@ static void run(uint32_t n, uint32_t reps) {
         if (bad || sum != expect) fail("get", n);
         checks[1] = sum;
 
+        /* get_b16, get_b64, get_b256: the same keys in the same order, B a call */
+#define GET_MANY_PHASE(p, B)                                   \
+    t0 = now_ns();                                             \
+    sum = get_many(&sm, get_keys, n, B, &bad);                 \
+    keep(sum + bad);                                           \
+    t1 = now_ns();                                             \
+    times[p][r] = t1 - t0;                                     \
+    if (bad || sum != expect) fail(phase_names[p], n);         \
+    checks[p] = sum;
+        GET_MANY_PHASE(2, 16)
+        GET_MANY_PHASE(3, 64)
+        GET_MANY_PHASE(4, 256)
+#undef GET_MANY_PHASE
+
         /* iterate: the dense column, as a systems loop would read it */
         t0 = now_ns();
         sum = sum_rows(slotmap_column(&sm, 0), slotmap_length(&sm));
         keep(sum);
         t1 = now_ns();
-        times[2][r] = t1 - t0;
+        times[5][r] = t1 - t0;
         if (sum != expect) fail("iterate", n);
-        checks[2] = sum;
+        checks[5] = sum;
 
         /* each: (key, row) pairs through the callback walk */
         each_acc acc = {0, 0};
@@ -213,9 +259,9 @@ static void run(uint32_t n, uint32_t reps) {
         int rc = slotmap_each(&sm, each_cb, &acc);
         keep(acc.sum ^ acc.keys);
         t1 = now_ns();
-        times[3][r] = t1 - t0;
+        times[6][r] = t1 - t0;
         if (rc != SLATE_OK || acc.sum != expect || acc.keys != key_xor) fail("each", n);
-        checks[3] = acc.sum;
+        checks[6] = acc.sum;
 
         /* erase */
         uint32_t erased = 0;
@@ -223,9 +269,9 @@ static void run(uint32_t n, uint32_t reps) {
         for (uint32_t i = 0; i < n; i++) erased += slotmap_erase(&sm, erase_keys[i]) == SLATE_OK;
         keep(erased);
         t1 = now_ns();
-        times[4][r] = t1 - t0;
+        times[7][r] = t1 - t0;
         if (erased != n || slotmap_length(&sm) != 0) fail("erase", n);
-        checks[4] = erased;
+        checks[7] = erased;
 
         slotmap_free(&sm);
     }
