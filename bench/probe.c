@@ -1,7 +1,7 @@
 /*
  * probe.c -- instructions per call, counted by callgrind: the map's u64
- * and string lookups (hits and misses) and replacements at 1,000 and
- * 100,000 keys, and the slotmap's get, insert and erase at 1,000 rows;
+ * and string lookups (hits and misses), replacements and inserts of new
+ * keys (fresh maps grown to N, growth included) at 1,000 and 100,000 keys, and the slotmap's get, insert and erase at 1,000 rows;
  * and the batch lookups (`_many`: batches of BATCH keys, counted per key).
  * Each phase is one function of REPS calls; `scripts/probe.sh` runs this
  * (`probe 1000`, `probe 100000`) under
@@ -77,6 +77,30 @@ PHASE(phase_u64_replace, slate_set_u64(m, k->ints[i], (void*)(uintptr_t)r))
 PHASE(phase_str_hit, slate_get(m, k->strings + i * STRIDE, &v))
 PHASE(phase_str_miss, slate_get(m, k->strings + (k->n + i) * STRIDE, &v))
 PHASE(phase_str_replace, slate_set(m, k->strings + i * STRIDE, (void*)(uintptr_t)r))
+
+/* Inserts of new keys: REPS / n fresh maps, each grown to the n keys
+ * (the maps are made before and freed after the phase). */
+#define INSERT_PHASE(name, call)                                       \
+  NOINLINE static void name(slate_s* maps, const keys_s* k) {          \
+    for (size_t r = 0; r < REPS / k->n; r++)                           \
+      for (size_t i = 0; i < k->n; i++) call;                          \
+  }
+
+INSERT_PHASE(phase_u64_insert, slate_set_u64(&maps[r], k->ints[i], (void*)(uintptr_t)(i + 1)))
+INSERT_PHASE(phase_str_insert, slate_set(&maps[r], k->strings + i * STRIDE, (void*)(uintptr_t)(i + 1)))
+
+static void insert_phases(const keys_s* k) {
+  size_t count = REPS / k->n;
+  slate_s* maps = malloc(count * sizeof *maps);
+  if (!maps) exit(1);
+  for (size_t r = 0; r < count; r++) slate(&maps[r]);
+  phase_u64_insert(maps, k);
+  for (size_t r = 0; r < count; r++) slate_free(&maps[r]);
+  for (size_t r = 0; r < count; r++) slate(&maps[r]);
+  phase_str_insert(maps, k);
+  for (size_t r = 0; r < count; r++) slate_free(&maps[r]);
+  free(maps);
+}
 
 /* The keys of the lookups in their shuffled order, as the batch calls
  * take them (built before the phases). */
@@ -158,6 +182,7 @@ int main(int argc, char** argv) {
     make_keys(&k, n);
     batch_s b;
     make_batch(&b, &k);
+    insert_phases(&k);
     slate_s m;
     slate(&m);
     for (size_t i = 0; i < k.n; i++) slate_set_u64(&m, k.ints[i], (void*)(uintptr_t)(i + 1));

@@ -213,7 +213,7 @@ impl Layout for General {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     unsafe fn hash(seed: u64, _: u32, s: &Slot) -> u64 {
         // SAFETY: the caller's guarantee.
         hash(seed, unsafe { s.key.bytes() })

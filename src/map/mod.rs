@@ -355,10 +355,15 @@ impl Map {
                 }
                 Lookup::Vacant(v) => {
                     let (key, alloc) = (if OWNED { owned.take() } else { None }, &self.alloc);
-                    let stored = t.insert_at(v, h, move |dst| {
-                        // SAFETY: a vacant slot's memory.
-                        unsafe { L::store(kind, dst, n, key, value, alloc) }
-                    });
+                    let stored = t.insert_at(
+                        v,
+                        h,
+                        #[inline(always)]
+                        move |dst| {
+                            // SAFETY: a vacant slot's memory.
+                            unsafe { L::store(kind, dst, n, key, value, alloc) }
+                        },
+                    );
                     if stored.is_ok() {
                         self.len += 1;
                     }
