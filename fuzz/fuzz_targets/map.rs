@@ -160,12 +160,15 @@ unsafe fn get_in_batch(m: &slate_s, k: &Key) -> Option<usize> {
                 slate_get_many_bytes(m, keys.as_ptr(), lens.as_ptr(), count, v, f)
             }
             Key::U64(x) => {
+                // Decoded u64 keys have bits 6..58 all zero.
                 let mut keys = [u64::MAX - 1; 3];
                 keys[at] = *x;
                 slate_get_many_u64(m, keys.as_ptr(), count, v, f)
             }
             Key::I64(x) => {
-                let mut keys = [i64::MAX - 1; 3];
+                // Decoded i64 keys are `!small`, whose bits 6..58 are all
+                // ones: this value has zeros there.
+                let mut keys = [0x1234_5678_9ABC_DEF0; 3];
                 keys[at] = *x;
                 slate_get_many_i64(m, keys.as_ptr(), count, v, f)
             }
