@@ -14,6 +14,16 @@
  * a map nobody modifies. Every function that can fail returns a
  * slate_error_e as an int, and a failed call leaves the map as it was.
  *
+ * Walks (slate_each, slate_delete_if, slotmap_each, slotmap_erase_if,
+ * slotmap_sort): a callback may read the walked structure and modify
+ * others; a call that would modify the walked one returns
+ * SLATE_ERROR_INVALID. A callback may leave its walk with longjmp (as
+ * C error handling does): the walked structure keeps what the walk had
+ * done so far, and every later call on it and on every other structure
+ * behaves as if the walk had returned. (A C++ exception must not leave a
+ * callback.) Walks nest, up to 32 deep on one thread; a walk started
+ * deeper returns SLATE_ERROR_FULL before it calls anything.
+ *
  * Drop-in notes for code written for the single-header Slate:
  * SLATE_IMPLEMENTATION is accepted (the code lives in the library);
  * SLATE_API is not used by this header, whatever it is defined to;
@@ -213,6 +223,13 @@ typedef uint64_t slotmap_key;
  * key, its column-0 element, and the caller's `data`. Return 0 to go on.
  */
 typedef int (*slotmap_each_f)(slotmap_key key, void *row, void *data);
+
+/**
+ * `struct _Unwind_Context`, opaque.
+ */
+typedef void Context;
+
+typedef int (*Trace)(Context*, void*);
 
 #ifdef __cplusplus
 extern "C" {
@@ -458,8 +475,12 @@ int slate_get_many(const struct slate_s *map,
  * it) and modify other maps; a call that would modify this map returns
  * `SLATE_ERROR_INVALID` and changes nothing (`slate_free` does nothing).
  *
- * Returns `SLATE_OK` after a full walk, the callback's non-zero value, or
- * `SLATE_ERROR_INVALID` for a NULL map or callback. Allocates nothing.
+ * The callback may leave the walk with `longjmp`; the map stays as it was
+ * and usable, as if the walk had returned.
+ *
+ * Returns `SLATE_OK` after a full walk, the callback's non-zero value,
+ * `SLATE_ERROR_INVALID` for a NULL map or callback, or `SLATE_ERROR_FULL`
+ * inside 32 nested walks on this thread. Allocates nothing.
  *
  * # Safety
  * `map` is NULL or an initialized map; `callback` must not unwind (no C++
@@ -473,8 +494,13 @@ int slate_each(const struct slate_s *map, slate_each_f callback, void *data);
  * does and must not modify the map (such calls return
  * `SLATE_ERROR_INVALID`).
  *
+ * A predicate that leaves the walk with `longjmp` leaves the map usable,
+ * without the entries it chose before that call (they are deleted as the
+ * walk goes).
+ *
  * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL map
- * or predicate, or from inside the map's own walk.
+ * or predicate, from inside the map's own walk, or `SLATE_ERROR_FULL` inside 32 nested
+ * walks on this thread.
  *
  * # Safety
  * As for `slate_each`.
@@ -796,7 +822,10 @@ int slotmap_erase(struct slotmap_s *sm, slotmap_key key);
  * Returns `SLATE_OK` (not a count); `SLATE_ERROR_ALLOC` if the bitmap of
  * decisions (one bit per row) cannot be allocated, before anything
  * changed; `SLATE_ERROR_INVALID` for a NULL `sm` or predicate, or from
- * inside its own walk.
+ * inside its own walk; `SLATE_ERROR_FULL` inside 32 nested walks on this
+ * thread. A predicate that leaves the walk with `longjmp` leaves the
+ * slotmap as it was (nothing is erased before the walk ends) and the
+ * bitmap released.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap; the predicate must not unwind.
@@ -810,7 +839,9 @@ int slotmap_erase_if(struct slotmap_s *sm, slotmap_each_f predicate, void *data)
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
  * `SLATE_ERROR_INVALID` for a NULL `sm` or `less`, or from inside its own
- * walk.
+ * walk; `SLATE_ERROR_FULL` inside 32 nested walks on this thread. A
+ * comparator that leaves the sort with `longjmp` leaves the rows as they
+ * were and the sort's memory released.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap; `less` must not unwind or modify
@@ -826,8 +857,12 @@ int slotmap_sort(struct slotmap_s *sm,
  * result. The callback may read the slotmap; calls that would modify it
  * return `SLATE_ERROR_INVALID`.
  *
- * Returns `SLATE_OK`, the callback's non-zero value, or
- * `SLATE_ERROR_INVALID` for a NULL `sm` or callback. Allocates nothing.
+ * The callback may leave the walk with `longjmp`; the slotmap stays as it
+ * was and usable.
+ *
+ * Returns `SLATE_OK`, the callback's non-zero value, `SLATE_ERROR_INVALID`
+ * for a NULL `sm` or callback, or `SLATE_ERROR_FULL` inside 32 nested
+ * walks on this thread. Allocates nothing.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap; the callback must not unwind.
@@ -876,6 +911,12 @@ int slotmap_clone(struct slotmap_s *copy, const struct slotmap_s *sm);
  * `sm` is NULL or an initialized slotmap.
  */
 void slotmap_free(struct slotmap_s *sm);
+
+extern int _Unwind_Backtrace(Trace trace, void *arg);
+
+extern size_t _Unwind_GetIP(Context *context);
+
+extern size_t _Unwind_GetCFA(Context *context);
 
 #ifdef __cplusplus
 } // extern "C"

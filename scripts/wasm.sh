@@ -57,6 +57,9 @@ for part in "${parts[@]}"; do
   case "$part" in
     c)
       while read -r s flags <&3; do
+        if [ "$which" = wasi ] && [[ " $flags " == *" no-wasi "* ]]; then
+          continue
+        fi
         mapfile -t units < <(suite_units "$s")
         "${cc[@]}" -std=c11 "${warn[@]}" -Iinclude "${units[@]}" "$lib" -o "$out/$s.$ext" || { unbuilt "$s"; continue; }
         case " $flags " in

@@ -39,13 +39,16 @@ pub struct Allocator {
     free: Option<FreeFn>,
 }
 
-static DEFAULT: Mutex<Allocator> = Mutex::new(Allocator {
-    malloc: None,
-    calloc: None,
-    free: None,
-});
+static DEFAULT: Mutex<Allocator> = Mutex::new(Allocator::C);
 
 impl Allocator {
+    /// The C library's functions.
+    pub const C: Allocator = Allocator {
+        malloc: None,
+        calloc: None,
+        free: None,
+    };
+
     /// Builds an allocator from user functions: all three or none.
     pub fn new(
         malloc: Option<MallocFn>,

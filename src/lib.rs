@@ -216,10 +216,12 @@
 //! so no read writes into the structure, walks included. The walks in
 //! progress, which the C layer consults to refuse a modification (or a
 //! re-initialisation, or a clone into the walked structure) from a
-//! callback, are kept per thread on the walking functions' stacks
-//! (`walk.rs`). `slate_free` returns `void` and cannot report the refusal,
-//! so inside its own map's walk it does nothing. Seed generation is one
-//! atomic counter and thread-safe.
+//! callback, are kept in a registry per thread (`walk.rs`), which also
+//! recognises walks a callback left with `longjmp` and drops them, so
+//! that every later call behaves as if those walks had returned.
+//! `slate_free` returns `void` and cannot report the refusal, so inside its
+//! own map's walk it does nothing. Seed generation is one atomic counter
+//! and thread-safe.
 //!
 //! # Panics and the C boundary
 //!

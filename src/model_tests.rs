@@ -133,7 +133,7 @@ fn op_with(key: BoxedStrategy<Key>) -> impl Strategy<Value = Op> {
 
 fn contents(m: &Map) -> HashMap<Vec<u8>, usize> {
     let mut out = HashMap::new();
-    m.each(|k, v| {
+    m.visit(|k, v| {
         assert!(
             out.insert(k.to_vec(), v as usize).is_none(),
             "key walked twice"
@@ -190,7 +190,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             Op::DeleteIf(b) => {
                 // Delete entries whose value's low byte is below b.
                 let this: *mut Map = &mut m;
-                unsafe { Map::delete_if(this, |_, v| ((v as usize as u8) < b) as i32) };
+                unsafe { Map::delete_if(this, |_, v| ((v as usize as u8) < b) as i32) }.unwrap();
                 model.retain(|_, v| (*v as u8) >= b);
             }
             Op::Clear => {
@@ -210,12 +210,12 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 prop_assert_eq!(contents(&c), contents(&m));
                 // Same order: tables are copied, not rehashed.
                 let mut a = vec![];
-                m.each(|k, _| {
+                m.visit(|k, _| {
                     a.push(k.to_vec());
                     0
                 });
                 let mut b = vec![];
-                c.each(|k, _| {
+                c.visit(|k, _| {
                     b.push(k.to_vec());
                     0
                 });
@@ -225,7 +225,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 let probe = b"a key only the clone ever holds".to_vec();
                 c.set(&Needle::bytes(&probe), std::ptr::null_mut()).unwrap();
                 let mut c_keys = vec![];
-                c.each(|k, _| {
+                c.visit(|k, _| {
                     c_keys.push(k.to_vec());
                     0
                 });

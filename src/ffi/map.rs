@@ -679,8 +679,12 @@ pub unsafe extern "C" fn slate_get_many(
 /// it) and modify other maps; a call that would modify this map returns
 /// `SLATE_ERROR_INVALID` and changes nothing (`slate_free` does nothing).
 ///
-/// Returns `SLATE_OK` after a full walk, the callback's non-zero value, or
-/// `SLATE_ERROR_INVALID` for a NULL map or callback. Allocates nothing.
+/// The callback may leave the walk with `longjmp`; the map stays as it was
+/// and usable, as if the walk had returned.
+///
+/// Returns `SLATE_OK` after a full walk, the callback's non-zero value,
+/// `SLATE_ERROR_INVALID` for a NULL map or callback, or `SLATE_ERROR_FULL`
+/// inside 32 nested walks on this thread. Allocates nothing.
 ///
 /// # Safety
 /// `map` is NULL or an initialized map; `callback` must not unwind (no C++
@@ -695,11 +699,11 @@ pub unsafe extern "C" fn slate_each(
         // SAFETY: the caller's guarantee.
         let m = unsafe { read(map)? };
         let f = callback.ok_or(Error::Invalid)?;
-        Ok(m.each(|k, v| {
+        m.each(|k, v| {
             // SAFETY: the key bytes live for this call; the callback's
             // contract is the caller's.
             unsafe { f(k.as_ptr().cast(), k.len() as u32, v, data) }
-        }))
+        })
     })
 }
 
@@ -708,8 +712,13 @@ pub unsafe extern "C" fn slate_each(
 /// does and must not modify the map (such calls return
 /// `SLATE_ERROR_INVALID`).
 ///
+/// A predicate that leaves the walk with `longjmp` leaves the map usable,
+/// without the entries it chose before that call (they are deleted as the
+/// walk goes).
+///
 /// Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL map
-/// or predicate, or from inside the map's own walk.
+/// or predicate, from inside the map's own walk, or `SLATE_ERROR_FULL` inside 32 nested
+/// walks on this thread.
 ///
 /// # Safety
 /// As for `slate_each`.
@@ -727,9 +736,8 @@ pub unsafe extern "C" fn slate_delete_if(
         unsafe {
             Map::delete_if(map.cast(), |k, v| {
                 f(k.as_ptr().cast(), k.len() as u32, v, data)
-            });
+            })
         }
-        Ok(())
     })
 }
 
@@ -746,7 +754,7 @@ pub unsafe extern "C" fn slate_equal(a: *const slate_s, b: *const slate_s) -> c_
         let (ma, mb) = unsafe { (read(a)?, read(b)?) };
         equal = (ptr::eq(ma, mb)
             || (ma.len() == mb.len()
-                && ma.each(|k, v| (mb.get(&Needle::bytes(k)) != Some(v)) as i32) == 0))
+                && ma.visit(|k, v| (mb.get(&Needle::bytes(k)) != Some(v)) as i32) == 0))
             as c_int;
         Ok(())
     });

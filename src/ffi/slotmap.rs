@@ -355,7 +355,10 @@ pub unsafe extern "C" fn slotmap_erase(sm: *mut slotmap_s, key: slotmap_key) -> 
 /// Returns `SLATE_OK` (not a count); `SLATE_ERROR_ALLOC` if the bitmap of
 /// decisions (one bit per row) cannot be allocated, before anything
 /// changed; `SLATE_ERROR_INVALID` for a NULL `sm` or predicate, or from
-/// inside its own walk.
+/// inside its own walk; `SLATE_ERROR_FULL` inside 32 nested walks on this
+/// thread. A predicate that leaves the walk with `longjmp` leaves the
+/// slotmap as it was (nothing is erased before the walk ends) and the
+/// bitmap released.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap; the predicate must not unwind.
@@ -380,7 +383,9 @@ pub unsafe extern "C" fn slotmap_erase_if(
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
 /// `SLATE_ERROR_INVALID` for a NULL `sm` or `less`, or from inside its own
-/// walk.
+/// walk; `SLATE_ERROR_FULL` inside 32 nested walks on this thread. A
+/// comparator that leaves the sort with `longjmp` leaves the rows as they
+/// were and the sort's memory released.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap; `less` must not unwind or modify
@@ -409,8 +414,12 @@ pub unsafe extern "C" fn slotmap_sort(
 /// result. The callback may read the slotmap; calls that would modify it
 /// return `SLATE_ERROR_INVALID`.
 ///
-/// Returns `SLATE_OK`, the callback's non-zero value, or
-/// `SLATE_ERROR_INVALID` for a NULL `sm` or callback. Allocates nothing.
+/// The callback may leave the walk with `longjmp`; the slotmap stays as it
+/// was and usable.
+///
+/// Returns `SLATE_OK`, the callback's non-zero value, `SLATE_ERROR_INVALID`
+/// for a NULL `sm` or callback, or `SLATE_ERROR_FULL` inside 32 nested
+/// walks on this thread. Allocates nothing.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap; the callback must not unwind.
@@ -425,7 +434,7 @@ pub unsafe extern "C" fn slotmap_each(
         let m = unsafe { read(sm)? };
         let f = callback.ok_or(Error::Invalid)?;
         // SAFETY: the callback's contract is the caller's.
-        Ok(m.each(|k, row| unsafe { f(k, row.cast(), data) }))
+        m.each(|k, row| unsafe { f(k, row.cast(), data) })
     })
 }
 

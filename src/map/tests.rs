@@ -47,7 +47,7 @@ fn lifecycle() {
     m.check().unwrap();
     let this: *mut Map = &mut m;
     // SAFETY: `m` is live and not otherwise borrowed.
-    unsafe { Map::delete_if(this, |k, _| (k.len() > crate::key::INLINE) as i32) };
+    unsafe { Map::delete_if(this, |k, _| (k.len() > crate::key::INLINE) as i32) }.unwrap();
     m.check().unwrap();
     assert_eq!(m.len(), n - n.div_ceil(3));
     c.clear();

@@ -7,6 +7,7 @@ use crate::layout::{on_layout, Layout};
 use crate::seed::map_seed as fresh_seed;
 use crate::table::{Table, Typed};
 use crate::walk;
+use crate::Error;
 
 use super::{Map, MODE_DIR, MODE_SMALL};
 
@@ -61,26 +62,34 @@ impl Map {
     }
 
     /// Calls `f` with every entry until it returns non-zero; returns that
-    /// value, or 0. Walks tables in directory order, then groups, then the
-    /// full slots of each control word (the order `next_entry` follows).
-    pub fn each(&self, mut f: impl FnMut(&[u8], *mut c_void) -> i32) -> i32 {
-        walk::walk((self as *const Map).cast(), || {
-            for tp in self.tables() {
-                // SAFETY: a live table; `f` cannot modify the map (the C
-                // layer refuses while this thread walks it).
-                let kind = unsafe { (*tp).kind() };
-                // SAFETY: a live table in its kind's layout, only read; full
-                // slots hold live keys. An integer key is shown as its
-                // encoding, from a buffer that lives for the call.
-                let r = on_layout!(kind, L => unsafe {
-                    Typed::<L>::of(tp).walk(|s| L::with_bytes(kind, s, |key| f(key, L::value(s))))
-                });
-                if r != 0 {
-                    return r;
-                }
-            }
-            0
+    /// value, or 0, as a walk of the map (`f` may call into the library).
+    /// `Error::Full` when this thread is nested too deep in walks.
+    pub fn each(&self, f: impl FnMut(&[u8], *mut c_void) -> i32) -> Result<i32, Error> {
+        walk::walk((self as *const Map).cast(), walk::NO_SCRATCH, || {
+            self.visit(f)
         })
+    }
+
+    /// `each` for an `f` that does not call into the library: no walk is
+    /// registered. Walks tables in directory order, then groups, then the
+    /// full slots of each control word (the order `next_entry` follows).
+    pub fn visit(&self, mut f: impl FnMut(&[u8], *mut c_void) -> i32) -> i32 {
+        for tp in self.tables() {
+            // SAFETY: a live table; `f` cannot modify the map (the C
+            // layer refuses while this thread walks it, and `visit`'s
+            // own callers call nothing that could).
+            let kind = unsafe { (*tp).kind() };
+            // SAFETY: a live table in its kind's layout, only read; full
+            // slots hold live keys. An integer key is shown as its
+            // encoding, from a buffer that lives for the call.
+            let r = on_layout!(kind, L => unsafe {
+                Typed::<L>::of(tp).walk(|s| L::with_bytes(kind, s, |key| f(key, L::value(s))))
+            });
+            if r != 0 {
+                return r;
+            }
+        }
+        0
     }
 
     /// Deletes every entry for which `pred` returns non-zero.
@@ -91,10 +100,13 @@ impl Map {
     ///
     /// # Safety
     /// `this` points to a live map.
-    pub unsafe fn delete_if(this: *mut Map, mut pred: impl FnMut(&[u8], *mut c_void) -> i32) {
+    pub unsafe fn delete_if(
+        this: *mut Map,
+        mut pred: impl FnMut(&[u8], *mut c_void) -> i32,
+    ) -> Result<(), Error> {
         let mut c = Cursor::default();
         let mut deleted = false;
-        walk::walk(this.cast_const().cast(), || {
+        walk::walk(this.cast_const().cast(), walk::NO_SCRATCH, || {
             // SAFETY: a shared look, released before `pred` runs.
             while let Some(e) = unsafe { (*this).next_entry(&mut c) } {
                 // SAFETY: a full slot of a live table; erasing other slots does
@@ -112,12 +124,13 @@ impl Map {
                     deleted = true;
                 }
             }
-        });
+        })?;
         // SAFETY: no walk callback is running any more.
         unsafe {
             if deleted && (*this).len == 0 {
                 (*this).seed = fresh_seed();
             }
         }
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::walk;
+use crate::walk::{self, Scratch};
 use crate::Error;
 
 use super::columns::base_of;
@@ -33,7 +33,16 @@ impl SlotMap {
         let words = n.div_ceil(64);
         let marks = alloc.alloc_zeroed(words, size_of::<u64>())?.cast::<u64>();
         let mut any = false;
-        walk::walk(this.cast_const().cast(), || {
+        // Left by `longjmp`, the walk leaves the slotmap as it was and
+        // `marks` to the walk registry, which releases it.
+        let scratch = [
+            Scratch {
+                block: marks.cast(),
+                alloc,
+            },
+            Scratch::NONE,
+        ];
+        let walked = walk::walk(this.cast_const().cast(), scratch, || {
             for row in 0..n as u32 {
                 // SAFETY: a short shared look; `pred` cannot modify the slotmap.
                 let (key, element) = unsafe {
@@ -50,6 +59,11 @@ impl SlotMap {
                 }
             }
         });
+        if let Err(e) = walked {
+            // SAFETY: allocated above, unused.
+            unsafe { alloc.free(marks.cast()) };
+            return Err(e);
+        }
         if any {
             // SAFETY: no callback runs any more; `this` is live.
             let m = unsafe { &mut *this };
@@ -76,9 +90,10 @@ impl SlotMap {
     }
 
     /// Calls `f(key, row)` for every row in dense order until it returns
-    /// non-zero; returns that value or 0.
-    pub fn each(&self, mut f: impl FnMut(u64, *mut u8) -> i32) -> i32 {
-        walk::walk((self as *const SlotMap).cast(), || {
+    /// non-zero; returns that value or 0. `Error::Full` when this thread is
+    /// nested too deep in walks.
+    pub fn each(&self, mut f: impl FnMut(u64, *mut u8) -> i32) -> Result<i32, Error> {
+        walk::walk((self as *const SlotMap).cast(), walk::NO_SCRATCH, || {
             for row in 0..self.len {
                 let key = self.key_at(row).expect("row below len");
                 let r = f(
@@ -137,7 +152,16 @@ impl SlotMap {
             }
             core::slice::from_raw_parts_mut(perm, n)
         };
-        walk::walk(this.cast_const().cast(), || {
+        // Left by `longjmp`, the sort leaves the slotmap as it was and both
+        // blocks to the walk registry, which releases them.
+        let scratch = [
+            Scratch {
+                block: perm.cast(),
+                alloc,
+            },
+            Scratch { block, alloc },
+        ];
+        let sorted = walk::walk(this.cast_const().cast(), scratch, || {
             heapsort(order, |a, b| {
                 less(
                     col0.wrapping_add(a as usize * size0),
@@ -145,6 +169,14 @@ impl SlotMap {
                 )
             })
         });
+        if let Err(e) = sorted {
+            // SAFETY: allocated above, unused.
+            unsafe {
+                alloc.free(perm.cast());
+                alloc.free(block);
+            }
+            return Err(e);
+        }
         // SAFETY: no callback runs any more; `this` is live.
         let m = unsafe { &mut *this };
         // Gather every column (and the reverse map) in the new order.
