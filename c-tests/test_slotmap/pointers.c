@@ -81,10 +81,17 @@ static int read_walk_cb(slotmap_key key, void* row, void* data) {
   return 0;
 }
 
+static int refused_reserve_cb(slotmap_key key, void* row, void* data) {
+  (void)key;
+  (void)row;
+  return slotmap_reserve((slotmap_s*)data, 100000) != SLATE_ERROR_INVALID;
+}
+
 /* SPEC 6: pointers from slotmap_get / slotmap_column are valid until the
-   next call that inserts, erases, sorts, clears or frees.  So reads (and
-   anything done to another slotmap) keep them valid, and writes through
-   them change the row. */
+   next call that inserts, erases, sorts, reserves, clears or frees.  So
+   reads, calls the contract does not list (limit), calls that fail or are
+   refused, and anything done to another slotmap keep them valid, and
+   writes through them change the row. */
 void test_pointer_validity(void) {
   TEST_SECTION("pointer validity");
   slotmap_s sm, other, copy;
@@ -109,6 +116,29 @@ void test_pointer_validity(void) {
   }
   (void)slotmap_length(&sm);
   (void)slotmap_each(&sm, read_walk_cb, NULL);
+  {
+    void* elements[3] = {NULL, NULL, NULL};
+    slotmap_key some[3] = {keys[0], keys[50], 0};
+    CHECK_EQ_INT(slotmap_get_many(&sm, some, 3, elements), SLATE_OK);
+    CHECK_EQ_PTR(elements[1], e);
+  }
+  /* a limit at the length, then what it refuses: no room is made */
+  CHECK_EQ_INT(slotmap_limit(&sm, 100), SLATE_OK);
+  {
+    slotmap_key k = 0;
+    uint64_t v = 7;
+    CHECK_EQ_INT(slotmap_insert(&sm, &v, &k), SLATE_ERROR_FULL);
+    CHECK_EQ_INT(slotmap_reserve(&sm, 5000), SLATE_ERROR_FULL);
+  }
+  CHECK_EQ_INT(slotmap_limit(&sm, UINT32_MAX), SLATE_OK);
+  /* refused inside its own walk */
+  CHECK_EQ_INT(slotmap_each(&sm, refused_reserve_cb, &sm), SLATE_OK);
+  /* an erase of a key it does not hold */
+  {
+    slotmap_key foreign = put_u64(&other, 1, &bad);
+    CHECK_EQ_INT(slotmap_erase(&sm, foreign), SLATE_ERROR_NOT_FOUND);
+    CHECK_EQ_INT(slotmap_erase(&other, foreign), SLATE_OK);
+  }
   CHECK_EQ_INT(slotmap_clone(&copy, &sm), SLATE_OK);
   for (uint64_t i = 0; i < 5000; i++) (void)put_u64(&other, i, &bad);
   CHECK_EQ_INT(slotmap_sort(&other, less_u32, NULL), SLATE_OK);

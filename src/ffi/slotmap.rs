@@ -94,7 +94,8 @@ pub unsafe extern "C" fn slotmap_columns(
 }
 
 /// Makes room for `n` rows in all, so that inserts up to `n` rows allocate
-/// nothing.
+/// nothing. Growing moves the columns: pointers from `slotmap_get` and
+/// `slotmap_column` taken before a `slotmap_reserve` are not valid after it.
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond the limit
 /// (`slotmap_limit`); `SLATE_ERROR_ALLOC` (nothing changed);
@@ -188,7 +189,9 @@ unsafe fn insert_growing(
 
 /// Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in
 /// `*element` unless `element` is NULL (a presence test). The pointer is
-/// valid until the next call that inserts, erases, sorts, clears or frees.
+/// valid until the next call that inserts, erases, sorts, reserves, clears
+/// or frees (`slotmap_reserve` may move the columns); calls that fail or are
+/// refused change nothing and keep it valid.
 /// On `SLATE_ERROR_NOT_FOUND` (a stale, forged or foreign key, or 0)
 /// leaves `*element` as it was. Allocates nothing.
 ///
@@ -290,7 +293,7 @@ pub unsafe extern "C" fn slotmap_row(
 
 /// The base of dense column `column`: rows `0 .. slotmap_length-1`, each
 /// `sizes[column]` bytes, 16-byte aligned. Valid until the next insert,
-/// erase, sort, clear or free. NULL for a NULL `sm`, a column out of range,
+/// erase, sort, reserve, clear or free. NULL for a NULL `sm`, a column out of range,
 /// or while the slotmap has never held a row (nothing is allocated).
 ///
 /// # Safety
