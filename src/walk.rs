@@ -574,6 +574,66 @@ mod tests {
         assert_eq!(proof::live(outer.1[0]), Some(false));
     }
 
+    /// Registers a record as a walk would, without the walk: what a walk
+    /// left by `longjmp` leaves behind.
+    fn abandon(walked: *const (), mark: *const u64, token: u64) {
+        with(|r| {
+            r.walks[r.len] = Walk {
+                walked,
+                mark,
+                token,
+                scratch: NO,
+            };
+            r.len += 1;
+        });
+        WALKS.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The address of a word in a frame that has returned.
+    #[inline(never)]
+    fn left_frame() -> *const u64 {
+        let word = 5u64;
+        core::hint::black_box(ptr::addr_of!(word))
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri's locals are not ordered as a stack")]
+    fn a_record_below_the_asker_is_dropped() {
+        let x = 0u8;
+        let a: *const () = (&x as *const u8).cast();
+        abandon(a, left_frame(), 5);
+        // Asked from a frame as deep as `left_frame`'s was.
+        assert!(!walking(a));
+        assert_eq!(with(|r| r.len), 0);
+    }
+
+    #[test]
+    fn a_record_whose_word_lost_its_token_is_dropped() {
+        let (x, y) = (0u8, 0u8);
+        let (a, b): (*const (), *const ()) = ((&x as *const u8).cast(), (&y as *const u8).cast());
+        let word = core::hint::black_box(7u64);
+        abandon(a, ptr::addr_of!(word), 8);
+        // Any question drops it, also one about another structure.
+        assert!(!walking(b));
+        assert_eq!(with(|r| r.len), 0);
+    }
+
+    #[test]
+    #[cfg_attr(any(miri, target_family = "wasm"), ignore = "no unwinder")]
+    fn a_record_held_by_no_walk_frame_is_dropped_when_its_structure_is_asked() {
+        let (x, y) = (0u8, 0u8);
+        let (a, b): (*const (), *const ()) = ((&x as *const u8).cast(), (&y as *const u8).cast());
+        // A word above the asker that holds the token: only the unwinder
+        // can tell that no walk's frame holds it.
+        let word = core::hint::black_box(9u64);
+        abandon(a, ptr::addr_of!(word), 9);
+        assert!(!walking(b));
+        assert_eq!(with(|r| r.len), 1, "kept while nobody asks about a");
+        assert!(!walking(a));
+        assert_eq!(with(|r| r.len), 0);
+        core::hint::black_box(&word);
+    }
+
     #[test]
     #[cfg_attr(target_family = "wasm", ignore = "no threads on wasm32-wasip1")]
     fn another_threads_walk_is_not_this_threads() {
