@@ -57,6 +57,20 @@ done
 same "version (shared)" "$("$work/version-shared")" "$version"
 same "version (static)" "$("$work/version-static")" "$version"
 
+echo "-- the README's pkg-config commands, as written"
+# Each builds main.c (the quick start) into a.out in a directory of its
+# own; the program must start with nothing but the prefix's slate.pc to go
+# on: no LD_LIBRARY_PATH.
+i=0
+while IFS= read -r cmd; do
+  i=$((i + 1)) d=$work/readme-pc-$i
+  mkdir -p "$d" && cp "$quickstart" "$d/main.c"
+  check "README pkg-config command $i builds: $cmd" bash -euo pipefail -c 'cd "$1" && eval "$2"' _ "$d" "$cmd"
+  case "$cmd" in *"# shared"*) check "README command $i links libslate.so" links_shared "$d/a.out" ;; esac
+  check "README command $i: the program starts without LD_LIBRARY_PATH" env -u LD_LIBRARY_PATH "$d/a.out"
+done < <("$root/scripts/readme-block.sh" -j '**pkg-config:**')
+same "README pkg-config commands" "$i" 2
+
 echo "-- CMake find_package"
 if command -v cmake >/dev/null; then
   for src in "$quickstart" "$here/version.c"; do
