@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs slate into a temporary prefix the way a user would and builds
-# programs against it: a plain Makefile through pkg-config, a CMake project
-# through find_package, and a CMake project that vendors the source tree
-# with add_subdirectory; each static and shared. Then checks the SONAME,
+# programs against it: a plain Makefile through pkg-config, the README's
+# pkg-config commands as written, a CMake project through find_package, a
+# CMake project that vendors the source tree with add_subdirectory, and one
+# that fetches a clone with the README's FetchContent lines; each static
+# and shared. Then checks the SONAME,
 # the versions, a staged (DESTDIR) install, and that `make uninstall`
 # leaves the prefix empty. Ends with `N passed, M failed`.
 set -u
@@ -103,6 +105,32 @@ if command -v cmake >/dev/null; then
   check "slate::slate_static does not (subdirectory)" bash -c "! readelf -d '$b/app-static' | grep -q libslate"
   check "app-shared runs (subdirectory)" "$b/app-shared"
   check "app-static runs (subdirectory)" "$b/app-static"
+
+  # The README's FetchContent lines, their placeholder path replaced by a
+  # clone of this repository whose main branch is this commit (what the
+  # repository holds once it is merged): as written (GIT_TAG main), and
+  # pinned to the commit's hash. A clone is the committed tree, not
+  # uncommitted changes.
+  echo "-- CMake FetchContent"
+  commit=$(git -C "$root" rev-parse HEAD)
+  check "git clone of the repository" git clone --quiet --bare "$root" "$work/slate-rs.git"
+  check "its main branch at $commit" git -C "$work/slate-rs.git" update-ref refs/heads/main "$commit"
+  "$root/scripts/readme-block.sh" '**CMake**' | sed -n '/^include(FetchContent)/,/^FetchContent_MakeAvailable(slate)/p' \
+    >"$work/readme-fetch.cmake"
+  check "the README's FetchContent lines name /path/to/slate-rs" grep -q 'GIT_REPOSITORY */path/to/slate-rs ' "$work/readme-fetch.cmake"
+  sed "s|/path/to/slate-rs|file://$work/slate-rs.git|" "$work/readme-fetch.cmake" >"$work/fetch-main.cmake"
+  sed -E "s|GIT_TAG( +)[^ )]+|GIT_TAG\1$commit|" "$work/fetch-main.cmake" >"$work/fetch-commit.cmake"
+  check "the pinned form names the commit" grep -q "GIT_TAG *$commit" "$work/fetch-commit.cmake"
+  for form in main commit; do
+    b=$work/fetch-$form
+    check "cmake configure (FetchContent, GIT_TAG $form)" cmake -S "$here/fetch" -B "$b" -DFETCH="$work/fetch-$form.cmake" -DSRC="$quickstart"
+    same "the fetched tree (GIT_TAG $form)" "$(git -C "$b/_deps/slate-src" rev-parse HEAD 2>&1)" "$commit"
+    check "cmake build (FetchContent, GIT_TAG $form; runs cargo)" cmake --build "$b"
+    check "slate::slate links libslate.so (FetchContent, $form)" links_shared "$b/app-shared"
+    check "slate::slate_static does not (FetchContent, $form)" bash -c "! readelf -d '$b/app-static' | grep -q libslate"
+    check "app-shared runs (FetchContent, $form)" "$b/app-shared"
+    check "app-static runs (FetchContent, $form)" "$b/app-static"
+  done
 else
   bad "cmake is not installed (scripts/setup.sh installs it)"
 fi
