@@ -117,6 +117,11 @@ INSTALLED := $(LIBDIR)/libslate.a $(LIBDIR)/libslate.so.$(VERSION) $(LIBDIR)/$(S
              $(INCLUDEDIR)/slate/slate.hpp $(PKGCONFIGDIR)/slate.pc $(CMAKEDIR)/slateConfig.cmake \
              $(CMAKEDIR)/slateConfigVersion.cmake
 PKG_FILES := $(B)/pkg/slate.pc $(B)/pkg/slateConfig.cmake $(B)/pkg/slateConfigVersion.cmake
+# The directories it puts them in. The install records in $(DIR_RECORD)
+# those of them (and of their parents) it creates; `make uninstall`
+# removes those when they are empty, and never one that was there before.
+INSTALL_DIRS := '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)/slate' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)'
+DIR_RECORD   := $(B)/installed-dirs
 
 # Regenerated on every install: the directories come from the command line.
 .PHONY: pkg-files install uninstall
@@ -124,7 +129,8 @@ pkg-files: $(NATIVE)
 	scripts/install-files.sh $(B)/pkg '$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(CMAKEDIR)' $(VERSION) $(NATIVE)
 
 install: $(STATIC) $(SHARED) pkg-files
-	$(INSTALL) -d '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)/slate' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)'
+	scripts/install-dirs.sh record $(DIR_RECORD) $(INSTALL_DIRS)
+	$(INSTALL) -d $(INSTALL_DIRS)
 	$(INSTALL) -m 644 $(STATIC) '$(DESTDIR)$(LIBDIR)/libslate.a'
 	$(INSTALL) -m 755 $(SHARED) '$(DESTDIR)$(LIBDIR)/libslate.so.$(VERSION)'
 	ln -sf libslate.so.$(VERSION) '$(DESTDIR)$(LIBDIR)/$(SONAME)'
@@ -133,13 +139,13 @@ install: $(STATIC) $(SHARED) pkg-files
 	$(INSTALL) -m 644 $(B)/pkg/slate.pc '$(DESTDIR)$(PKGCONFIGDIR)/slate.pc'
 	$(INSTALL) -m 644 $(B)/pkg/slateConfig.cmake $(B)/pkg/slateConfigVersion.cmake '$(DESTDIR)$(CMAKEDIR)'
 
-# The files above, then the directories that are slate's own, then any
-# other directory the install created that is left empty.
+# The files above, then slate's own directories (also when the record is
+# gone: `make clean`, another checkout), then the other directories the
+# install created, where they are left empty.
 uninstall:
 	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')
-	rmdir '$(DESTDIR)$(INCLUDEDIR)/slate' '$(DESTDIR)$(CMAKEDIR)' 2>/dev/null || true
-	rmdir '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(dir $(CMAKEDIR))' 2>/dev/null || true
-	rmdir '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)' 2>/dev/null || true
+	rmdir '$(DESTDIR)$(INCLUDEDIR)/slate' $(if $(filter slate,$(notdir $(CMAKEDIR))),'$(DESTDIR)$(CMAKEDIR)') 2>/dev/null || true
+	scripts/install-dirs.sh remove $(DIR_RECORD) $(INSTALL_DIRS)
 
 # --- tests ---------------------------------------------------------------
 

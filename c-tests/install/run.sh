@@ -4,9 +4,10 @@
 # pkg-config commands as written, a CMake project through find_package, a
 # CMake project that vendors the source tree with add_subdirectory, and one
 # that fetches a clone with the README's FetchContent lines; each static
-# and shared. Then checks the SONAME,
-# the versions, a staged (DESTDIR) install, and that `make uninstall`
-# leaves the prefix empty. Ends with `N passed, M failed`.
+# and shared. Then checks the SONAME, the versions, a staged (DESTDIR)
+# install, and that `make uninstall` removes what the install created
+# (files and directories) and nothing that was there before. Ends with
+# `N passed, M failed`.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/c-tests/install
@@ -139,8 +140,16 @@ echo "-- make uninstall"
 check "make uninstall" make -C "$root" --no-print-directory uninstall PREFIX="$prefix"
 same "prefix left empty" "$(find "$prefix" -mindepth 1 | head -n 5)" ""
 
+echo "-- make uninstall keeps the directories that were there before"
+prefix2=$work/prefix2
+mkdir -p "$prefix2/lib/cmake" "$prefix2/include"
+check "make install (prefix with lib/cmake and include)" make -C "$root" --no-print-directory install PREFIX="$prefix2"
+check "make uninstall (prefix with lib/cmake and include)" make -C "$root" --no-print-directory uninstall PREFIX="$prefix2"
+same "the directories that were there are left" "$(cd "$prefix2" && find . -mindepth 1 | sort | tr '\n' ' ')" "./include ./lib ./lib/cmake "
+
 echo "-- staged install: DESTDIR, LIBDIR, INCLUDEDIR"
 stage=$work/stage
+mkdir -p "$stage"
 check "make install DESTDIR" make -C "$root" --no-print-directory install DESTDIR="$stage" PREFIX=/opt/slate \
   LIBDIR=/opt/slate/lib64 INCLUDEDIR=/opt/slate/inc
 check "library under DESTDIR/LIBDIR" test -f "$stage/opt/slate/lib64/libslate.so.$version"
@@ -149,7 +158,7 @@ same "slate.pc names the final paths" "$(grep -E '^(prefix|libdir|includedir)=' 
   'prefix=/opt/slate libdir=${prefix}/lib64 includedir=${prefix}/inc '
 check "make uninstall DESTDIR" make -C "$root" --no-print-directory uninstall DESTDIR="$stage" PREFIX=/opt/slate \
   LIBDIR=/opt/slate/lib64 INCLUDEDIR=/opt/slate/inc
-same "stage left with only the prefix directory" "$(cd "$stage" && find . -mindepth 1 | sort | tr '\n' ' ')" "./opt ./opt/slate "
+same "DESTDIR left empty, as it was" "$(cd "$stage" && find . -mindepth 1 | sort | tr '\n' ' ')" ""
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
