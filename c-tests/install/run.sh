@@ -29,7 +29,7 @@ same() { # DESCRIPTION GOT WANT
 # NEEDED entries of an ELF file.
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
 links_shared() { case "$(needed "$1")" in *libslate.so.*) return 0 ;; *) return 1 ;; esac; }
-links_static() { ! links_shared "$1"; }
+links_static() { readelf -d "$1" >/dev/null && ! links_shared "$1"; }
 # A build's two programs: the first links libslate.so, the second the
 # static library; both run (without LD_LIBRARY_PATH).
 programs() { # WHAT SHARED_PROGRAM STATIC_PROGRAM
