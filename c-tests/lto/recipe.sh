@@ -11,22 +11,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { # DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@" >"$work/last.log" 2>&1; then passed=$((passed + 1))
-  else failed=$((failed + 1)); echo "FAILED: $what" >&2; sed 's/^/  | /' "$work/last.log" | tail -n 20 >&2; fi
-}
+# shellcheck source=scripts/checks.sh
+. "$root/scripts/checks.sh"
 # Runs one README command in the scratch tree, as a user's shell would.
 in_tree() { (cd "$tree" && bash -euo pipefail -c "$1"); }
 
 lib=$root/target/release/libslate.a
 [ -f "$lib" ] || { echo "recipe.sh: $lib is missing (make lib)" >&2; echo "0 passed, 1 failed"; exit 1; }
 tree=$work/slate-rs
+"$root/scripts/scratch-tree.sh" "$tree"
 mkdir -p "$tree/target/release"
-git -C "$root" ls-files -z --cached --others --exclude-standard \
-  | (cd "$root" && xargs -0 sh -c 'for f; do [ ! -e "$f" ] || printf "%s\0" "$f"; done' _) \
-  | tar -C "$root" --null -T - -cf - | tar -C "$tree" -xf -
 cp -p "$lib" "$tree/target/release/libslate.a"
 cp "$root/examples/quickstart.c" "$tree/main.c"
 unset CARGO_TARGET_DIR RUSTFLAGS CARGO_BUILD_RUSTFLAGS
@@ -45,5 +39,4 @@ rm -f "$tree/a.out"
 check "the README's by-hand static line still links: $by_hand_static" in_tree "$by_hand_static"
 check "and its program runs" in_tree ./a.out
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+checks_done
