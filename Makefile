@@ -290,10 +290,12 @@ sanitize: $(call suite_bins,asan)
 
 # Every C suite, the C++ suites and the Rust tests on the other targets
 # slate promises (scripts/cross.sh): big-endian s390x and aarch64 under
-# qemu-user, i686 natively, Windows (mingw-w64) under wine.
+# qemu-user, i686 natively, Windows (mingw-w64) under wine; and the
+# README's Windows recipe, followed as written (a fresh wine prefix).
 CROSS_TARGETS := s390x-unknown-linux-gnu aarch64-unknown-linux-gnu i686-unknown-linux-gnu x86_64-pc-windows-gnu
 test-cross:
-	@status=0; for t in $(CROSS_TARGETS); do scripts/cross.sh $$t || status=1; done; exit $$status
+	@status=0; for t in $(CROSS_TARGETS); do scripts/cross.sh $$t || status=1; done; \
+	  scripts/run-suite.sh windows-readme bash c-tests/cross/readme-windows.sh || status=1; exit $$status
 
 # WebAssembly (scripts/wasm.sh): every C suite, the C++ suites and the
 # seed check on wasm32-wasip1 under wasmtime and on Emscripten under
