@@ -314,9 +314,12 @@ panic-abort-test: $(call suite_bins,panic-abort)
 	@$(call run_suites,$^)
 
 # `make install` into a temporary prefix, then a user's builds against it:
-# pkg-config, CMake find_package and add_subdirectory, static and shared.
+# pkg-config, CMake (find_package, add_subdirectory, FetchContent) and
+# Meson (slate.pc, subproject), static and shared; and the README's
+# by-hand link lines in a scratch copy of the tree.
 install-test: $(STATIC) $(SHARED)
 	scripts/run-suite.sh install bash c-tests/install/run.sh
+	scripts/run-suite.sh by-hand bash c-tests/install/by-hand.sh
 
 # Fuzzing (cargo fuzz, libFuzzer with AddressSanitizer; nightly): each
 # target for FUZZ_SECONDS (10 minutes). `make test` runs `fuzz-smoke`.
