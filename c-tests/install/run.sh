@@ -5,9 +5,10 @@
 # CMake project that vendors the source tree with add_subdirectory, one
 # that fetches a clone with the README's FetchContent lines, and a Meson
 # project through slate.pc and through the subproject, made with the
-# README's clone command and with its wrap file; each static and shared. Then checks the SONAME, the versions, a staged (DESTDIR)
-# install, and that `make uninstall` removes what the install created
-# (files and directories) and nothing that was there before. Ends with
+# README's clone command and with its wrap file; each static and shared.
+# Then checks the SONAME, the versions, a staged (DESTDIR) install, and
+# that `make uninstall` removes what the install created (files and
+# directories) and nothing that was there before. Ends with
 # `N passed, M failed`.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -162,13 +163,10 @@ if command -v meson >/dev/null; then
     meson_project "$m"
     if [ "$form" = clone ]; then
       check "the README's clone command (Meson)" bash -euo pipefail -c 'cd "$1" && eval "$2"' _ "$m" "$(readme_block '**Meson**' 2)"
+      check "meson setup (subproject, $form)" meson setup "$m/build" "$m" -Dforce_fallback_for=slate
     else
       readme_block '**Meson**' 3 >"$m/subprojects/slate.wrap"
       check "the README's wrap file names the clone" grep -qx "url = $clone" "$m/subprojects/slate.wrap"
-    fi
-    if [ "$form" = clone ]; then
-      check "meson setup (subproject, $form)" meson setup "$m/build" "$m" -Dforce_fallback_for=slate
-    else
       check "meson setup (subproject, $form)" env PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$work/no-pc" meson setup "$m/build" "$m"
     fi
     same "the subproject's tree ($form)" "$(git -C "$m/subprojects/slate" rev-parse HEAD 2>&1)" "$commit"
