@@ -139,12 +139,12 @@ install: $(STATIC) $(SHARED) pkg-files
 	$(INSTALL) -m 644 $(B)/pkg/slate.pc '$(DESTDIR)$(PKGCONFIGDIR)/slate.pc'
 	$(INSTALL) -m 644 $(B)/pkg/slateConfig.cmake $(B)/pkg/slateConfigVersion.cmake '$(DESTDIR)$(CMAKEDIR)'
 
-# The files above, then slate's own directories (also when the record is
-# gone: `make clean`, another checkout), then the other directories the
-# install created, where they are left empty.
+# The files above, then the directories the install created, where they
+# are left empty; with no record at all (`make clean`), slate's own.
 uninstall:
 	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')
-	rmdir '$(DESTDIR)$(INCLUDEDIR)/slate' $(if $(filter slate,$(notdir $(CMAKEDIR))),'$(DESTDIR)$(CMAKEDIR)') 2>/dev/null || true
+	[ -f $(DIR_RECORD) ] || rmdir '$(DESTDIR)$(INCLUDEDIR)/slate' \
+	  $(if $(filter slate,$(notdir $(CMAKEDIR))),'$(DESTDIR)$(CMAKEDIR)') 2>/dev/null || true
 	scripts/install-dirs.sh remove $(DIR_RECORD) $(INSTALL_DIRS)
 
 # --- tests ---------------------------------------------------------------
