@@ -117,6 +117,11 @@ INSTALLED := $(LIBDIR)/libslate.a $(LIBDIR)/libslate.so.$(VERSION) $(LIBDIR)/$(S
              $(INCLUDEDIR)/slate/slate.hpp $(PKGCONFIGDIR)/slate.pc $(CMAKEDIR)/slateConfig.cmake \
              $(CMAKEDIR)/slateConfigVersion.cmake
 PKG_FILES := $(B)/pkg/slate.pc $(B)/pkg/slateConfig.cmake $(B)/pkg/slateConfigVersion.cmake
+# The directories it puts them in. The install records in $(DIR_RECORD)
+# those of them (and of their parents) it creates; `make uninstall`
+# removes those when they are empty, and never one that was there before.
+INSTALL_DIRS := '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)/slate' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)'
+DIR_RECORD   := $(B)/installed-dirs
 
 # Regenerated on every install: the directories come from the command line.
 .PHONY: pkg-files install uninstall
@@ -124,7 +129,8 @@ pkg-files: $(NATIVE)
 	scripts/install-files.sh $(B)/pkg '$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(CMAKEDIR)' $(VERSION) $(NATIVE)
 
 install: $(STATIC) $(SHARED) pkg-files
-	$(INSTALL) -d '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)/slate' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)'
+	scripts/install-dirs.sh record $(DIR_RECORD) $(INSTALL_DIRS)
+	$(INSTALL) -d $(INSTALL_DIRS)
 	$(INSTALL) -m 644 $(STATIC) '$(DESTDIR)$(LIBDIR)/libslate.a'
 	$(INSTALL) -m 755 $(SHARED) '$(DESTDIR)$(LIBDIR)/libslate.so.$(VERSION)'
 	ln -sf libslate.so.$(VERSION) '$(DESTDIR)$(LIBDIR)/$(SONAME)'
@@ -133,13 +139,13 @@ install: $(STATIC) $(SHARED) pkg-files
 	$(INSTALL) -m 644 $(B)/pkg/slate.pc '$(DESTDIR)$(PKGCONFIGDIR)/slate.pc'
 	$(INSTALL) -m 644 $(B)/pkg/slateConfig.cmake $(B)/pkg/slateConfigVersion.cmake '$(DESTDIR)$(CMAKEDIR)'
 
-# The files above, then the directories that are slate's own, then any
-# other directory the install created that is left empty.
+# The files above, then the directories the install created, where they
+# are left empty; with no record at all (`make clean`), slate's own.
 uninstall:
 	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')
-	rmdir '$(DESTDIR)$(INCLUDEDIR)/slate' '$(DESTDIR)$(CMAKEDIR)' 2>/dev/null || true
-	rmdir '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(dir $(CMAKEDIR))' 2>/dev/null || true
-	rmdir '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)' 2>/dev/null || true
+	[ -f $(DIR_RECORD) ] || rmdir '$(DESTDIR)$(INCLUDEDIR)/slate' \
+	  $(if $(filter slate,$(notdir $(CMAKEDIR))),'$(DESTDIR)$(CMAKEDIR)') 2>/dev/null || true
+	scripts/install-dirs.sh remove $(DIR_RECORD) $(INSTALL_DIRS)
 
 # --- tests ---------------------------------------------------------------
 
@@ -232,18 +238,20 @@ else
 	@echo "clang not installed: clang builds skipped"
 endif
 
-# The README's cross-language-LTO recipe: the C suites built with it, and
-# a probe whose machine code must show the calls the README says inline
-# (scripts/check-lto.sh).
+# The README's cross-language-LTO recipe: the C suites built with it, a
+# probe whose machine code must show the calls the README says inline
+# (scripts/check-lto.sh), and the recipe's own commands, followed in a
+# scratch copy, which must leave target/release/libslate.a as it was.
 $(LTO_LIB): $(SOURCES)
 	RUSTFLAGS=-Clinker-plugin-lto $(CARGO) build --release --target-dir target/lto
 	@touch $(LTO_LIB)
 
-lto-test: $(call suite_bins,lto)
-	@$(call run_suites,$^)
+lto-test: $(call suite_bins,lto) $(STATIC)
+	@$(call run_suites,$(filter-out $(STATIC),$^))
 	$(LTO_CC) $(CSTD) $(LTO_FLAGS) c-tests/lto/probe.c $(LTO_LIB) $(SYSLIBS) -o $(B)/lto-probe
 	scripts/run-suite.sh lto-probe ./$(B)/lto-probe
 	scripts/run-suite.sh lto-inline scripts/check-lto.sh $(B)/lto-probe
+	scripts/run-suite.sh lto-recipe bash c-tests/lto/recipe.sh
 
 # The header alone under strict warnings, C11 and C++17, gcc and clang.
 STRICT    := -fsyntax-only -pedantic $(WARN) -Wredundant-decls -Wconversion -Wsign-conversion -Wshadow -Wcast-qual
@@ -282,10 +290,12 @@ sanitize: $(call suite_bins,asan)
 
 # Every C suite, the C++ suites and the Rust tests on the other targets
 # slate promises (scripts/cross.sh): big-endian s390x and aarch64 under
-# qemu-user, i686 natively, Windows (mingw-w64) under wine.
+# qemu-user, i686 natively, Windows (mingw-w64) under wine; and the
+# README's Windows recipe, followed as written (a fresh wine prefix).
 CROSS_TARGETS := s390x-unknown-linux-gnu aarch64-unknown-linux-gnu i686-unknown-linux-gnu x86_64-pc-windows-gnu
 test-cross:
-	@status=0; for t in $(CROSS_TARGETS); do scripts/cross.sh $$t || status=1; done; exit $$status
+	@status=0; for t in $(CROSS_TARGETS); do scripts/cross.sh $$t || status=1; done; \
+	  scripts/run-suite.sh windows-readme bash c-tests/cross/readme-windows.sh || status=1; exit $$status
 
 # WebAssembly (scripts/wasm.sh): every C suite, the C++ suites and the
 # seed check on wasm32-wasip1 under wasmtime and on Emscripten under
@@ -304,9 +314,12 @@ panic-abort-test: $(call suite_bins,panic-abort)
 	@$(call run_suites,$^)
 
 # `make install` into a temporary prefix, then a user's builds against it:
-# pkg-config, CMake find_package and add_subdirectory, static and shared.
+# pkg-config, CMake (find_package, add_subdirectory, FetchContent) and
+# Meson (slate.pc, subproject), static and shared; and the README's
+# by-hand link lines in a scratch copy of the tree.
 install-test: $(STATIC) $(SHARED)
 	scripts/run-suite.sh install bash c-tests/install/run.sh
+	scripts/run-suite.sh by-hand bash c-tests/install/by-hand.sh
 
 # Fuzzing (cargo fuzz, libFuzzer with AddressSanitizer; nightly): each
 # target for FUZZ_SECONDS (10 minutes). `make test` runs `fuzz-smoke`.

@@ -3,7 +3,8 @@
  * keys; set, get, replace, delete; a presence test; the length; a walk.
  *
  * Build against an installed slate:
- *   cc quickstart.c $(pkg-config --cflags --libs slate) -o quickstart
+ *   cc quickstart.c $(pkg-config --cflags --libs slate) \
+ *      -Wl,-rpath,$(pkg-config --variable=libdir slate) -o quickstart
  * or against a source tree:
  *   cc -Iinclude quickstart.c target/release/libslate.a -lpthread -ldl -lm
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs, when it is missing: cbindgen, valgrind,
-# clang, clang-22, lld-22, tmux, cmake, pkg-config, the s390x, aarch64,
+# clang, clang-22, lld-22, tmux, cmake, pkg-config, meson, ninja, the s390x, aarch64,
 # i686 and mingw-w64 cross compilers, qemu-user, wine, clang-14 with
 # wasi-libc and libc++ for wasm32, and Emscripten from Debian's packages;
 # wasmtime from PyPI; the wasm and cross Rust targets, rustfmt and clippy,
@@ -35,6 +35,9 @@ command -v emcc >/dev/null || need+=(emscripten)
 # The install tests: a user's CMake and pkg-config builds.
 command -v cmake    >/dev/null || need+=(cmake)
 command -v pkg-config >/dev/null || need+=(pkg-config)
+# The install tests: a user's Meson builds.
+command -v meson    >/dev/null || need+=(meson)
+command -v ninja    >/dev/null || need+=(ninja-build)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo

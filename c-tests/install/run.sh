@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs slate into a temporary prefix the way a user would and builds
-# programs against it: a plain Makefile through pkg-config, a CMake project
-# through find_package, and a CMake project that vendors the source tree
-# with add_subdirectory; each static and shared. Then checks the SONAME,
-# the versions, a staged (DESTDIR) install, and that `make uninstall`
-# leaves the prefix empty. Ends with `N passed, M failed`.
+# programs against it: a plain Makefile through pkg-config, the README's
+# pkg-config commands as written, a CMake project through find_package, a
+# CMake project that vendors the source tree with add_subdirectory, one
+# that fetches a clone with the README's FetchContent lines, and a Meson
+# project through slate.pc and through the subproject, made with the
+# README's clone command and with its wrap file; each static and shared.
+# Then checks the SONAME, the versions, a staged (DESTDIR) install, and
+# that `make uninstall` removes what the install created (files and
+# directories) and nothing that was there before. Ends with
+# `N passed, M failed`.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/c-tests/install
@@ -25,6 +30,15 @@ same() { # DESCRIPTION GOT WANT
 # NEEDED entries of an ELF file.
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
 links_shared() { case "$(needed "$1")" in *libslate.so.*) return 0 ;; *) return 1 ;; esac; }
+links_static() { readelf -d "$1" >/dev/null && ! links_shared "$1"; }
+# A build's two programs: the first links libslate.so, the second the
+# static library; both run (without LD_LIBRARY_PATH).
+programs() { # WHAT SHARED_PROGRAM STATIC_PROGRAM
+  check "$(basename "$2") links libslate.so ($1)" links_shared "$2"
+  check "$(basename "$3") links the static library ($1)" links_static "$3"
+  check "$(basename "$2") runs ($1)" env -u LD_LIBRARY_PATH "$2"
+  check "$(basename "$3") runs ($1)" env -u LD_LIBRARY_PATH "$3"
+}
 
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
 IFS=. read -r major minor _ <<<"$version"
@@ -49,13 +63,37 @@ same "Libs.private is rustc's report" "$(pkg-config --variable=prefix slate) $(s
 for src in "$quickstart" "$here/version.c"; do
   name=$(basename "$src" .c)
   check "pkg-config build of $name" make -C "$work" --no-print-directory -f "$here/Makefile" SRC="$src"
-  check "$name-shared links libslate.so" links_shared "$work/$name-shared"
-  check "$name-static does not" bash -c "! readelf -d '$work/$name-static' | grep -q libslate"
-  check "$name-shared runs" "$work/$name-shared"
-  check "$name-static runs" "$work/$name-static"
+  programs "pkg-config" "$work/$name-shared" "$work/$name-static"
 done
 same "version (shared)" "$("$work/version-shared")" "$version"
 same "version (static)" "$("$work/version-static")" "$version"
+
+echo "-- the README's pkg-config commands, as written"
+# Each builds main.c (the quick start) into a.out in a directory of its
+# own; the program must start with nothing but the prefix's slate.pc to go
+# on: no LD_LIBRARY_PATH.
+i=0
+while IFS= read -r cmd; do
+  i=$((i + 1)) d=$work/readme-pc-$i
+  mkdir -p "$d" && cp "$quickstart" "$d/main.c"
+  check "README pkg-config command $i builds: $cmd" bash -euo pipefail -c 'cd "$1" && eval "$2"' _ "$d" "$cmd"
+  case "$cmd" in *"# shared"*) check "README command $i links libslate.so" links_shared "$d/a.out" ;; esac
+  check "README command $i: the program starts without LD_LIBRARY_PATH" env -u LD_LIBRARY_PATH "$d/a.out"
+done < <("$root/scripts/readme-block.sh" -j '**pkg-config:**')
+same "README pkg-config commands" "$i" 2
+
+# A clone of this repository whose main branch is this commit (what the
+# repository holds once this is merged), for the README's commands that
+# fetch slate: they name it /path/to/slate-rs. A clone holds the committed
+# tree, not uncommitted changes.
+echo "-- a clone of the repository"
+commit=$(git -C "$root" rev-parse HEAD)
+clone=file://$work/slate-rs.git
+check "git clone of the repository" git clone --quiet --bare "$root" "$work/slate-rs.git"
+check "its main branch at $commit" git -C "$work/slate-rs.git" update-ref refs/heads/main "$commit"
+readme_block() { # MARKER [N]: the README's block, with the clone for /path/to/slate-rs
+  "$root/scripts/readme-block.sh" "$@" | sed "s|/path/to/slate-rs|$clone|g"
+}
 
 echo "-- CMake find_package"
 if command -v cmake >/dev/null; then
@@ -64,10 +102,7 @@ if command -v cmake >/dev/null; then
     b=$work/find-$name
     check "cmake configure ($name)" cmake -S "$here/find" -B "$b" -DCMAKE_PREFIX_PATH="$prefix" -DSRC="$src"
     check "cmake build ($name)" cmake --build "$b"
-    check "slate::slate links libslate.so ($name)" links_shared "$b/app-shared"
-    check "slate::slate_static does not ($name)" bash -c "! readelf -d '$b/app-static' | grep -q libslate"
-    check "app-shared runs ($name)" "$b/app-shared"
-    check "app-static runs ($name)" "$b/app-static"
+    programs "find_package, $name" "$b/app-shared" "$b/app-static"
   done
   same "find_package's slate_VERSION" "$(cat "$work/find-version/found-version")" "$version"
   same "version through slate::slate" "$("$work/find-version/app-shared")" "$version"
@@ -85,20 +120,81 @@ if command -v cmake >/dev/null; then
   b=$work/subdir
   check "cmake configure (subdirectory)" cmake -S "$here/subdir" -B "$b" -DSLATE_SOURCE_DIR="$root" -DSRC="$quickstart"
   check "cmake build (subdirectory, runs cargo)" cmake --build "$b"
-  check "slate::slate links libslate.so (subdirectory)" links_shared "$b/app-shared"
-  check "slate::slate_static does not (subdirectory)" bash -c "! readelf -d '$b/app-static' | grep -q libslate"
-  check "app-shared runs (subdirectory)" "$b/app-shared"
-  check "app-static runs (subdirectory)" "$b/app-static"
+  programs "add_subdirectory" "$b/app-shared" "$b/app-static"
+
+  # The README's FetchContent lines with the clone's URL: as written
+  # (GIT_TAG main), and pinned to the commit's hash.
+  echo "-- CMake FetchContent"
+  readme_block '**CMake**' | sed -n '/^include(FetchContent)/,/^FetchContent_MakeAvailable(slate)/p' >"$work/fetch-main.cmake"
+  check "the README's FetchContent lines name the clone" grep -q "GIT_REPOSITORY *$clone " "$work/fetch-main.cmake"
+  sed -E "s|GIT_TAG( +)[^ )]+|GIT_TAG\1$commit|" "$work/fetch-main.cmake" >"$work/fetch-commit.cmake"
+  check "the pinned form names the commit" grep -q "GIT_TAG *$commit" "$work/fetch-commit.cmake"
+  for form in main commit; do
+    b=$work/fetch-$form
+    check "cmake configure (FetchContent, GIT_TAG $form)" cmake -S "$here/fetch" -B "$b" -DFETCH="$work/fetch-$form.cmake" -DSRC="$quickstart"
+    same "the fetched tree (GIT_TAG $form)" "$(git -C "$b/_deps/slate-src" rev-parse HEAD 2>&1)" "$commit"
+    check "cmake build (FetchContent, GIT_TAG $form; runs cargo)" cmake --build "$b"
+    programs "FetchContent, GIT_TAG $form" "$b/app-shared" "$b/app-static"
+  done
 else
   bad "cmake is not installed (scripts/setup.sh installs it)"
+fi
+
+echo "-- Meson"
+if command -v meson >/dev/null; then
+  meson_project() { # DIR: the test project, main.c the quick start
+    mkdir -p "$1/subprojects" && cp "$here/meson/meson.build" "$1/" && cp "$quickstart" "$1/main.c"
+  }
+  check "the README's Meson line is the test project's" \
+    grep -qxF "$(readme_block '**Meson**' 1 | head -n 1)" "$here/meson/meson.build"
+  # Installed: slate.pc from the prefix (PKG_CONFIG_PATH above).
+  m=$work/meson-pc
+  meson_project "$m"
+  check "meson setup (slate.pc)" meson setup "$m/build" "$m"
+  check "meson compile (slate.pc)" meson compile -C "$m/build"
+  programs "Meson, slate.pc" "$m/build/app" "$m/build/app-static"
+  check "app's rpath is the prefix's" bash -c "readelf -d '$m/build/app' | grep -q 'R.*PATH.*\[$prefix/lib\]'"
+  # The subproject, as the README makes it: the clone command (set up with
+  # -Dforce_fallback_for=slate), and the wrap file (where pkg-config finds
+  # no slate.pc at all).
+  mkdir -p "$work/no-pc"
+  for form in clone wrap; do
+    m=$work/meson-$form
+    meson_project "$m"
+    if [ "$form" = clone ]; then
+      check "the README's clone command (Meson)" bash -euo pipefail -c 'cd "$1" && eval "$2"' _ "$m" "$(readme_block '**Meson**' 2)"
+      check "meson setup (subproject, $form)" meson setup "$m/build" "$m" -Dforce_fallback_for=slate
+    else
+      readme_block '**Meson**' 3 >"$m/subprojects/slate.wrap"
+      check "the README's wrap file names the clone" grep -qx "url = $clone" "$m/subprojects/slate.wrap"
+      check "meson setup (subproject, $form)" env PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$work/no-pc" meson setup "$m/build" "$m"
+    fi
+    same "the subproject's tree ($form)" "$(git -C "$m/subprojects/slate" rev-parse HEAD 2>&1)" "$commit"
+    check "meson compile (subproject, $form; runs cargo)" meson compile -C "$m/build"
+    check "the subproject built libslate.a ($form)" test -f "$m/build/subprojects/slate/libslate.a"
+    for app in app app-static; do
+      check "$app links the static library (Meson, $form)" links_static "$m/build/$app"
+      check "$app runs (Meson, $form)" "$m/build/$app"
+    done
+  done
+else
+  bad "meson is not installed (scripts/setup.sh installs it)"
 fi
 
 echo "-- make uninstall"
 check "make uninstall" make -C "$root" --no-print-directory uninstall PREFIX="$prefix"
 same "prefix left empty" "$(find "$prefix" -mindepth 1 | head -n 5)" ""
 
+echo "-- make uninstall keeps the directories that were there before"
+prefix2=$work/prefix2
+mkdir -p "$prefix2/lib/cmake" "$prefix2/include"
+check "make install (prefix with lib/cmake and include)" make -C "$root" --no-print-directory install PREFIX="$prefix2"
+check "make uninstall (prefix with lib/cmake and include)" make -C "$root" --no-print-directory uninstall PREFIX="$prefix2"
+same "the directories that were there are left" "$(cd "$prefix2" && find . -mindepth 1 | sort | tr '\n' ' ')" "./include ./lib ./lib/cmake "
+
 echo "-- staged install: DESTDIR, LIBDIR, INCLUDEDIR"
 stage=$work/stage
+mkdir -p "$stage"
 check "make install DESTDIR" make -C "$root" --no-print-directory install DESTDIR="$stage" PREFIX=/opt/slate \
   LIBDIR=/opt/slate/lib64 INCLUDEDIR=/opt/slate/inc
 check "library under DESTDIR/LIBDIR" test -f "$stage/opt/slate/lib64/libslate.so.$version"
@@ -107,7 +203,7 @@ same "slate.pc names the final paths" "$(grep -E '^(prefix|libdir|includedir)=' 
   'prefix=/opt/slate libdir=${prefix}/lib64 includedir=${prefix}/inc '
 check "make uninstall DESTDIR" make -C "$root" --no-print-directory uninstall DESTDIR="$stage" PREFIX=/opt/slate \
   LIBDIR=/opt/slate/lib64 INCLUDEDIR=/opt/slate/inc
-same "stage left with only the prefix directory" "$(cd "$stage" && find . -mindepth 1 | sort | tr '\n' ' ')" "./opt ./opt/slate "
+same "DESTDIR left empty, as it was" "$(cd "$stage" && find . -mindepth 1 | sort | tr '\n' ' ')" ""
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
