@@ -525,6 +525,72 @@ static void test_map_basics() {
 }
 
 /* ------------------------------------------------------------------------ */
+/* map: take and pin_seed                                                    */
+/* ------------------------------------------------------------------------ */
+
+static std::vector<std::string> walk_order(const slate::map& m) {
+  std::vector<std::string> out;
+  m.for_each([&](std::string_view k, void*) { out.emplace_back(k); });
+  return out;
+}
+
+static void test_map_take_and_pin() {
+  TEST_SECTION("map: take");
+  slate::map m;
+  m.set("a", P(1));
+  m.set(int64_t{-5}, P(2));
+  m.set(uint64_t{5}, P(3));
+  m.set(short{-7}, P(4));
+  m.set(std::string(200, 'x'), P(5));
+  CHECK(m.take("a") == std::optional<void*>(P(1)));
+  CHECK(!m.take("a").has_value());
+  CHECK(m.take(-5) == std::optional<void*>(P(2)));  /* int: the int64_t keyspace */
+  CHECK(!m.take(5).has_value());                    /* not the uint64_t key */
+  CHECK(m.take(5u) == std::optional<void*>(P(3)));
+  CHECK(m.take(int64_t{-7}) == std::optional<void*>(P(4)));
+  CHECK(m.take(std::string(200, 'x')) == std::optional<void*>(P(5)));
+  CHECK(m.empty());
+  CHECK(!m.take(std::string_view("no such key")).has_value());
+  m.set("b", P(6));
+  size_t refused = 0;
+#if TEST_HAVE_EXCEPTIONS
+  m.for_each([&](std::string_view k, void*) {
+    refused += slate_error_of([&] { (void)m.take(k); }) == SLATE_ERROR_INVALID;
+  });
+#else
+  m.for_each([&](std::string_view k, void*) {
+    void* v = nullptr;
+    refused += slate_take_bytes(m.native(), k.data(), static_cast<uint32_t>(k.size()), &v) ==
+               SLATE_ERROR_INVALID;
+  });
+#endif
+  CHECK_EQ_U64(refused, 1);
+  CHECK(m.get("b") == std::optional<void*>(P(6)));
+
+  TEST_SECTION("map: pin_seed");
+  slate::map a, b, c;
+  a.pin_seed(77);
+  CHECK(b.try_pin_seed(77).ok());
+  c.pin_seed(78);
+  for (uint64_t i = 0; i < 2000; i++) {
+    a.set("k" + std::to_string(i), P(i + 1));
+    b.set("k" + std::to_string(i), P(i + 1));
+    c.set("k" + std::to_string(i), P(i + 1));
+  }
+  CHECK(walk_order(a) == walk_order(b));
+  CHECK(walk_order(a) != walk_order(c));
+  CHECK_EQ_INT(a.try_pin_seed(1).code(), SLATE_ERROR_INVALID); /* holds memory */
+#if TEST_HAVE_EXCEPTIONS
+  CHECK_EQ_INT(slate_error_of([&] { a.pin_seed(1); }), SLATE_ERROR_INVALID);
+#endif
+  CHECK_EQ_U64(info_of(a.native()).seed, 77);
+  slate::map copy = a.clone();
+  CHECK(walk_order(copy) == walk_order(a));
+  a.clear();
+  CHECK_EQ_U64(info_of(a.native()).seed, 77);
+}
+
+/* ------------------------------------------------------------------------ */
 /* map: key overloads and keyspaces                                          */
 /* ------------------------------------------------------------------------ */
 
@@ -2142,9 +2208,16 @@ static void test_map_differential(uint64_t seed) {
                                : m.set(static_cast<uint64_t>(n), value);
       if (fresh != (model.count(key) == 0)) mismatches++;
       model[key] = value;
-    } else if (r < 80) {
+    } else if (r < 70) {
       bool was = kind == 0 ? m.erase(key) : kind == 1 ? m.erase(static_cast<int64_t>(n)) : m.erase(n);
       if (was != (model.erase(key) == 1)) mismatches++;
+    } else if (r < 80) {
+      std::optional<void*> taken = kind == 0   ? m.take(key)
+                                   : kind == 1 ? m.take(static_cast<int64_t>(n))
+                                               : m.take(n);
+      auto it = model.find(key);
+      if (taken.has_value() != (it != model.end()) || (taken && *taken != it->second)) mismatches++;
+      if (it != model.end()) model.erase(it);
     } else {
       auto got = m.get(std::string_view(key));
       auto it = model.find(key);
@@ -2733,6 +2806,7 @@ int main() {
   test_map_huge_key();
   test_map_move_clone();
   test_map_walks();
+  test_map_take_and_pin();
   test_map_alloc_failure();
   test_map_set_outcome_throw();
   test_key();

@@ -47,6 +47,13 @@
 #define SLATE_VERSION_PATCH 0
 #define SLATE_VERSION_STRING "0.1.0"
 
+/*
+ * The length of an integer key's encoding, as walks show it: 0x00, then
+ * 0x01 (int64_t) or 0x02 (uint64_t), then the value's 8 bytes
+ * little-endian. slate_key_to_i64 and slate_key_to_u64 decode it.
+ */
+#define SLATE_INT_KEY_LENGTH 10
+
 
 /**
  * Result codes. Every function that can fail returns one of these as an
@@ -387,6 +394,90 @@ int slate_get_u64(const struct slate_s *map, uint64_t key, void **value);
  * `map` is NULL or an initialized map.
  */
 int slate_delete_u64(struct slate_s *map, uint64_t key);
+
+/**
+ * Removes `key` (a string, as for `slate_delete`) and hands back its
+ * value: on `SLATE_OK` stores the removed entry's value in `*value`
+ * unless `value` is NULL, so the caller can free what it pointed to. One
+ * lookup. On `SLATE_ERROR_NOT_FOUND` leaves `*value` as it was. A map
+ * left empty takes a fresh seed (unless pinned).
+ *
+ * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
+ * for a NULL map or key, or from inside the map's own walk (nothing
+ * removed).
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `key` is NULL or a string; `value`
+ * is NULL or writable.
+ */
+int slate_take(struct slate_s *map, const char *key, void **value);
+
+/**
+ * `slate_take` for a byte key (see `slate_set_bytes`).
+ *
+ * # Safety
+ * As for `slate_set_bytes`; `value` is NULL or writable.
+ */
+int slate_take_bytes(struct slate_s *map, const void *key, uint32_t key_length, void **value);
+
+/**
+ * `slate_take` for an `int64_t` key.
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `value` is NULL or writable.
+ */
+int slate_take_i64(struct slate_s *map, int64_t key, void **value);
+
+/**
+ * `slate_take` for a `uint64_t` key.
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `value` is NULL or writable.
+ */
+int slate_take_u64(struct slate_s *map, uint64_t key, void **value);
+
+/**
+ * Decodes key bytes (as a walk shows them) that encode an `int64_t`
+ * key: on `SLATE_OK` stores the key in `*out`.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` when the bytes are not an
+ * `int64_t` key's encoding (another kind of key), leaving `*out` as it
+ * was; `SLATE_ERROR_INVALID` for a NULL `out`, or a NULL `key` with a
+ * non-zero length.
+ *
+ * # Safety
+ * `key` points to `key_length` readable bytes or is NULL; `out` is NULL
+ * or writable.
+ */
+int slate_key_to_i64(const char *key, uint32_t key_length, int64_t *out);
+
+/**
+ * `slate_key_to_i64` for a `uint64_t` key's encoding.
+ *
+ * # Safety
+ * As for `slate_key_to_i64`.
+ */
+int slate_key_to_u64(const char *key, uint32_t key_length, uint64_t *out);
+
+/**
+ * Pins the map's hash seed to `seed`, so that the same calls in the same
+ * order give the same iteration order (for tests and golden files), for
+ * this library version and byte order. Allowed while the map holds no
+ * memory: after `slate()`, after `slate_free`, or after a `slate_compact`
+ * that left it empty (not after `slate_clear` or deleting every entry,
+ * which keep its tables). The pin survives the map emptying,
+ * `slate_clear` and `slate_free`; a clone keeps it; `slate()` drops it.
+ *
+ * A pinned seed that an attacker can learn or choose gives up this map's
+ * protection against hash flooding (keys chosen to collide).
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a map that
+ * holds memory, or from inside the map's own walk (nothing changed).
+ *
+ * # Safety
+ * `map` is NULL or an initialized map.
+ */
+int slate_pin_seed(struct slate_s *map, uint64_t seed);
 
 /**
  * Looks up `count` `uint64_t` keys at once: for each `i < count`,

@@ -280,22 +280,22 @@ struct slate {
    * integer key, by the C API's design, and decodes the same way.)
    */
   static std::optional<std::int64_t> decode_i64_key(std::string_view key) noexcept {
-    std::uint64_t v = 0;
-    if (!decode_integer_key(key, 0x01, v)) {
+    std::int64_t out = 0;
+    if (key.size() != SLATE_INT_KEY_LENGTH ||
+        slate_key_to_i64(key.data(), SLATE_INT_KEY_LENGTH, &out) != SLATE_OK) {
       return std::nullopt;
     }
-    std::int64_t out = 0;
-    std::memcpy(&out, &v, sizeof out);  // two's complement, without UB
     return out;
   }
 
   /** See decode_i64_key. */
   static std::optional<std::uint64_t> decode_u64_key(std::string_view key) noexcept {
-    std::uint64_t v = 0;
-    if (!decode_integer_key(key, 0x02, v)) {
+    std::uint64_t out = 0;
+    if (key.size() != SLATE_INT_KEY_LENGTH ||
+        slate_key_to_u64(key.data(), SLATE_INT_KEY_LENGTH, &out) != SLATE_OK) {
       return std::nullopt;
     }
-    return v;
+    return out;
   }
 
   // --------------------------------------------------------------------------
@@ -346,19 +346,6 @@ struct slate {
   /* Keys per C call where a batch wrapper converts its keys first (on the
      stack: 64 keys and their lengths or results, about 1 KiB). */
   static constexpr std::size_t batch_chunk = 64;
-
-  static bool decode_integer_key(std::string_view key, unsigned char tag,
-                                 std::uint64_t& out) noexcept {
-    if (key.size() != 10 || key[0] != '\0' || static_cast<unsigned char>(key[1]) != tag) {
-      return false;
-    }
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < 8; i++) {
-      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(key[2 + i])) << (8 * i);
-    }
-    out = v;
-    return true;
-  }
 
   /** Throws for a failed code: bad_alloc for ALLOC, slate::error otherwise. */
   [[noreturn]] static void throw_code(int code) {
@@ -669,6 +656,20 @@ struct slate {
     }
     bool erase(std::nullptr_t) = delete;
 
+    /**
+     * Removes `key` and returns its value, or std::nullopt when it was not
+     * there: one lookup, so that what the value points to can be freed
+     * after the entry is gone. Throws slate::error (SLATE_ERROR_INVALID)
+     * only when called from inside this map's own walk.
+     */
+    std::optional<void*> take(std::string_view key) { return take_impl(key); }
+    /** take() for an integer key. */
+    template <class I, enable_integer_key<I> = 0>
+    std::optional<void*> take(I key) {
+      return take_impl(key);
+    }
+    std::optional<void*> take(std::nullptr_t) = delete;
+
     // ---- size and capacity --------------------------------------------------
 
     /** The number of entries. */
@@ -697,6 +698,18 @@ struct slate {
      * erasures. Throws std::bad_alloc (the map is unchanged then).
      */
     void compact() { check(try_compact()); }
+
+    /**
+     * Pins the hash seed, so that the same calls in the same order give the
+     * same iteration order (tests, golden files); see slate_pin_seed. Only
+     * while the map holds no memory (a new map, or one that a compact()
+     * left empty); throws slate::error (SLATE_ERROR_INVALID) otherwise, or
+     * from inside the map's own walk. A clone keeps the pin.
+     * A pinned seed an attacker can learn gives up flooding protection.
+     */
+    void pin_seed(std::uint64_t seed) { check(try_pin_seed(seed)); }
+    /** pin_seed() without exceptions. */
+    status try_pin_seed(std::uint64_t seed) noexcept { return status(slate_pin_seed(&raw_, seed)); }
     /** compact() without exceptions. */
     status try_compact() noexcept { return status(slate_compact(&raw_)); }
 
@@ -882,18 +895,19 @@ struct slate {
       }
       return SLATE_OK;
     }
-    static int erase_raw(slate_s* m, std::string_view key) noexcept {
+    /* Removes `key`, storing its value in `*value` unless it is null. */
+    static int take_raw(slate_s* m, std::string_view key, void** value) noexcept {
       if (key.size() > max_key_length) {
         return SLATE_ERROR_NOT_FOUND;  // no such key can exist
       }
-      return slate_delete_bytes(m, key.data(), static_cast<std::uint32_t>(key.size()));
+      return slate_take_bytes(m, key.data(), static_cast<std::uint32_t>(key.size()), value);
     }
     template <class I>
-    static int erase_raw(slate_s* m, I key) noexcept {
+    static int take_raw(slate_s* m, I key, void** value) noexcept {
       if constexpr (std::is_signed_v<I>) {
-        return slate_delete_i64(m, static_cast<std::int64_t>(key));
+        return slate_take_i64(m, static_cast<std::int64_t>(key), value);
       } else {
-        return slate_delete_u64(m, static_cast<std::uint64_t>(key));
+        return slate_take_u64(m, static_cast<std::uint64_t>(key), value);
       }
     }
 
@@ -912,13 +926,18 @@ struct slate {
       return std::nullopt;
     }
     template <class K>
-    bool erase_impl(K key) {
-      int rc = erase_raw(&raw_, key);
+    std::optional<void*> take_impl(K key) {
+      void* value = nullptr;
+      int rc = take_raw(&raw_, key, &value);
       if (rc == SLATE_ERROR_NOT_FOUND) {
-        return false;
+        return std::nullopt;
       }
       check(rc);
-      return true;
+      return value;
+    }
+    template <class K>
+    bool erase_impl(K key) {
+      return take_impl(key).has_value();
     }
 
     slate_s raw_;

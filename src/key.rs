@@ -327,6 +327,15 @@ pub fn int_bytes(tag: u8, v: u64) -> [u8; INT_LEN] {
     b
 }
 
+/// The value whose encoding under `tag` is `bytes`, if it is one
+/// (`int_bytes` reversed).
+pub fn int_of_bytes(bytes: &[u8], tag: u8) -> Option<u64> {
+    match bytes {
+        [0x00, t, v @ ..] if *t == tag => Some(u64::from_le_bytes(v.try_into().ok()?)),
+        _ => None,
+    }
+}
+
 /// The integer key whose inline words these are, if they are one:
 /// `w0 = [10, 0, 0, 0, 0x00, tag, v0, v1]` with `tag` 0x01 or 0x02, and
 /// `w1 = [v2 .. v7, 0, 0]`.

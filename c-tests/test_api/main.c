@@ -45,5 +45,8 @@ int main(void) {
   test_seeds();
   test_check_reports();
   test_table_ctrls();
+  test_take();
+  test_key_decoding();
+  test_pin_seed();
   return TEST_SUMMARY();
 }

@@ -67,6 +67,15 @@ extern "C" {
     pub fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int;
     pub fn slate_get_i64(map: *const slate_s, key: i64, value: *mut *mut c_void) -> c_int;
     pub fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int;
+    pub fn slate_take(map: *mut slate_s, key: *const c_char, value: *mut *mut c_void) -> c_int;
+    pub fn slate_take_bytes(
+        map: *mut slate_s,
+        key: *const c_void,
+        len: u32,
+        value: *mut *mut c_void,
+    ) -> c_int;
+    pub fn slate_take_u64(map: *mut slate_s, key: u64, value: *mut *mut c_void) -> c_int;
+    pub fn slate_take_i64(map: *mut slate_s, key: i64, value: *mut *mut c_void) -> c_int;
     pub fn slate_get_many_u64(
         map: *const slate_s,
         keys: *const u64,

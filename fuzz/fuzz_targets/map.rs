@@ -2,7 +2,8 @@
 //! key kind (strings, byte keys of lengths around every inline and hashing
 //! limit, `u64` and `i64` keys, integer encodings written as bytes, which
 //! must reach the integer entries), layout switches, clear, compact,
-//! clone, reserve, delete_if, free, and allocations that fail on demand.
+//! clone, reserve, delete_if, take, free, and allocations that fail on
+//! demand.
 //! After every step the invariant checker must pass and the map must hold
 //! what the model holds; a call that fails with `SLATE_ERROR_ALLOC` must
 //! leave the map exactly as it was (shape, memory, tombstones, seed).
@@ -201,6 +202,21 @@ unsafe fn delete(m: &mut slate_s, k: &Key) -> i32 {
     }
 }
 
+/// `slate_take*` of the key's kind: the code and the value it handed back
+/// (`untouched` where it wrote none).
+unsafe fn take(m: &mut slate_s, k: &Key, untouched: usize) -> (i32, usize) {
+    let mut v = untouched as *mut c_void;
+    let rc = unsafe {
+        match k {
+            Key::Str(b) => slate_take(m, cstr(b).as_ptr().cast(), &mut v),
+            Key::Bytes(b) => slate_take_bytes(m, b.as_ptr().cast(), b.len() as u32, &mut v),
+            Key::U64(x) => slate_take_u64(m, *x, &mut v),
+            Key::I64(x) => slate_take_i64(m, *x, &mut v),
+        }
+    };
+    (rc, v as usize)
+}
+
 type Model = BTreeMap<Vec<u8>, usize>;
 
 unsafe extern "C" fn collect(
@@ -321,11 +337,20 @@ fuzz_target!(|data: &[u8]| {
                     assert_eq!(get(&m, &k), model.get(&k.stored()).copied());
                     OK
                 }
-                6 | 7 => {
+                6 => {
                     let k = Key::decode(&mut input);
                     let rc = delete(&mut m, &k);
                     let had = model.remove(&k.stored()).is_some();
                     assert_eq!(rc, if had { OK } else { NOT_FOUND }, "delete {k:?}");
+                    rc
+                }
+                7 => {
+                    let k = Key::decode(&mut input);
+                    let (rc, v) = take(&mut m, &k, 0xDEAD);
+                    match model.remove(&k.stored()) {
+                        Some(had) => assert_eq!((rc, v), (OK, had), "take {k:?}"),
+                        None => assert_eq!((rc, v), (NOT_FOUND, 0xDEAD), "take {k:?}"),
+                    }
                     rc
                 }
                 8 => {

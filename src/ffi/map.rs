@@ -5,7 +5,7 @@ use core::mem::{align_of, size_of};
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::key::{IntKey, Key, Needle, TAG_I64, TAG_U64};
+use crate::key::{int_of_bytes, IntKey, Key, Needle, INT_LEN, TAG_I64, TAG_U64};
 use crate::map::Map;
 use crate::Error;
 
@@ -244,26 +244,48 @@ unsafe fn set_bytes(
     }
 }
 
+/// Stores a taken value in `*value` unless `value` is NULL.
+///
 /// # Safety
-/// As for `write_unwalked`: the shim asked `unless_walked` first.
+/// `value` is NULL or writable.
 #[inline(always)]
-unsafe fn delete(map: *mut slate_s, key: impl Key) -> c_int {
-    // SAFETY: the caller's guarantee.
+unsafe fn give(value: *mut *mut c_void, taken: Result<*mut c_void, Error>) -> c_int {
+    code(taken.map(|v| {
+        if !value.is_null() {
+            // SAFETY: the caller's guarantee.
+            unsafe { *value = v };
+        }
+    }))
+}
+
+/// Removes `key`, storing its value in `*value` unless `value` is NULL
+/// (the deletes pass NULL).
+///
+/// # Safety
+/// As for `write_unwalked`: the shim asked `unless_walked` first; `value`
+/// is NULL or writable.
+#[inline(always)]
+unsafe fn take(map: *mut slate_s, key: impl Key, value: *mut *mut c_void) -> c_int {
+    // SAFETY: the caller's guarantees.
     match unsafe { target(map, Ok(key)) } {
-        Ok((m, key)) => code(m.delete_guarded::<Guarded>(&key)),
+        Ok((m, key)) => unsafe { give(value, m.take_guarded::<Guarded>(&key)) },
         Err(e) => e as c_int,
     }
 }
 
-/// `delete` for a byte key.
+/// `take` for a byte key.
 ///
 /// # Safety
-/// As for `delete`.
+/// As for `take`.
 #[inline(always)]
-unsafe fn delete_bytes(map: *mut slate_s, key: Result<Needle<'_>, Error>) -> c_int {
-    // SAFETY: the caller's guarantee.
+unsafe fn take_bytes(
+    map: *mut slate_s,
+    key: Result<Needle<'_>, Error>,
+    value: *mut *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
     match unsafe { target(map, key) } {
-        Ok((m, n)) => code(m.delete_bytes_guarded::<Guarded>(n)),
+        Ok((m, n)) => unsafe { give(value, m.take_bytes_guarded::<Guarded>(n)) },
         Err(e) => e as c_int,
     }
 }
@@ -357,7 +379,7 @@ pub unsafe extern "C" fn slate_get(
 pub unsafe extern "C" fn slate_delete(map: *mut slate_s, key: *const c_char) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_char) {
         // SAFETY: the caller's guarantees.
-        unsafe { delete_bytes(map, string_key(key)) }
+        unsafe { take_bytes(map, string_key(key), ptr::null_mut()) }
     })
 }
 
@@ -407,7 +429,7 @@ pub unsafe extern "C" fn slate_delete_bytes(
 ) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32) {
         // SAFETY: the caller's guarantees.
-        unsafe { delete_bytes(map, bytes_key(key, key_length)) }
+        unsafe { take_bytes(map, bytes_key(key, key_length), ptr::null_mut()) }
     })
 }
 
@@ -447,7 +469,7 @@ pub unsafe extern "C" fn slate_get_i64(
 pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: i64) {
         // SAFETY: the caller's guarantees.
-        unsafe { delete(map, IntKey::new(TAG_I64, key as u64)) }
+        unsafe { take(map, IntKey::new(TAG_I64, key as u64), ptr::null_mut()) }
     })
 }
 
@@ -486,8 +508,161 @@ pub unsafe extern "C" fn slate_get_u64(
 pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: u64) {
         // SAFETY: the caller's guarantees.
-        unsafe { delete(map, IntKey::new(TAG_U64, key)) }
+        unsafe { take(map, IntKey::new(TAG_U64, key), ptr::null_mut()) }
     })
+}
+
+/// Removes `key` (a string, as for `slate_delete`) and hands back its
+/// value: on `SLATE_OK` stores the removed entry's value in `*value`
+/// unless `value` is NULL, so the caller can free what it pointed to. One
+/// lookup. On `SLATE_ERROR_NOT_FOUND` leaves `*value` as it was. A map
+/// left empty takes a fresh seed (unless pinned).
+///
+/// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
+/// for a NULL map or key, or from inside the map's own walk (nothing
+/// removed).
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `key` is NULL or a string; `value`
+/// is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_take(
+    map: *mut slate_s,
+    key: *const c_char,
+    value: *mut *mut c_void,
+) -> c_int {
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_char, value: *mut *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        unsafe { take_bytes(map, string_key(key), value) }
+    })
+}
+
+/// `slate_take` for a byte key (see `slate_set_bytes`).
+///
+/// # Safety
+/// As for `slate_set_bytes`; `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_take_bytes(
+    map: *mut slate_s,
+    key: *const c_void,
+    key_length: u32,
+    value: *mut *mut c_void,
+) -> c_int {
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        unsafe { take_bytes(map, bytes_key(key, key_length), value) }
+    })
+}
+
+/// `slate_take` for an `int64_t` key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_take_i64(
+    map: *mut slate_s,
+    key: i64,
+    value: *mut *mut c_void,
+) -> c_int {
+    unless_walked!(map => walked(map: *mut slate_s, key: i64, value: *mut *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        unsafe { take(map, IntKey::new(TAG_I64, key as u64), value) }
+    })
+}
+
+/// `slate_take` for a `uint64_t` key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_take_u64(
+    map: *mut slate_s,
+    key: u64,
+    value: *mut *mut c_void,
+) -> c_int {
+    unless_walked!(map => walked(map: *mut slate_s, key: u64, value: *mut *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        unsafe { take(map, IntKey::new(TAG_U64, key), value) }
+    })
+}
+
+/// `SLATE_INT_KEY_LENGTH` in the header.
+const _: () = assert!(INT_LEN == 10);
+
+/// Decodes key bytes (as a walk shows them) that encode an `int64_t`
+/// key: on `SLATE_OK` stores the key in `*out`.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` when the bytes are not an
+/// `int64_t` key's encoding (another kind of key), leaving `*out` as it
+/// was; `SLATE_ERROR_INVALID` for a NULL `out`, or a NULL `key` with a
+/// non-zero length.
+///
+/// # Safety
+/// `key` points to `key_length` readable bytes or is NULL; `out` is NULL
+/// or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_key_to_i64(
+    key: *const c_char,
+    key_length: u32,
+    out: *mut i64,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { decode(key, key_length, TAG_I64, out.cast()) }
+}
+
+/// `slate_key_to_i64` for a `uint64_t` key's encoding.
+///
+/// # Safety
+/// As for `slate_key_to_i64`.
+#[no_mangle]
+pub unsafe extern "C" fn slate_key_to_u64(
+    key: *const c_char,
+    key_length: u32,
+    out: *mut u64,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    unsafe { decode(key, key_length, TAG_U64, out) }
+}
+
+/// The integer of kind `tag` that `key_length` bytes at `key` encode, into
+/// `*out`.
+///
+/// # Safety
+/// As for `slate_key_to_i64`.
+unsafe fn decode(key: *const c_char, key_length: u32, tag: u8, out: *mut u64) -> c_int {
+    guard(|| {
+        if out.is_null() {
+            return Err(Error::Invalid);
+        }
+        // SAFETY: the caller's guarantees.
+        let bytes = unsafe { bytes_key(key.cast(), key_length) }?;
+        let v = int_of_bytes(bytes.key(), tag).ok_or(Error::NotFound)?;
+        // SAFETY: checked non-NULL; the caller's guarantee.
+        unsafe { *out = v };
+        Ok(())
+    })
+}
+
+/// Pins the map's hash seed to `seed`, so that the same calls in the same
+/// order give the same iteration order (for tests and golden files), for
+/// this library version and byte order. Allowed while the map holds no
+/// memory: after `slate()`, after `slate_free`, or after a `slate_compact`
+/// that left it empty (not after `slate_clear` or deleting every entry,
+/// which keep its tables). The pin survives the map emptying,
+/// `slate_clear` and `slate_free`; a clone keeps it; `slate()` drops it.
+///
+/// A pinned seed that an attacker can learn or choose gives up this map's
+/// protection against hash flooding (keys chosen to collide).
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a map that
+/// holds memory, or from inside the map's own walk (nothing changed).
+///
+/// # Safety
+/// `map` is NULL or an initialized map.
+#[no_mangle]
+pub unsafe extern "C" fn slate_pin_seed(map: *mut slate_s, seed: u64) -> c_int {
+    // SAFETY: the caller's guarantee.
+    guard(|| unsafe { write(map)? }.pin_seed(seed))
 }
 
 /// The map of a batch lookup, once its arrays are checked: `count` keys

@@ -126,35 +126,41 @@ impl Map {
         G::run(|| self.set(&Needle::bytes(key), value))
     }
 
-    /// Removes a key. Removing cannot panic; a map left empty draws a fresh
-    /// seed, which may read OS entropy: under the guard.
+    /// Removes a key and returns its value. Removing cannot panic; a map
+    /// left empty draws a fresh seed, which may read OS entropy: under the
+    /// guard.
     #[inline(always)]
-    pub fn delete_guarded<G: Guard>(&mut self, n: &impl Key) -> Result<(), Error> {
-        self.remove(n)?;
+    pub fn take_guarded<G: Guard>(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
+        let value = self.remove(n)?;
         if self.is_empty() {
-            return G::run(|| {
+            G::run(|| {
                 self.reseed();
                 Ok(())
-            });
+            })?;
         }
-        Ok(())
+        Ok(value)
     }
 
-    /// `delete_guarded` for a byte key, by its length.
+    /// `take_guarded` for a byte key, by its length.
     #[inline(always)]
-    pub fn delete_bytes_guarded<G: Guard>(&mut self, n: Needle<'_>) -> Result<(), Error> {
+    pub fn take_bytes_guarded<G: Guard>(&mut self, n: Needle<'_>) -> Result<*mut c_void, Error> {
         if let Some(short) = Short::<32>::new(n) {
-            self.delete_guarded::<G>(&short)
+            self.take_guarded::<G>(&short)
         } else if let Some(short) = Short::<SHORT>::new(n) {
-            self.delete_guarded::<G>(&short)
+            self.take_guarded::<G>(&short)
         } else {
-            self.delete_long::<G>(n.key())
+            self.take_long::<G>(n.key())
         }
     }
 
-    /// A delete of a key longer than [`SHORT`] (see `get_long`).
+    /// A take of a key longer than [`SHORT`] (see `get_long`).
     #[inline(never)]
-    fn delete_long<G: Guard>(&mut self, key: &[u8]) -> Result<(), Error> {
-        G::run(|| self.delete(&Needle::bytes(key)))
+    fn take_long<G: Guard>(&mut self, key: &[u8]) -> Result<*mut c_void, Error> {
+        let mut value = core::ptr::null_mut();
+        G::run(|| {
+            value = self.take(&Needle::bytes(key))?;
+            Ok(())
+        })?;
+        Ok(value)
     }
 }

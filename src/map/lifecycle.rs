@@ -4,14 +4,14 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::Directory;
-use crate::seed::map_seed as fresh_seed;
 use crate::table::Table;
 use crate::Error;
 
 use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
 
 impl Map {
-    /// Removes every entry, keeping the capacity; takes a fresh seed.
+    /// Removes every entry, keeping the capacity; takes a fresh seed unless
+    /// the seed is pinned.
     pub fn clear(&mut self) {
         for tp in self.tables() {
             // SAFETY: live tables owning their keys.
@@ -21,7 +21,7 @@ impl Map {
             }
         }
         self.len = 0;
-        self.seed = fresh_seed();
+        self.reseed();
     }
 
     /// Frees the tables and the directory, and the keys if `keys`.
@@ -47,12 +47,24 @@ impl Map {
         self.global_depth = 0;
     }
 
-    /// Releases everything; the map is empty and usable afterwards.
+    /// Releases everything; the map is empty and usable afterwards (with
+    /// its pinned seed, if it has one).
     pub fn free(&mut self) {
         // SAFETY: the fields are reset below.
         unsafe { self.free_structure(true) };
         self.len = 0;
-        self.seed = fresh_seed();
+        self.reseed();
+    }
+
+    /// Pins the seed (for reproducible iteration order): only while the
+    /// map holds no memory, since entries already placed would be lost.
+    pub fn pin_seed(&mut self, seed: u64) -> Result<(), Error> {
+        if self.mode != MODE_EMPTY {
+            return Err(Error::Invalid);
+        }
+        self.seed = seed;
+        self.pinned = 1;
+        Ok(())
     }
 
     /// An independent copy allocating through `alloc`: same seed and
@@ -65,7 +77,8 @@ impl Map {
             root: ptr::null_mut(),
             global_depth: self.global_depth,
             mode: self.mode,
-            _pad: [0; 6],
+            pinned: self.pinned,
+            _pad: [0; 5],
             alloc,
         };
         match self.mode {

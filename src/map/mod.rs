@@ -53,9 +53,12 @@ pub struct Map {
     root: *mut u8,
     global_depth: u8,
     mode: u8,
+    /// 1 when the seed is the caller's (`slate_pin_seed`): kept when the
+    /// map empties, clears or is freed.
+    pinned: u8,
     /// Explicit, so that the struct has no padding (whose bytes would be
     /// uninitialized in a `slate_s` the caller inspects or copies).
-    _pad: [u8; 6],
+    _pad: [u8; 5],
     alloc: Allocator,
 }
 
@@ -152,7 +155,8 @@ impl Map {
             root: ptr::null_mut(),
             global_depth: 0,
             mode: MODE_EMPTY,
-            _pad: [0; 6],
+            pinned: 0,
+            _pad: [0; 5],
             alloc,
         }
     }
@@ -375,35 +379,48 @@ impl Map {
         Ok(done)
     }
 
-    /// Removes a key.
-    pub fn delete(&mut self, n: &impl Key) -> Result<(), Error> {
-        self.remove(n)?;
+    /// Removes a key and returns its value.
+    pub fn take(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
+        let value = self.remove(n)?;
         if self.len == 0 {
             self.reseed();
         }
-        Ok(())
+        Ok(value)
     }
 
     /// Draws a seed for a map that has none: a zero-filled `slate_s`, which
     /// never had `slate()`, has seed 0. Every path that gives a map tables
     /// calls it first.
     fn ensure_seed(&mut self) {
-        if self.seed == 0 {
+        if self.unseeded() {
             self.seed = fresh_seed();
         }
     }
 
-    /// A map left empty takes a fresh seed (out of line: drawing the first
-    /// seed of the process reads OS entropy).
-    #[inline(never)]
-    pub fn reseed(&mut self) {
-        self.seed = fresh_seed();
+    /// Whether the map has no seed yet (a pinned seed may be 0).
+    fn unseeded(&self) -> bool {
+        self.seed == 0 && self.pinned == 0
     }
 
-    /// `delete` without the fresh seed of a map left empty: the caller
+    /// A map left empty takes a fresh seed, unless its seed is pinned (out
+    /// of line: drawing the first seed of the process reads OS entropy).
+    #[inline(never)]
+    pub fn reseed(&mut self) {
+        if self.pinned == 0 {
+            self.seed = fresh_seed();
+        }
+    }
+
+    /// Removes a key.
+    #[cfg(test)]
+    pub fn delete(&mut self, n: &impl Key) -> Result<(), Error> {
+        self.take(n).map(|_| ())
+    }
+
+    /// `take` without the fresh seed of a map left empty: the caller
     /// calls `reseed` then. Allocates nothing and cannot panic.
     #[inline(always)]
-    pub fn remove(&mut self, n: &impl Key) -> Result<(), Error> {
+    pub fn remove(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
         if self.mode == MODE_EMPTY {
             return Err(Error::NotFound);
         }
@@ -425,8 +442,8 @@ impl Map {
             let s = *t.slot(g, i);
             t.table().erase_at(g, i);
             L::release(&s, alloc);
-        });
-        self.len -= 1;
-        Ok(())
+            self.len -= 1;
+            Ok(L::value(&s))
+        })
     }
 }

@@ -99,7 +99,7 @@ impl Map {
     pub(super) fn rebuild(&mut self, plan: Plan) -> Result<(), Error> {
         // An unseeded map is empty: seeding it changes no entry's hash. The
         // seed is kept only if the rebuild succeeds.
-        let seed = if self.seed == 0 {
+        let seed = if self.unseeded() {
             fresh_seed()
         } else {
             self.seed
@@ -110,7 +110,8 @@ impl Map {
             root: ptr::null_mut(),
             global_depth: 0,
             mode: MODE_EMPTY,
-            _pad: [0; 6],
+            pinned: self.pinned,
+            _pad: [0; 5],
             alloc: self.alloc,
         };
         fresh.shape(plan, self.common_kind())?;

@@ -4,7 +4,6 @@
 use core::ffi::c_void;
 
 use crate::layout::{on_layout, Layout};
-use crate::seed::map_seed as fresh_seed;
 use crate::table::{Table, Typed};
 use crate::walk;
 use crate::Error;
@@ -128,7 +127,7 @@ impl Map {
         // SAFETY: no walk callback is running any more.
         unsafe {
             if deleted && (*this).len == 0 {
-                (*this).seed = fresh_seed();
+                (*this).reseed();
             }
         }
         Ok(())
