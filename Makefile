@@ -261,8 +261,13 @@ compile-fail: $(STATIC)
 	scripts/run-suite.sh compile-fail env CC="$(CC)" CXX="$(CXX)" bash c-tests/compile-fail/run.sh
 	scripts/run-suite.sh hpp-compile-fail cpp-tests/compile-fail.sh $(CXX)
 
+# What the libraries export; binutils' nm reading the archive beside an
+# LLVM linker plugin; the archive linked beside another Rust static
+# library (c-tests/beside-rust), --whole-archive included.
 symbols: $(STATIC) $(SHARED)
 	scripts/run-suite.sh symbols scripts/check-symbols.sh $(STATIC) $(SHARED)
+	scripts/run-suite.sh archive-nm scripts/check-archive-nm.sh $(STATIC) $(SHARED)
+	scripts/run-suite.sh beside-rust env CC="$(CC)" CARGO="$(CARGO)" bash c-tests/beside-rust/run.sh $(STATIC)
 	scripts/run-suite.sh unwind scripts/check-unwind.py $(SHARED)
 
 # Every suite once (C11, static); the quick ones also as C++17 against the
