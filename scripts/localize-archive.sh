@@ -23,20 +23,31 @@
 # The machine code is rustc's, unchanged; .eh_frame and the exception
 # tables come through (unwinding works as before).
 #
-# Done for x86_64-unknown-linux-gnu only, with the host's binutils; every
-# other target's archive is left as rustc wrote it (the README says so).
+# Done for the Linux targets (x86-64 with the host's binutils; aarch64,
+# s390x and i686 with their cross toolchains', as scripts/cross.sh uses
+# them); without that toolchain, and on Windows and WebAssembly, the
+# archive is left as rustc wrote it (the README says so).
 # Usage: localize-archive.sh TARGET ARCHIVE
 set -euo pipefail
 target=$1 lib=$2
+# The binutils that read the target's objects: the host's, or the cross
+# toolchain's (scripts/cross.sh links with its gcc).
 case "$target" in
-  x86_64-unknown-linux-gnu) ;;
+  x86_64-unknown-linux-gnu) bin= ;;
+  aarch64-unknown-linux-gnu) bin=aarch64-linux-gnu- ;;
+  s390x-unknown-linux-gnu) bin=s390x-linux-gnu- ;;
+  i686-unknown-linux-gnu) bin=i686-linux-gnu- ;;
   *) exit 0 ;;
 esac
+if ! command -v "${bin}ld" >/dev/null; then
+  echo "localize-archive.sh: no ${bin}ld: $lib is left as rustc wrote it" >&2
+  exit 0
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-objcopy -R .llvmbc -R .llvmcmd "$lib" "$work/code.a"
+"${bin}objcopy" -R .llvmbc -R .llvmcmd "$lib" "$work/code.a"
 # slate's own symbols: every slate*/slotmap* a member defines globally.
-readelf -sW "$work/code.a" |
+"${bin}readelf" -sW "$work/code.a" |
   awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 != "UND" && $8 ~ /^(slate|slotmap)/ { print $8 }' |
   sort -u >"$work/keep"
 if [ ! -s "$work/keep" ]; then
@@ -44,16 +55,16 @@ if [ ! -s "$work/keep" ]; then
   exit 1
 fi
 mapfile -t roots < <(sed 's/^/--require-defined=/' "$work/keep")
-ld -r --unique --gc-sections "${roots[@]}" --whole-archive "$work/code.a" -o "$work/all.o"
+"${bin}ld" -r --unique --gc-sections "${roots[@]}" --whole-archive "$work/code.a" -o "$work/all.o"
 # What the collection left unreferenced, ld lists as a local undefined
 # symbol, which objcopy would write back as a global one (binding a
 # program to, say, pidfd_spawnp, which std only references weakly): gone.
-readelf -sW "$work/all.o" | awk '$5 == "LOCAL" && $7 == "UND" && NF >= 8 { print $8 }' >"$work/unused"
-objcopy --keep-global-symbols="$work/keep" --strip-symbols="$work/unused" -R .llvm_addrsig -R .group \
+"${bin}readelf" -sW "$work/all.o" | awk '$5 == "LOCAL" && $7 == "UND" && NF >= 8 { print $8 }' >"$work/unused"
+"${bin}objcopy" --keep-global-symbols="$work/keep" --strip-symbols="$work/unused" -R .llvm_addrsig -R .group \
   "$work/all.o" "$work/slate.o"
 # Every symbol left undefined is bound as the members bound it: weak where
 # each reference was weak, global where one was not.
-undefined() { readelf -sW "$1" | awk '$7 == "UND" && NF >= 8 { print $8, $5 }'; }
+undefined() { "${bin}readelf" -sW "$1" | awk '$7 == "UND" && NF >= 8 { print $8, $5 }'; }
 bindings=$(undefined "$work/code.a" | sort -u |
   awk '{ b[$1] = (b[$1] == "GLOBAL" || $2 == "GLOBAL") ? "GLOBAL" : "WEAK" } END { for (s in b) print s, b[s] }')
 while read -r sym bind; do
@@ -62,5 +73,5 @@ while read -r sym bind; do
     exit 1
   fi
 done < <(undefined "$work/slate.o")
-ar rcsD "$work/libslate.a" "$work/slate.o"
+"${bin}ar" rcsD "$work/libslate.a" "$work/slate.o"
 mv -f "$work/libslate.a" "$lib"

@@ -7,14 +7,21 @@
 # without one multiple definition: with -Wl,--whole-archive in either
 # order, and plainly. Each link must succeed without "multiple definition"
 # and its program must pass.
-# Usage: c-tests/beside-rust/run.sh [libslate.a]
-#   (default target/release/libslate.a; CC: the C compiler, default gcc)
+# Usage: c-tests/beside-rust/run.sh [libslate.a [RUNNER...]]
+#   libslate.a  default target/release/libslate.a
+#   RUNNER      what runs the program (scripts/cross.sh: qemu-user)
+# Environment: CC (the C compiler, default gcc), TARGET (a Rust target to
+# build the other library for, default the host's), LDFLAGS (more flags
+# for the links).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/c-tests/beside-rust
 lib=$(realpath "${1:-$root/target/release/libslate.a}")
-out=$root/build/beside-rust
+runner=("${@:2}")
+target=${TARGET:-}
+out=$root/build/beside-rust/${target:-host}
 cc=${CC:-gcc}
+read -r -a ldflags <<<"${LDFLAGS:-}"
 passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAILED: $*" >&2; }
@@ -35,9 +42,13 @@ crate-type = ["staticlib"]
 
 [workspace]
 EOF
-other=$out/target/release/libother.a
+if [ -n "$target" ]; then
+  cargo_target=(--target "$target") other=$out/target/$target/release/libother.a
+else
+  cargo_target=() other=$out/target/release/libother.a
+fi
 if ${CARGO:-cargo} build --release --offline --quiet --manifest-path "$out/other/Cargo.toml" \
-     --target-dir "$out/target" >"$out/cargo.log" 2>&1 && [ -f "$other" ]; then ok; else
+     --target-dir "$out/target" "${cargo_target[@]}" >"$out/cargo.log" 2>&1 && [ -f "$other" ]; then ok; else
   bad "cargo build of the other library"; show "$out/cargo.log"
   echo "beside-rust: $passed passed, $failed failed"
   exit 1
@@ -53,12 +64,14 @@ link() { # NAME ARCHIVES...
   local name=$1; shift
   local log=$out/$name.log prog=$out/$name
   rm -f "$prog"
-  if $cc "$out/main.o" "$@" "${native[@]}" -o "$prog" >"$log" 2>&1; then ok; else bad "$name: link failed"; fi
+  if $cc "$out/main.o" "$@" "${native[@]}" "${ldflags[@]}" -o "$prog" >"$log" 2>&1; then ok; else
+    bad "$name: link failed"
+  fi
   local dups
   dups=$(grep -c 'multiple definition' "$log")
   if [ "$dups" -eq 0 ]; then ok; else bad "$name: $dups multiple definitions"; show "$log"; fi
   if [ -x "$prog" ]; then
-    if "$prog" >"$log" 2>&1; then ok; else bad "$name: the program failed"; show "$log"; fi
+    if "${runner[@]}" "$prog" >"$log" 2>&1; then ok; else bad "$name: the program failed"; show "$log"; fi
   else
     bad "$name: no program to run"
   fi
