@@ -65,7 +65,15 @@ lib: $(STATIC)
 setup:
 	@scripts/setup.sh
 
-$(STATIC) $(SHARED) $(NATIVE): $(SOURCES)
+# (Also after a change to the scripts that write the archive, and when
+# the archive is not the one scripts/build-lib.sh left: a `cargo build
+# --release` by hand puts rustc's own there, no older than the sources.)
+ifneq ($(wildcard $(STATIC)),)
+ifneq ($(shell stat -c %i $(STATIC)),$(shell cat $(STATIC).inode 2>/dev/null))
+$(shell rm -f $(STATIC))
+endif
+endif
+$(STATIC) $(SHARED) $(NATIVE): $(SOURCES) scripts/build-lib.sh scripts/localize-archive.sh
 	CARGO=$(CARGO) scripts/build-lib.sh
 	@ln -sf libslate.so $(OUT)/$(SONAME)
 	@touch $(STATIC) $(SHARED) $(NATIVE)

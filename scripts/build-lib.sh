@@ -32,3 +32,6 @@ fi
 libs=$(sed -n 's/^note: native-static-libs: *//p' "$log" | tail -n 1)
 printf '%s\n' "$libs" > "$out/native-static-libs"
 scripts/localize-archive.sh "$target" "$out/libslate.a"
+# Which archive this is: a `cargo build --release` by hand later puts
+# rustc's own in its place, which the Makefile tells by this.
+stat -c %i "$out/libslate.a" >"$out/libslate.a.inode"
