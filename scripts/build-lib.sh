@@ -34,4 +34,4 @@ printf '%s\n' "$libs" > "$out/native-static-libs"
 scripts/localize-archive.sh "$target" "$out/libslate.a"
 # Which archive this is: a `cargo build --release` by hand later puts
 # rustc's own in its place, which the Makefile tells by this.
-stat -c %i "$out/libslate.a" >"$out/libslate.a.inode"
+if [ -f "$out/libslate.a" ]; then stat -c %i "$out/libslate.a" >"$out/libslate.a.inode"; fi
