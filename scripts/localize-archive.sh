@@ -14,12 +14,14 @@
 #      section kept as its own output section (--unique), so that a
 #      program's --gc-sections still drops what it does not call;
 #   3. objcopy makes every defined symbol but slate*/slotmap* local (an
-#      undefined one, such as libc's, stays global), drops the address-
-#      significance tables (their symbol indices no longer hold) and
-#      dissolves the section groups ld -r kept (rust_eh_personality's
-#      DW.ref pointer, which another Rust library's group of the same name
-#      would otherwise replace);
-#   4. ar packs that object into the archive.
+#      undefined one, such as libc's, stays undefined, weak or global as
+#      the members had it; those the collection left unreferenced go),
+#      drops the address-significance tables (their symbol indices no
+#      longer hold) and dissolves the section groups ld -r kept
+#      (rust_eh_personality's DW.ref pointer, which another Rust library's
+#      group of the same name would otherwise replace);
+#   4. the undefined symbols' bindings are checked against the members';
+#   5. ar packs that object into the archive.
 # The machine code is rustc's, unchanged; .eh_frame and the exception
 # tables come through (unwinding works as before).
 #
