@@ -41,8 +41,9 @@ case "$target" in
   i686-unknown-linux-gnu) bin=i686-linux-gnu- ;;
   *) exit 0 ;;
 esac
-if ! command -v "${bin}ld" >/dev/null; then
-  echo "localize-archive.sh: no ${bin}ld: $lib is left as rustc wrote it" >&2
+# (GNU ld: lld has no --unique.)
+if ! "${bin}ld" --version 2>/dev/null | grep -q '^GNU ld'; then
+  echo "localize-archive.sh: no GNU ${bin}ld: $lib is left as rustc wrote it" >&2
   exit 0
 fi
 work=$(mktemp -d)
