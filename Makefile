@@ -65,7 +65,15 @@ lib: $(STATIC)
 setup:
 	@scripts/setup.sh
 
-$(STATIC) $(SHARED) $(NATIVE): $(SOURCES)
+# (Also after a change to the scripts that write the archive, and when
+# the archive is not the one scripts/build-lib.sh left: a `cargo build
+# --release` by hand puts rustc's own there, no older than the sources.)
+ifneq ($(wildcard $(STATIC)),)
+ifneq ($(shell stat -c %i $(STATIC)),$(shell cat $(STATIC).inode 2>/dev/null))
+$(shell rm -f $(STATIC))
+endif
+endif
+$(STATIC) $(SHARED) $(NATIVE): $(SOURCES) scripts/build-lib.sh scripts/localize-archive.sh
 	CARGO=$(CARGO) scripts/build-lib.sh
 	@ln -sf libslate.so $(OUT)/$(SONAME)
 	@touch $(STATIC) $(SHARED) $(NATIVE)
@@ -269,8 +277,13 @@ compile-fail: $(STATIC)
 	scripts/run-suite.sh compile-fail env CC="$(CC)" CXX="$(CXX)" bash c-tests/compile-fail/run.sh
 	scripts/run-suite.sh hpp-compile-fail cpp-tests/compile-fail.sh $(CXX)
 
+# What the libraries export; binutils' nm reading the archive beside an
+# LLVM linker plugin; the archive linked beside another Rust static
+# library (c-tests/beside-rust), --whole-archive included.
 symbols: $(STATIC) $(SHARED)
 	scripts/run-suite.sh symbols scripts/check-symbols.sh $(STATIC) $(SHARED)
+	scripts/run-suite.sh archive-nm scripts/check-archive-nm.sh $(STATIC) $(SHARED)
+	scripts/run-suite.sh beside-rust env CC="$(CC)" CARGO="$(CARGO)" bash c-tests/beside-rust/run.sh $(STATIC)
 	scripts/run-suite.sh unwind scripts/check-unwind.py $(SHARED)
 
 # Every suite once (C11, static); the quick ones also as C++17 against the

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the library for another target and runs the test suites there,
-# under an emulator: every C suite of c-tests/suites.list (C11) and the
-# seed check (two runs must differ), the C++ suites of cpp-tests/ (C++17)
-# and the Rust tests, each recording its
-# `N passed, M failed` line through run-suite.sh as <short>-<suite>.
+# under an emulator: every C suite of c-tests/suites.list (C11), the seed
+# check (two runs must differ), the archive linked beside another Rust
+# static library (c-tests/beside-rust; not on Windows), the C++ suites of
+# cpp-tests/ (C++17) and the Rust tests, each recording its `N passed, M
+# failed` line through run-suite.sh as <short>-<suite>.
 #
 # Usage: cross.sh TARGET [PART...]   PART: c, cpp, rust (default: all three)
 #   s390x-unknown-linux-gnu    big-endian, 64-bit; qemu-s390x
@@ -86,6 +87,12 @@ for part in "${parts[@]}"; do
         esac
       done 3< <(c_suites) # (fd 3: the programs run keep their stdin)
       suite seeds-differ bash c-tests/seeds-differ.sh "${run[@]}" "$out/test_seeds$exe"
+      # The archive beside another Rust static library, --whole-archive
+      # included (not on Windows, whose archive is rustc's own: README).
+      if [ "$short" != windows ]; then
+        suite beside-rust env CC="$cc" TARGET="$target" LDFLAGS="${link_extra[*]}" \
+          bash c-tests/beside-rust/run.sh "$lib" "${run[@]}"
+      fi
       ;;
     cpp)
       for s in test_cpp test_hpp; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs, when it is missing: cbindgen, valgrind,
-# clang, clang-22, lld-22, tmux, cmake, pkg-config, meson, ninja, the s390x, aarch64,
+# clang, clang-22, lld-22, tmux, cmake, pkg-config, meson, ninja, an LLVM
+# linker plugin for binutils (llvm-14-linker-tools), the s390x, aarch64,
 # i686 and mingw-w64 cross compilers, qemu-user, wine, clang-14 with
 # wasi-libc and libc++ for wasm32, and Emscripten from Debian's packages;
 # wasmtime from PyPI; the wasm and cross Rust targets, rustfmt and clippy,
@@ -32,6 +33,9 @@ command -v wasm-ld-14 >/dev/null || need+=(lld-14)
   || need+=(libclang-rt-14-dev-wasm32)
 [ -f /usr/lib/wasm32-wasi/libc++.a ] || need+=(libc++-14-dev-wasm32 libc++abi-14-dev-wasm32)
 command -v emcc >/dev/null || need+=(emscripten)
+# make symbols: an LLVM linker plugin where binutils' nm loads it, to show
+# that nm reads libslate.a beside one (scripts/check-archive-nm.sh).
+compgen -G '/usr/lib/bfd-plugins/LLVMgold*.so' >/dev/null || need+=(llvm-14-linker-tools)
 # The install tests: a user's CMake and pkg-config builds.
 command -v cmake    >/dev/null || need+=(cmake)
 command -v pkg-config >/dev/null || need+=(pkg-config)

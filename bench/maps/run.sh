@@ -179,8 +179,9 @@ LTO_LD=${LTO_LD:-lld-22}
 LTO_INLINE=${LTO_INLINE--Wl,-mllvm,-import-instr-limit=1000 -Wl,-mllvm,-inline-threshold=3000}
 
 if ((do_build)); then
-    log "build: libslate.a (cargo build --release)"
-    (cd "$root" && cargo build --release --quiet)
+    log "build: libslate.a (scripts/build-lib.sh)"
+    # As make builds it (the archive rewritten: scripts/localize-archive.sh).
+    "$root/scripts/build-lib.sh" >"$build/build-lib.log" 2>&1 || { cat "$build/build-lib.log" >&2; exit 1; }
     # The revision the programs are built from (the report prints it).
     rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
     dirty=$(git -C "$root" status --porcelain -- src include Cargo.toml Cargo.lock 2>/dev/null | wc -l)

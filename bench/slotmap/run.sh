@@ -101,7 +101,8 @@ LTO_INLINE=${LTO_INLINE--Wl,-mllvm,-import-instr-limit=1000 -Wl,-mllvm,-inline-t
 
 if ((do_build)); then
     echo "== build" >&2
-    (cd "$root" && cargo build --release --quiet)
+    # As make builds it (the archive rewritten: scripts/localize-archive.sh).
+    "$root/scripts/build-lib.sh" >"$build/build-lib.log" 2>&1 || { cat "$build/build-lib.log" >&2; exit 1; }
     ${CC:-gcc} -std=c11 -O2 -Wall -Wextra -Werror -I"$root/include" \
         "$here/slotmap_slate.c" "$root/target/release/libslate.a" \
         -lpthread -ldl -lm -o "$slate_bin"

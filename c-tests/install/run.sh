@@ -53,6 +53,8 @@ same "installed files" "$(cd "$prefix" && find . -type f -o -type l | sed 's|^\.
 same "SONAME" "$(readelf -d "$prefix/lib/libslate.so.$version" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')" "$soname"
 same "$soname ->" "$(readlink "$prefix/lib/$soname")" "libslate.so.$version"
 same "libslate.so ->" "$(readlink "$prefix/lib/libslate.so")" "$soname"
+check "installed libslate.a defines only slate*/slotmap*" \
+  "$root/scripts/check-symbols.sh" "$prefix/lib/libslate.a" "$prefix/lib/libslate.so"
 
 echo "-- pkg-config"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
@@ -120,6 +122,8 @@ if command -v cmake >/dev/null; then
   b=$work/subdir
   check "cmake configure (subdirectory)" cmake -S "$here/subdir" -B "$b" -DSLATE_SOURCE_DIR="$root" -DSRC="$quickstart"
   check "cmake build (subdirectory, runs cargo)" cmake --build "$b"
+  check "vendored libslate.a defines only slate*/slotmap*" \
+    "$root/scripts/check-symbols.sh" "$b/slate/cargo/release/libslate.a" "$b/slate/cargo/release/libslate.so"
   programs "add_subdirectory" "$b/app-shared" "$b/app-static"
 
   # The README's FetchContent lines with the clone's URL: as written
