@@ -1,8 +1,12 @@
 /*
  * probe.c -- instructions per call, counted by callgrind: the map's u64
- * and string lookups (hits and misses), replacements and inserts of new
- * keys (fresh maps grown to N, growth included) at 1,000 and 100,000 keys, and the slotmap's get, insert and erase at 1,000 rows;
- * and the batch lookups (`_many`: batches of BATCH keys, counted per key).
+ * and string lookups (hits and misses), replacements, inserts of new keys
+ * (fresh maps grown to N, growth included), deletes and takes of every key
+ * of such maps, at 1,000 and 100,000 keys; the slotmap's get, insert and
+ * erase at 1,000 rows; and the batch lookups (`_many`: batches of BATCH
+ * keys, counted per key). Every map's seed is pinned, so the counts are
+ * the same on every run of one binary (`scripts/probe-fence.sh` holds
+ * them to ceilings).
  * Each phase is one function of REPS calls; `scripts/probe.sh` runs this
  * (`probe 1000`, `probe 100000`) under
  * `valgrind --tool=callgrind --toggle-collect=phase_*` and divides each
@@ -59,6 +63,12 @@ static void make_keys(keys_s* k, size_t n) {
 
 static volatile uintptr_t sink;
 
+/* A new map with the probe's pinned seed. */
+static void fresh(slate_s* m) {
+  slate(m);
+  if (slate_pin_seed(m, UINT64_C(0x5EED5EED5EED5EED)) != SLATE_OK) exit(1);
+}
+
 #define PHASE(name, body)                 \
   NOINLINE static void name(slate_s* m, const keys_s* k) { \
     uintptr_t acc = 0;                    \
@@ -88,18 +98,36 @@ PHASE(phase_str_replace, slate_set(m, k->strings + i * STRIDE, (void*)(uintptr_t
 
 INSERT_PHASE(phase_u64_insert, slate_set_u64(&maps[r], k->ints[i], (void*)(uintptr_t)(i + 1)))
 INSERT_PHASE(phase_str_insert, slate_set(&maps[r], k->strings + i * STRIDE, (void*)(uintptr_t)(i + 1)))
+/* Then each of those maps emptied key by key, in insertion order. */
+INSERT_PHASE(phase_u64_delete, slate_delete_u64(&maps[r], k->ints[i]))
+INSERT_PHASE(phase_str_delete, slate_delete(&maps[r], k->strings + i * STRIDE))
+INSERT_PHASE(phase_u64_take, slate_take_u64(&maps[r], k->ints[i], NULL))
+INSERT_PHASE(phase_str_take, slate_take(&maps[r], k->strings + i * STRIDE, NULL))
+/* Uncounted: the maps of the delete and take phases. */
+INSERT_PHASE(fill_u64, slate_set_u64(&maps[r], k->ints[i], (void*)(uintptr_t)(i + 1)))
+INSERT_PHASE(fill_str, slate_set(&maps[r], k->strings + i * STRIDE, (void*)(uintptr_t)(i + 1)))
 
-static void insert_phases(const keys_s* k) {
+typedef void (*maps_phase_f)(slate_s* maps, const keys_s* k);
+
+/* `fill` (or nothing) then `phase` on REPS / n fresh maps. */
+static void on_fresh_maps(const keys_s* k, maps_phase_f fill, maps_phase_f phase) {
   size_t count = REPS / k->n;
   slate_s* maps = malloc(count * sizeof *maps);
   if (!maps) exit(1);
-  for (size_t r = 0; r < count; r++) slate(&maps[r]);
-  phase_u64_insert(maps, k);
-  for (size_t r = 0; r < count; r++) slate_free(&maps[r]);
-  for (size_t r = 0; r < count; r++) slate(&maps[r]);
-  phase_str_insert(maps, k);
+  for (size_t r = 0; r < count; r++) fresh(&maps[r]);
+  if (fill) fill(maps, k);
+  phase(maps, k);
   for (size_t r = 0; r < count; r++) slate_free(&maps[r]);
   free(maps);
+}
+
+static void insert_phases(const keys_s* k) {
+  on_fresh_maps(k, NULL, phase_u64_insert);
+  on_fresh_maps(k, NULL, phase_str_insert);
+  on_fresh_maps(k, fill_u64, phase_u64_delete);
+  on_fresh_maps(k, fill_str, phase_str_delete);
+  on_fresh_maps(k, fill_u64, phase_u64_take);
+  on_fresh_maps(k, fill_str, phase_str_take);
 }
 
 /* The keys of the lookups in their shuffled order, as the batch calls
@@ -184,7 +212,7 @@ int main(int argc, char** argv) {
     make_batch(&b, &k);
     insert_phases(&k);
     slate_s m;
-    slate(&m);
+    fresh(&m);
     for (size_t i = 0; i < k.n; i++) slate_set_u64(&m, k.ints[i], (void*)(uintptr_t)(i + 1));
     phase_u64_hit(&m, &k);
     phase_u64_miss(&m, &k);
@@ -192,7 +220,7 @@ int main(int argc, char** argv) {
     phase_u64_many_miss(&m, &b);
     phase_u64_replace(&m, &k);
     slate_free(&m);
-    slate(&m);
+    fresh(&m);
     for (size_t i = 0; i < k.n; i++) slate_set(&m, k.strings + i * STRIDE, (void*)(uintptr_t)(i + 1));
     phase_str_hit(&m, &k);
     phase_str_miss(&m, &k);

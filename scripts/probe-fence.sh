@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The instruction counts of the hot paths as a test: runs scripts/probe.sh
+# (callgrind; every map's seed pinned, so the counts repeat exactly for one
+# binary) and fails each phase whose count is more than 3% above its
+# ceiling in bench/probe-ceilings.txt, and each phase of that file that no
+# longer runs. A change that lowers a count lowers its ceiling in the same
+# commit (`probe-fence.sh --write` prints the file for the current counts).
+# Usage: probe-fence.sh [--write] [libslate.a]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+ceilings=$root/bench/probe-ceilings.txt
+write=0
+if [ "${1:-}" = --write ]; then
+  write=1
+  shift
+fi
+counts=$(mktemp)
+trap 'rm -f "$counts"' EXIT
+"$root/scripts/probe.sh" "$@" > "$counts"
+if [ "$write" -eq 1 ]; then
+  sed -n '1,/^$/p' "$ceilings"
+  sort -k1,1 -k2,2n "$counts" | awk '{ printf "%-22s %7s %8s\n", $1, $2, $3 }'
+  exit 0
+fi
+# Ceilings: "phase keys count" lines after the header (comments, a blank
+# line). Counts: the same shape.
+awk -v slack=1.03 '
+  NR == FNR { if ($0 ~ /^[a-z]/) { ceiling[$1 " " $2] = $3 }; next }
+  { seen[$1 " " $2] = 1
+    if (!(($1 " " $2) in ceiling)) {
+      printf "probe %-22s %7s %8.1f  no ceiling (add it to bench/probe-ceilings.txt)\n", $1, $2, $3
+      failed++; next
+    }
+    limit = ceiling[$1 " " $2] * slack
+    if ($3 > limit) {
+      printf "probe %-22s %7s %8.1f  above its ceiling %.1f (+3%% = %.1f)\n", $1, $2, $3, ceiling[$1 " " $2], limit
+      failed++
+    } else {
+      printf "probe %-22s %7s %8.1f  ceiling %.1f\n", $1, $2, $3, ceiling[$1 " " $2]
+      passed++
+    }
+  }
+  END {
+    for (p in ceiling) if (!(p in seen)) { printf "probe %s: in the ceilings, not measured\n", p; failed++ }
+    printf "%d passed, %d failed\n", passed, failed
+    exit failed > 0
+  }' "$ceilings" "$counts"
