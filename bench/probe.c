@@ -1,7 +1,8 @@
 /*
  * probe.c -- instructions per call, counted by callgrind: the map's u64
  * and string lookups (hits and misses), replacements, inserts of new keys
- * (fresh maps grown to N, growth included), deletes and takes of every key
+ * (fresh maps grown to N, growth included; also through slate_entry),
+ * get-or-inserts of present keys, deletes and takes of every key
  * of such maps, at 1,000 and 100,000 keys; the slotmap's get, insert and
  * erase at 1,000 rows; and the batch lookups (`_many`: batches of BATCH
  * keys, counted per key). Every map's seed is pinned, so the counts are
@@ -87,6 +88,10 @@ PHASE(phase_u64_replace, slate_set_u64(m, k->ints[i], (void*)(uintptr_t)r))
 PHASE(phase_str_hit, slate_get(m, k->strings + i * STRIDE, &v))
 PHASE(phase_str_miss, slate_get(m, k->strings + (k->n + i) * STRIDE, &v))
 PHASE(phase_str_replace, slate_set(m, k->strings + i * STRIDE, (void*)(uintptr_t)r))
+/* Get-or-insert of present keys, writing the value as a replace does. */
+static void put(void** slot, size_t r) { *slot = (void*)(uintptr_t)r; }
+PHASE(phase_u64_entry, void** slot; if (slate_entry_u64(m, k->ints[i], &slot, NULL) == SLATE_OK) put(slot, r))
+PHASE(phase_str_entry, void** slot; if (slate_entry(m, k->strings + i * STRIDE, &slot, NULL) == SLATE_OK) put(slot, r))
 
 /* Inserts of new keys: REPS / n fresh maps, each grown to the n keys
  * (the maps are made before and freed after the phase). */
@@ -102,6 +107,8 @@ INSERT_PHASE(phase_str_insert, slate_set(&maps[r], k->strings + i * STRIDE, (voi
 INSERT_PHASE(phase_u64_delete, slate_delete_u64(&maps[r], k->ints[i]))
 INSERT_PHASE(phase_str_delete, slate_delete(&maps[r], k->strings + i * STRIDE))
 INSERT_PHASE(phase_u64_take, slate_take_u64(&maps[r], k->ints[i], NULL))
+INSERT_PHASE(phase_u64_entry_insert, { void** s; if (slate_entry_u64(&maps[r], k->ints[i], &s, NULL) == SLATE_OK) *s = (void*)(uintptr_t)(i + 1); })
+INSERT_PHASE(phase_str_entry_insert, { void** s; if (slate_entry(&maps[r], k->strings + i * STRIDE, &s, NULL) == SLATE_OK) *s = (void*)(uintptr_t)(i + 1); })
 INSERT_PHASE(phase_str_take, slate_take(&maps[r], k->strings + i * STRIDE, NULL))
 /* Uncounted: the maps of the delete and take phases. */
 INSERT_PHASE(fill_u64, slate_set_u64(&maps[r], k->ints[i], (void*)(uintptr_t)(i + 1)))
@@ -124,6 +131,8 @@ static void on_fresh_maps(const keys_s* k, maps_phase_f fill, maps_phase_f phase
 static void insert_phases(const keys_s* k) {
   on_fresh_maps(k, NULL, phase_u64_insert);
   on_fresh_maps(k, NULL, phase_str_insert);
+  on_fresh_maps(k, NULL, phase_u64_entry_insert);
+  on_fresh_maps(k, NULL, phase_str_entry_insert);
   on_fresh_maps(k, fill_u64, phase_u64_delete);
   on_fresh_maps(k, fill_str, phase_str_delete);
   on_fresh_maps(k, fill_u64, phase_u64_take);
@@ -219,6 +228,7 @@ int main(int argc, char** argv) {
     phase_u64_many_hit(&m, &b);
     phase_u64_many_miss(&m, &b);
     phase_u64_replace(&m, &k);
+    phase_u64_entry(&m, &k);
     slate_free(&m);
     fresh(&m);
     for (size_t i = 0; i < k.n; i++) slate_set(&m, k.strings + i * STRIDE, (void*)(uintptr_t)(i + 1));
@@ -227,6 +237,7 @@ int main(int argc, char** argv) {
     phase_str_many_hit(&m, &b);
     phase_str_many_miss(&m, &b);
     phase_str_replace(&m, &k);
+    phase_str_entry(&m, &k);
     slate_free(&m);
     if (n == 1000) {
       /* slotmap of 1,000 rows: get; then REPS inserts and erases */

@@ -212,11 +212,43 @@ enum {
   OP_COMPACT,
   OP_RESERVE,
   OP_CLEAR,
-  OP_DELETE_IF
+  OP_DELETE_IF,
+  OP_ENTRY_U64, /* slate_entry*: a get-or-insert that writes the value */
+  OP_ENTRY_STR,
+  OP_ENTRY_I64,
+  OP_TAKE_U64,
+  OP_COUNT
 };
-static const char* const op_names[] = {"set_u64", "delete_u64", "set",     "delete",
-                                       "set_i64", "delete_i64", "clone",   "compact",
-                                       "reserve", "clear",      "delete_if"};
+static const char* const op_names[] = {"set_u64",   "delete_u64", "set",       "delete",
+                                       "set_i64",   "delete_i64", "clone",     "compact",
+                                       "reserve",   "clear",      "delete_if", "entry_u64",
+                                       "entry",     "entry_i64",  "take_u64"};
+
+/* The set or delete whose model an entry or take follows. */
+static int model_kind(int kind) {
+  switch (kind) {
+    case OP_ENTRY_U64: return OP_SET_U64;
+    case OP_ENTRY_STR: return OP_SET_STR;
+    case OP_ENTRY_I64: return OP_SET_I64;
+    case OP_TAKE_U64: return OP_DEL_U64;
+    default: return kind;
+  }
+}
+
+#define SENTINEL V(0x5eed1234u)
+
+/* slate_entry* then a write through the pointer; a failed call must leave
+   the out-parameters as they were (else -100). */
+static int entry_then_write(int rc, void** slot, int inserted, uintptr_t value) {
+  if (rc == SLATE_OK) {
+    if (inserted != 0 && inserted != 1) return -100;
+    if (inserted && *slot != NULL) return -100; /* a new key starts as NULL */
+    *slot = V(value);
+  } else if (slot != (void**)SENTINEL || inserted != 7) {
+    return -100;
+  }
+  return rc;
+}
 
 typedef struct run_s {
   slate_s m, c;       /* the map and its clone */
@@ -294,7 +326,7 @@ static unsigned verify_model(const slate_s* m, const model_s* md) {
 }
 
 static int model_has(const model_s* md, int kind, uint64_t key) {
-  switch (kind) {
+  switch (model_kind(kind)) {
     case OP_SET_U64:
     case OP_DEL_U64:
       return md->u[key];
@@ -307,6 +339,7 @@ static int model_has(const model_s* md, int kind, uint64_t key) {
 }
 
 static void model_put(model_s* md, int kind, uint64_t key, uintptr_t value) {
+  kind = model_kind(kind);
   unsigned char* present = kind == OP_SET_U64 ? &md->u[key] : kind == OP_SET_STR ? &md->s[key] : &md->i[key];
   uintptr_t* slot = kind == OP_SET_U64 ? &md->uv[key] : kind == OP_SET_STR ? &md->sv[key] : &md->iv[key];
   if (!*present) md->length++;
@@ -315,6 +348,7 @@ static void model_put(model_s* md, int kind, uint64_t key, uintptr_t value) {
 }
 
 static void model_remove(model_s* md, int kind, uint64_t key) {
+  kind = model_kind(kind);
   unsigned char* present = kind == OP_DEL_U64 ? &md->u[key] : kind == OP_DEL_STR ? &md->s[key] : &md->i[key];
   if (*present) md->length--;
   *present = 0;
@@ -346,6 +380,22 @@ static int exec_op(run_s* r, int kind, slate_s* m, uint64_t key, uintptr_t value
       return slate_clear(m);
     case OP_DELETE_IF:
       return slate_delete_if(m, pred_mod3, NULL);
+    case OP_ENTRY_U64:
+    case OP_ENTRY_STR:
+    case OP_ENTRY_I64: {
+      void** slot = (void**)SENTINEL;
+      int inserted = 7;
+      int rc = kind == OP_ENTRY_U64   ? slate_entry_u64(m, key, &slot, &inserted)
+               : kind == OP_ENTRY_I64 ? slate_entry_i64(m, -(int64_t)key - 1, &slot, &inserted)
+                                      : slate_entry(m, long_key(buffer, sizeof buffer, (unsigned)key),
+                                                    &slot, &inserted);
+      return entry_then_write(rc, slot, inserted, value);
+    }
+    case OP_TAKE_U64: {
+      void* v = SENTINEL;
+      int rc = slate_take_u64(m, key, &v);
+      return rc == SLATE_ERROR_NOT_FOUND && v != SENTINEL ? -100 : rc;
+    }
   }
   return -100;
 }
@@ -410,11 +460,11 @@ static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) 
   c.call.number = ++r->ops;
   c.call.arg = key;
   c.call.expected = SLATE_OK;
-  if (kind == OP_DEL_U64 || kind == OP_DEL_STR || kind == OP_DEL_I64)
+  if (kind == OP_DEL_U64 || kind == OP_DEL_STR || kind == OP_DEL_I64 || kind == OP_TAKE_U64)
     c.call.expected = model_has(c.md, kind, key) ? SLATE_OK : SLATE_ERROR_NOT_FOUND;
   if (inject_call(&map_suite, &r->inj, &c.call) != c.call.expected) return;
   model_s* md = c.md;
-  switch (kind) {
+  switch (model_kind(kind)) {
     case OP_SET_U64:
     case OP_SET_STR:
     case OP_SET_I64:
@@ -472,6 +522,12 @@ static unsigned workload(run_s* r) {
   step(r, OP_COMPACT, 0, 0, 0);
   step(r, OP_RESERVE, 0, slate_length(&r->m) + 2000, 0);
   for (uint64_t k = 2500; k < 4500; k++) step(r, OP_SET_U64, 0, k, k * 2 + 1);
+  /* get-or-insert: new keys (through growth) and present ones; takes */
+  for (uint64_t k = 4500; k < 5200; k++) step(r, OP_ENTRY_U64, 0, k, k * 3);
+  for (uint64_t k = 2000; k < 2100; k++) step(r, OP_ENTRY_U64, 0, k, k * 5); /* present */
+  for (uint64_t i = 0; i < NS; i += 2) step(r, OP_ENTRY_STR, 0, i, 80000 + i);
+  for (uint64_t i = 0; i < NI; i++) step(r, OP_ENTRY_I64, 0, i, 85000 + i);
+  for (uint64_t k = 4500; k < 4800; k += 3) step(r, OP_TAKE_U64, 0, k, 0);
   step(r, OP_DELETE_IF, 0, 0, 0);
   step(r, OP_COMPACT, 1, 0, 0);
   step(r, OP_CLEAR, 1, 0, 0);
@@ -479,6 +535,7 @@ static unsigned workload(run_s* r) {
   for (uint64_t i = 0; i < NS; i++) step(r, OP_SET_STR, 0, i, 90000 + i);
   step(r, OP_RESERVE, 1, 3000, 0);
   for (uint64_t k = 100; k < 3000; k++) step(r, OP_SET_U64, 1, k, k + 7);
+  for (uint64_t k = 3000; k < NU; k++) step(r, OP_ENTRY_U64, 1, k, k + 9); /* grows */
   /* small maps that must switch layout: a string into a full small map of
      u64 keys (a general table and a directory at once), and a long string
      into a small table of u64 keys that deletes emptied (its key copied
@@ -532,7 +589,7 @@ static void test_failure_injection(void) {
 
   /* fail allocation N, for every N */
   injection_totals_s t;
-  inject_each_failure(workload_any, r, &r->inj, op_names, OP_DELETE_IF + 1, total * 2 + 200, &t);
+  inject_each_failure(workload_any, r, &r->inj, op_names, OP_COUNT, total * 2 + 200, &t);
   check_injection(&t);
   CHECK(t.runs + 50 >= total);
   CHECK(t.by_op[OP_CLONE] > 0);
@@ -540,6 +597,8 @@ static void test_failure_injection(void) {
   CHECK(t.by_op[OP_RESERVE] > 0);
   CHECK(t.by_op[OP_SET_U64] > 0);
   CHECK(t.by_op[OP_SET_STR] > 0);
+  CHECK(t.by_op[OP_ENTRY_U64] > 0);
+  CHECK(t.by_op[OP_ENTRY_STR] > 0);
 }
 
 /* A clone failing at each of its allocations, explicitly. */

@@ -535,6 +535,45 @@ static std::vector<std::string> walk_order(const slate::map& m) {
 }
 
 static void test_map_take_and_pin() {
+  TEST_SECTION("map: entry");
+  {
+    slate::map w;
+    const char* words[] = {"a", "b", "a", "c", "a", "b"};
+    for (const char* word : words) ++reinterpret_cast<std::uintptr_t&>(w.entry(word).value);
+    CHECK(w.get("a") == std::optional<void*>(P(3)));
+    CHECK(w.get("b") == std::optional<void*>(P(2)));
+    CHECK(w.get("c") == std::optional<void*>(P(1)));
+    auto e = w.entry(uint64_t{7});
+    CHECK(e.inserted);
+    CHECK(e.value == nullptr);
+    e.value = P(70);
+    auto again = w.entry(7u);
+    CHECK(!again.inserted);
+    CHECK(again.value == P(70));
+    CHECK(w.entry(-7).inserted); /* int64_t -7: new */
+    CHECK(w.size() == 5);
+    void** slot = nullptr;
+    bool fresh = true;
+    CHECK(w.try_entry("a", slot, &fresh).ok());
+    CHECK(!fresh);
+    CHECK(*slot == P(3));
+    CHECK(w.try_entry(std::string(300, 'z'), slot).ok());
+    CHECK(*slot == nullptr);
+    size_t refused = 0;
+    w.for_each([&](std::string_view k, void*) {
+      void** s = nullptr;
+      refused += w.try_entry(k, s).code() == SLATE_ERROR_INVALID && s == nullptr;
+    });
+    CHECK_EQ_U64(refused, w.size());
+#if TEST_HAVE_EXCEPTIONS
+    size_t thrown = 0;
+    w.for_each([&](std::string_view k, void*) {
+      thrown += slate_error_of([&] { (void)w.entry(k); }) == SLATE_ERROR_INVALID;
+    });
+    CHECK_EQ_U64(thrown, w.size());
+#endif
+  }
+
   TEST_SECTION("map: take");
   slate::map m;
   m.set("a", P(1));

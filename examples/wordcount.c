@@ -11,7 +11,8 @@
  *   cc wordcount.c $(pkg-config --cflags --libs slate) -o wordcount
  *
  * Ownership: the map copies each word (key) it stores; counts live in the
- * void* values. A key pointer passed to a slate_each callback is valid
+ * void* values, updated in place through slate_entry_bytes's pointer (one
+ * hash and one probe a word; the pointer is used before the next call). A key pointer passed to a slate_each callback is valid
  * during that call only: the report copies the words out, and frees them.
  */
 #include "slate.h"
@@ -119,11 +120,10 @@ int main(int argc, char **argv) {
     while (i < size && is_word_byte((unsigned char)text[i])) i++;
     if (i - start > UINT32_MAX) goto done; /* no such word in real text */
     uint32_t length = (uint32_t)(i - start);
-    void *count = NULL;
-    int rc = slate_get_bytes(&counts, text + start, length, &count);
-    if (rc != SLATE_OK && rc != SLATE_ERROR_NOT_FOUND) goto done;
-    count = (void *)((uintptr_t)count + 1); /* NOT_FOUND left it at 0 */
-    if (slate_set_bytes(&counts, text + start, length, count) != SLATE_OK) goto done;
+    /* One lookup: the word's count, a new word's starting at 0 (NULL). */
+    void **count;
+    if (slate_entry_bytes(&counts, text + start, length, &count, NULL) != SLATE_OK) goto done;
+    *count = (void *)((uintptr_t)*count + 1);
     total++;
   }
 

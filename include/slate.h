@@ -396,6 +396,62 @@ int slate_get_u64(const struct slate_s *map, uint64_t key, void **value);
 int slate_delete_u64(struct slate_s *map, uint64_t key);
 
 /**
+ * Gets or inserts `key` (a string, as for `slate_set`) with one hash and
+ * one probe: on `SLATE_OK` stores in `*value` the address of the map's
+ * value for the key (read it, write it), and in `*inserted` (unless
+ * `inserted` is NULL) 1 if the key was new, stored with the value NULL,
+ * or 0 if it was present, its value untouched. So
+ * `if (slate_entry(m, w, &v, NULL) == SLATE_OK) *v = (void*)((uintptr_t)*v + 1);`
+ * counts a word with one lookup.
+ *
+ * `*value` stays valid until the next call that adds or removes a key or
+ * changes the map's memory (a set or entry of a new key, delete, take,
+ * `slate_iter_delete`, clear, compact, reserve, delete_if, free); reads,
+ * and a set of a present key, leave it valid.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (a key of
+ * 4 GiB or more) with nothing inserted and the out-pointers untouched;
+ * `SLATE_ERROR_INVALID` for a NULL map, key or `value`, or from inside
+ * the map's own walk.
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `key` is NULL or a string; `value`
+ * is NULL or writable; `inserted` is NULL or writable.
+ */
+int slate_entry(struct slate_s *map, const char *key, void ***value, int *inserted);
+
+/**
+ * `slate_entry` for a byte key (see `slate_set_bytes`).
+ *
+ * # Safety
+ * As for `slate_set_bytes`; `value` is NULL or writable; `inserted` is
+ * NULL or writable.
+ */
+int slate_entry_bytes(struct slate_s *map,
+                      const void *key,
+                      uint32_t key_length,
+                      void ***value,
+                      int *inserted);
+
+/**
+ * `slate_entry` for an `int64_t` key.
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `value` is NULL or writable;
+ * `inserted` is NULL or writable.
+ */
+int slate_entry_i64(struct slate_s *map, int64_t key, void ***value, int *inserted);
+
+/**
+ * `slate_entry` for a `uint64_t` key.
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `value` is NULL or writable;
+ * `inserted` is NULL or writable.
+ */
+int slate_entry_u64(struct slate_s *map, uint64_t key, void ***value, int *inserted);
+
+/**
  * Removes `key` (a string, as for `slate_delete`) and hands back its
  * value: on `SLATE_OK` stores the removed entry's value in `*value`
  * unless `value` is NULL, so the caller can free what it pointed to. One

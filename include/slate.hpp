@@ -557,6 +557,47 @@ struct slate {
     }
     status try_set(std::nullptr_t, void*) = delete;
 
+    // ---- get or insert ----------------------------------------------------
+
+    /** What entry() hands back: the key's value, and whether it was new. */
+    struct entry_ref {
+      void*& value;   /**< the map's stored value (nullptr for a new key) */
+      bool inserted;  /**< true when the key was new */
+    };
+
+    /**
+     * Gets or inserts `key` with one lookup: a reference to its stored
+     * value (a new key starts as nullptr) and whether it was new, so that
+     * `++reinterpret_cast<std::uintptr_t&>(m.entry(word).value)` counts a
+     * word. The reference is valid until the next call that adds or
+     * removes a key or changes the map's memory (see slate_entry). Throws
+     * std::bad_alloc, or slate::error (SLATE_ERROR_FULL for a key of 4 GiB
+     * or more; SLATE_ERROR_INVALID from inside this map's own walk); then
+     * nothing was inserted.
+     */
+    entry_ref entry(std::string_view key) { return entry_impl(key); }
+    /** entry() for an integer key. */
+    template <class I, enable_integer_key<I> = 0>
+    entry_ref entry(I key) {
+      return entry_impl(key);
+    }
+    entry_ref entry(std::nullptr_t) = delete;
+
+    /**
+     * entry() without exceptions: on SLATE_OK `value` points to the key's
+     * stored value and `*inserted` (unless null) says whether it was new;
+     * else `value` is left as it was.
+     */
+    status try_entry(std::string_view key, void**& value, bool* inserted = nullptr) noexcept {
+      return status(entry_raw(&raw_, key, value, inserted));
+    }
+    /** try_entry() for an integer key. */
+    template <class I, enable_integer_key<I> = 0>
+    status try_entry(I key, void**& value, bool* inserted = nullptr) noexcept {
+      return status(entry_raw(&raw_, key, value, inserted));
+    }
+    status try_entry(std::nullptr_t, void**&, bool* = nullptr) = delete;
+
     // ---- lookup -----------------------------------------------------------
 
     /**
@@ -822,6 +863,27 @@ struct slate {
         return slate_set_u64(m, static_cast<std::uint64_t>(key), value);
       }
     }
+    static int entry_raw(slate_s* m, std::string_view key, void**& value, bool* inserted) noexcept {
+      if (key.size() > max_key_length) {
+        return SLATE_ERROR_FULL;
+      }
+      int fresh = 0;
+      int rc = slate_entry_bytes(m, key.data(), static_cast<std::uint32_t>(key.size()), &value, &fresh);
+      if (rc == SLATE_OK && inserted) *inserted = fresh != 0;
+      return rc;
+    }
+    template <class I>
+    static int entry_raw(slate_s* m, I key, void**& value, bool* inserted) noexcept {
+      int fresh = 0;
+      int rc = 0;
+      if constexpr (std::is_signed_v<I>) {
+        rc = slate_entry_i64(m, static_cast<std::int64_t>(key), &value, &fresh);
+      } else {
+        rc = slate_entry_u64(m, static_cast<std::uint64_t>(key), &value, &fresh);
+      }
+      if (rc == SLATE_OK && inserted) *inserted = fresh != 0;
+      return rc;
+    }
     static int get_raw(const slate_s* m, std::string_view key, void** value) noexcept {
       if (key.size() > max_key_length) {
         return SLATE_ERROR_NOT_FOUND;  // no such key can exist
@@ -924,6 +986,13 @@ struct slate {
         return value;
       }
       return std::nullopt;
+    }
+    template <class K>
+    entry_ref entry_impl(K key) {
+      void** value = nullptr;
+      bool inserted = false;
+      check(entry_raw(&raw_, key, value, &inserted));
+      return entry_ref{*value, inserted};
     }
     template <class K>
     std::optional<void*> take_impl(K key) {

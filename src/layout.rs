@@ -108,6 +108,9 @@ pub trait Layout: 'static {
 
     fn set_value(s: &mut Self::Slot, value: *mut c_void);
 
+    /// Where slot `s` keeps its value.
+    fn value_ptr(s: *mut Self::Slot) -> *mut *mut c_void;
+
     /// Writes the entry of `n`, a key that [`Layout::matcher`] accepted, into
     /// vacant slot memory `dst`: `owned` if given (a stored copy of `n`
     /// made earlier), else a new one. On failure nothing is allocated and
@@ -190,6 +193,12 @@ impl Layout for General {
     #[inline(always)]
     fn set_value(s: &mut Slot, value: *mut c_void) {
         s.value = value;
+    }
+
+    #[inline(always)]
+    fn value_ptr(s: *mut Slot) -> *mut *mut c_void {
+        // SAFETY: a place expression only: nothing is read.
+        unsafe { &raw mut (*s).value }
     }
 
     #[inline(always)]
@@ -292,6 +301,12 @@ impl Layout for Int {
     #[inline(always)]
     fn set_value(s: &mut IntSlot, value: *mut c_void) {
         s.value = value;
+    }
+
+    #[inline(always)]
+    fn value_ptr(s: *mut IntSlot) -> *mut *mut c_void {
+        // SAFETY: a place expression only: nothing is read.
+        unsafe { &raw mut (*s).value }
     }
 
     #[inline(always)]

@@ -793,8 +793,7 @@ impl<'a, L: Layout> Typed<'a, L> {
         write: impl FnOnce(*mut L::Slot) -> Result<(), Error>,
     ) -> Result<(), Error> {
         debug_assert!(self.ctrl(v.group).get(v.slot) == if v.reuse { DELETED } else { EMPTY });
-        // SAFETY: a slot of the table, which is vacant.
-        write(unsafe { &raw mut (*self.slots(v.group))[v.slot % SLOTS] })?;
+        write(self.vacant_slot(&v))?;
         let t = self.table();
         t.ctrl_mut(v.group).set(v.slot, h2(hash));
         t.used += 1;
@@ -802,6 +801,13 @@ impl<'a, L: Layout> Typed<'a, L> {
             t.growth_left -= 1;
         }
         Ok(())
+    }
+
+    /// The slot memory of vacancy `v` (where `insert_at` writes).
+    #[inline(always)]
+    pub fn vacant_slot(&mut self, v: &Vacancy) -> *mut L::Slot {
+        // SAFETY: a slot of the table.
+        unsafe { &raw mut (*self.slots(v.group))[v.slot % SLOTS] }
     }
 
     /// Adds an entry known to be absent to a table without tombstones (one

@@ -109,6 +109,7 @@ void test_memcpy_move(void);        /* copies.c */
 void test_seeds(void);              /* introspection.c */
 void test_check_reports(void);      /* introspection.c */
 void test_table_ctrls(void);        /* introspection.c */
+void test_entry(void);              /* everyday.c */
 void test_take(void);               /* everyday.c */
 void test_key_decoding(void);       /* everyday.c */
 void test_pin_seed(void);           /* everyday.c */

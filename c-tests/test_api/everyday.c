@@ -1,5 +1,6 @@
-/* test_api: the everyday calls of SPEC 3b -- slate_take*, the integer key
- * decoding (slate_key_to_i64/u64, SLATE_INT_KEY_LENGTH) and slate_pin_seed.
+/* test_api: the everyday calls of SPEC 3b -- slate_entry* (get-or-insert),
+ * slate_take*, the integer key decoding (slate_key_to_i64/u64,
+ * SLATE_INT_KEY_LENGTH) and slate_pin_seed.
  * Each against a model, on maps of every key kind and state: empty, one
  * bare group, many tables, mixed layouts, with tombstones. */
 #include "api.h"
@@ -77,9 +78,182 @@ static int take_k(slate_s* m, const ekey_s* k, void** v) {
   }
 }
 
+static int entry_k(slate_s* m, const ekey_s* k, void*** v, int* inserted) {
+  switch (k->kind) {
+    case KIND_STRING:
+    case KIND_LONG: return slate_entry(m, k->bytes, v, inserted);
+    case KIND_BYTES: return slate_entry_bytes(m, k->length ? k->bytes : NULL, k->length, v, inserted);
+    case KIND_I64: return slate_entry_i64(m, k->i64, v, inserted);
+    default: return slate_entry_u64(m, k->u64, v, inserted);
+  }
+}
+
+/* n keys (malloc'd, room for n + 1), cycling through the kinds of the
+   bit mask `kinds`, unique within each kind; NULL when out of memory. */
+static ekey_s* key_set(unsigned n, unsigned kinds) {
+  unsigned kind = 0, count = 0;
+  for (unsigned k = 0; k < KINDS; k++) count += kinds >> k & 1;
+  ekey_s* keys = (ekey_s*)malloc((n + 1) * sizeof *keys);
+  for (unsigned i = 0; keys && i < n; i++) {
+    while (!(kinds >> (kind % KINDS) & 1)) kind++;
+    keys[i] = ekey((int)(kind % KINDS), i / count);
+    kind++;
+  }
+  return keys;
+}
+
 static uint64_t lcg(uint64_t* s) {
   *s = *s * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
   return *s >> 33;
+}
+
+/* ------------------------------------------------------------------------ */
+/* slate_entry*                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* n keys (kinds from `kinds`) through slate_entry: new, then present, then
+   every third deleted and entered again; against get and the length. */
+static void entry_all(unsigned n, unsigned kinds) {
+  slate_s m;
+  CHECK_EQ_INT(slate(&m), SLATE_OK);
+  unsigned bad = 0;
+  ekey_s* keys = key_set(n, kinds);
+  if (!CHECK(keys != NULL)) return;
+  for (unsigned i = 0; i < n; i++) {
+    void** v = (void**)SENTINEL;
+    int inserted = 7;
+    if (entry_k(&m, &keys[i], &v, &inserted) != SLATE_OK || inserted != 1 || *v != NULL) bad++;
+    *v = V(i + 1);
+    if (slate_length(&m) != i + 1) bad++;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    void** v = NULL;
+    int inserted = 7;
+    void* got = NULL;
+    if (entry_k(&m, &keys[i], &v, &inserted) != SLATE_OK || inserted != 0 || *v != V(i + 1)) bad++;
+    *v = V(i + 2); /* written through the pointer: what get sees */
+    if (get_k(&m, &keys[i], &got) != SLATE_OK || got != V(i + 2)) bad++;
+    if (entry_k(&m, &keys[i], &v, NULL) != SLATE_OK || *v != V(i + 2)) bad++; /* inserted may be NULL */
+  }
+  CHECK_EQ_U64(slate_length(&m), n);
+  for (unsigned i = 0; i < n; i += 3) {
+    if (take_k(&m, &keys[i], NULL) != SLATE_OK) bad++;
+  }
+  CHECK_MAP_OK(&m);
+  for (unsigned i = 0; i < n; i++) {
+    void** v = NULL;
+    int inserted = 7;
+    if (entry_k(&m, &keys[i], &v, &inserted) != SLATE_OK) bad++;
+    if (inserted != (i % 3 == 0) || *v != (i % 3 == 0 ? NULL : V(i + 2))) bad++;
+    if (i % 3 == 0) *v = V(i + 3);
+  }
+  CHECK_EQ_U64(slate_length(&m), n);
+  for (unsigned i = 0; i < n; i++) {
+    void* got = NULL;
+    if (get_k(&m, &keys[i], &got) != SLATE_OK || got != V(i % 3 == 0 ? i + 3 : i + 2)) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_MAP_OK(&m);
+  slate_free(&m);
+  free(keys);
+}
+
+typedef struct entry_walk_s {
+  slate_s* self;
+  slate_s* other;
+  int refused, entered_other;
+} entry_walk_s;
+
+static int entry_inside_cb(const char* key, uint32_t length, void* value, void* data) {
+  entry_walk_s* w = (entry_walk_s*)data;
+  void** v = (void**)SENTINEL;
+  int inserted = 7;
+  (void)value;
+  w->refused += slate_entry_bytes(w->self, key, length, &v, &inserted) == SLATE_ERROR_INVALID;
+  w->refused += slate_entry(w->self, "brand new", &v, &inserted) == SLATE_ERROR_INVALID;
+  w->refused += slate_entry_u64(w->self, 12345, &v, &inserted) == SLATE_ERROR_INVALID;
+  w->refused += slate_entry_i64(w->self, -12345, &v, &inserted) == SLATE_ERROR_INVALID;
+  w->refused += v == (void**)SENTINEL && inserted == 7;
+  if (slate_entry_bytes(w->other, key, length, &v, &inserted) == SLATE_OK && inserted == 1) {
+    *v = V(3);
+    w->entered_other++;
+  }
+  return 0;
+}
+
+void test_entry(void) {
+  TEST_SECTION("slate_entry: every kind of key, every state of map");
+  const unsigned all = (1u << KINDS) - 1;
+  const unsigned sizes[] = {0, 1, 8, 300, 5000};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    entry_all(sizes[i], all);
+    entry_all(sizes[i], 1u << KIND_U64);
+    entry_all(sizes[i], 1u << KIND_I64);
+    entry_all(sizes[i], 1u << KIND_STRING);
+    entry_all(sizes[i], 1u << KIND_LONG);
+    entry_all(sizes[i], 1u << KIND_BYTES);
+  }
+
+  TEST_SECTION("slate_entry: counting words with one lookup each");
+  slate_s m;
+  CHECK_EQ_INT(slate(&m), SLATE_OK);
+  static const char* const words[] = {"the", "cat", "the", "hat", "the", "cat"};
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+    void** v;
+    if (slate_entry(&m, words[i], &v, NULL) == SLATE_OK) *v = (void*)((uintptr_t)*v + 1);
+  }
+  void* n = NULL;
+  CHECK_EQ_INT(slate_get(&m, "the", &n), SLATE_OK);
+  CHECK_EQ_PTR(n, V(3));
+  CHECK_EQ_INT(slate_get(&m, "cat", &n), SLATE_OK);
+  CHECK_EQ_PTR(n, V(2));
+  CHECK_EQ_INT(slate_get(&m, "hat", &n), SLATE_OK);
+  CHECK_EQ_PTR(n, V(1));
+  CHECK_EQ_U64(slate_length(&m), 3);
+
+  TEST_SECTION("slate_entry: the pointer lives until a key is added or removed");
+  void** p = NULL;
+  CHECK_EQ_INT(slate_entry(&m, "cat", &p, NULL), SLATE_OK);
+  CHECK_EQ_INT(slate_set(&m, "hat", V(10)), SLATE_OK); /* a set of a present key */
+  void* got = NULL;
+  CHECK_EQ_INT(slate_get(&m, "the", &got), SLATE_OK);   /* a read */
+  *p = V(20);
+  CHECK_EQ_INT(slate_get(&m, "cat", &got), SLATE_OK);
+  CHECK_EQ_PTR(got, V(20));
+
+  TEST_SECTION("slate_entry: arguments");
+  void** v = (void**)SENTINEL;
+  int inserted = 7;
+  CHECK_EQ_INT(slate_entry(NULL, "k", &v, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_entry_bytes(NULL, "k", 1, &v, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_entry_i64(NULL, 1, &v, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_entry_u64(NULL, 1, &v, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_entry(&m, NULL, &v, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_entry_bytes(&m, NULL, 2, &v, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_entry(&m, "k", NULL, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_entry_bytes(&m, "k", 1, NULL, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_entry_i64(&m, 1, NULL, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_entry_u64(&m, 1, NULL, &inserted), SLATE_ERROR_INVALID);
+  CHECK_EQ_PTR(v, (void**)SENTINEL);
+  CHECK_EQ_INT(inserted, 7);
+  CHECK_EQ_U64(slate_length(&m), 3);
+  CHECK_EQ_INT(slate_entry_bytes(&m, NULL, 0, &v, &inserted), SLATE_OK); /* the empty key */
+  CHECK_EQ_INT(inserted, 1);
+  CHECK_EQ_PTR(*v, NULL);
+  CHECK_EQ_U64(slate_length(&m), 4);
+
+  TEST_SECTION("slate_entry: refused inside the map's own walk");
+  slate_s other;
+  CHECK_EQ_INT(slate(&other), SLATE_OK);
+  entry_walk_s w = {&m, &other, 0, 0};
+  CHECK_EQ_INT(slate_each(&m, entry_inside_cb, &w), SLATE_OK);
+  CHECK_EQ_INT(w.refused, 5 * 4);
+  CHECK_EQ_INT(w.entered_other, 4);
+  CHECK_EQ_U64(slate_length(&m), 4);
+  CHECK_EQ_U64(slate_length(&other), 4);
+  CHECK_MAP_OK(&m);
+  slate_free(&m);
+  slate_free(&other);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -91,16 +265,11 @@ static uint64_t lcg(uint64_t* s) {
 static void take_all(unsigned n, unsigned kinds) {
   slate_s m;
   CHECK_EQ_INT(slate(&m), SLATE_OK);
-  ekey_s* keys = (ekey_s*)malloc((n + 1) * sizeof *keys);
+  ekey_s* keys = key_set(n, kinds);
   unsigned char* present = (unsigned char*)calloc(n + 1, 1);
   unsigned* order = (unsigned*)malloc((n + 1) * sizeof *order);
   if (!CHECK(keys && present && order)) return;
-  unsigned kind = 0, count = 0;
-  for (unsigned k = 0; k < KINDS; k++) count += kinds >> k & 1;
   for (unsigned i = 0; i < n; i++) {
-    while (!(kinds >> (kind % KINDS) & 1)) kind++;
-    keys[i] = ekey((int)(kind % KINDS), i / count); /* unique within a kind */
-    kind++;
     present[i] = set_k(&m, &keys[i], V(i + 1)) == SLATE_OK;
     CHECK(present[i]);
     order[i] = i;

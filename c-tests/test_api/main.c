@@ -45,6 +45,7 @@ int main(void) {
   test_seeds();
   test_check_reports();
   test_table_ctrls();
+  test_entry();
   test_take();
   test_key_decoding();
   test_pin_seed();

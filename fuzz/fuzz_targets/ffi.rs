@@ -68,6 +68,31 @@ extern "C" {
     pub fn slate_get_i64(map: *const slate_s, key: i64, value: *mut *mut c_void) -> c_int;
     pub fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int;
     pub fn slate_take(map: *mut slate_s, key: *const c_char, value: *mut *mut c_void) -> c_int;
+    pub fn slate_entry(
+        map: *mut slate_s,
+        key: *const c_char,
+        value: *mut *mut *mut c_void,
+        inserted: *mut c_int,
+    ) -> c_int;
+    pub fn slate_entry_bytes(
+        map: *mut slate_s,
+        key: *const c_void,
+        len: u32,
+        value: *mut *mut *mut c_void,
+        inserted: *mut c_int,
+    ) -> c_int;
+    pub fn slate_entry_u64(
+        map: *mut slate_s,
+        key: u64,
+        value: *mut *mut *mut c_void,
+        inserted: *mut c_int,
+    ) -> c_int;
+    pub fn slate_entry_i64(
+        map: *mut slate_s,
+        key: i64,
+        value: *mut *mut *mut c_void,
+        inserted: *mut c_int,
+    ) -> c_int;
     pub fn slate_take_bytes(
         map: *mut slate_s,
         key: *const c_void,

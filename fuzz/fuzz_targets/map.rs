@@ -2,8 +2,8 @@
 //! key kind (strings, byte keys of lengths around every inline and hashing
 //! limit, `u64` and `i64` keys, integer encodings written as bytes, which
 //! must reach the integer entries), layout switches, clear, compact,
-//! clone, reserve, delete_if, take, free, and allocations that fail on
-//! demand.
+//! clone, reserve, delete_if, entry (get-or-insert), take, free, and
+//! allocations that fail on demand.
 //! After every step the invariant checker must pass and the map must hold
 //! what the model holds; a call that fails with `SLATE_ERROR_ALLOC` must
 //! leave the map exactly as it was (shape, memory, tombstones, seed).
@@ -202,6 +202,42 @@ unsafe fn delete(m: &mut slate_s, k: &Key) -> i32 {
     }
 }
 
+/// `slate_entry*` of the key's kind: the code, the value it found (0 for
+/// a new key) and whether the key was new; on `SLATE_OK` writes `value`
+/// through the pointer it handed back.
+unsafe fn entry(m: &mut slate_s, k: &Key, value: usize) -> (i32, usize, i32) {
+    let mut slot: *mut *mut c_void = core::ptr::null_mut();
+    let mut inserted: i32 = 7;
+    let rc = unsafe {
+        match k {
+            Key::Str(b) => slate_entry(m, cstr(b).as_ptr().cast(), &mut slot, &mut inserted),
+            Key::Bytes(b) => slate_entry_bytes(
+                m,
+                b.as_ptr().cast(),
+                b.len() as u32,
+                &mut slot,
+                &mut inserted,
+            ),
+            Key::U64(x) => slate_entry_u64(m, *x, &mut slot, &mut inserted),
+            Key::I64(x) => slate_entry_i64(m, *x, &mut slot, &mut inserted),
+        }
+    };
+    if rc != OK {
+        assert!(
+            slot.is_null() && inserted == 7,
+            "a failed entry wrote its out-pointers"
+        );
+        return (rc, 0, inserted);
+    }
+    // SAFETY: the map's value slot for the key, valid until the next call.
+    let found = unsafe {
+        let found = *slot as usize;
+        *slot = value as *mut c_void;
+        found
+    };
+    (rc, found, inserted)
+}
+
 /// `slate_take*` of the key's kind: the code and the value it handed back
 /// (`untouched` where it wrote none).
 unsafe fn take(m: &mut slate_s, k: &Key, untouched: usize) -> (i32, usize) {
@@ -323,12 +359,24 @@ fuzz_target!(|data: &[u8]| {
         let failed_before = failing::failures();
         let rc = unsafe {
             match op % 16 {
-                0..=4 => {
+                0..=3 => {
                     let k = Key::decode(&mut input);
                     next += 1;
                     let rc = set(&mut m, &k, next);
                     if rc == OK {
                         model.insert(k.stored(), next);
+                    }
+                    rc
+                }
+                4 => {
+                    let k = Key::decode(&mut input);
+                    next += 1;
+                    let (rc, found, inserted) = entry(&mut m, &k, next);
+                    if rc == OK {
+                        match model.insert(k.stored(), next) {
+                            Some(had) => assert_eq!((inserted, found), (0, had), "entry {k:?}"),
+                            None => assert_eq!((inserted, found), (1, 0), "entry {k:?}"),
+                        }
                     }
                     rc
                 }

@@ -6,7 +6,7 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::key::{int_of_bytes, IntKey, Key, Needle, INT_LEN, TAG_I64, TAG_U64};
-use crate::map::Map;
+use crate::map::{GetOrInsert, Map, Placed, Set, Upsert};
 use crate::Error;
 
 use super::{
@@ -216,13 +216,21 @@ unsafe fn target<'m, K>(
     Ok((unsafe { write_unwalked(map)? }, key))
 }
 
+/// A set or a get-or-insert, as `U` says, handing what it hands back to
+/// `placed` when it succeeded.
+///
 /// # Safety
 /// As for `write_unwalked`: the shim asked `unless_walked` first.
 #[inline(always)]
-unsafe fn set(map: *mut slate_s, key: impl Key, value: *mut c_void) -> c_int {
+unsafe fn set<U: Upsert>(
+    map: *mut slate_s,
+    key: impl Key,
+    value: *mut c_void,
+    placed: impl FnOnce(U::Out),
+) -> c_int {
     // SAFETY: the caller's guarantee.
     match unsafe { target(map, Ok(key)) } {
-        Ok((m, key)) => code(m.set_guarded::<Guarded>(&key, value)),
+        Ok((m, key)) => code(m.upsert_guarded::<Guarded, U>(&key, value).map(placed)),
         Err(e) => e as c_int,
     }
 }
@@ -232,15 +240,38 @@ unsafe fn set(map: *mut slate_s, key: impl Key, value: *mut c_void) -> c_int {
 /// # Safety
 /// As for `set`.
 #[inline(always)]
-unsafe fn set_bytes(
+unsafe fn set_bytes<U: Upsert>(
     map: *mut slate_s,
     key: Result<Needle<'_>, Error>,
     value: *mut c_void,
+    placed: impl FnOnce(U::Out),
 ) -> c_int {
     // SAFETY: the caller's guarantee.
     match unsafe { target(map, key) } {
-        Ok((m, n)) => code(m.set_bytes_guarded::<Guarded>(n, value)),
+        Ok((m, n)) => code(m.upsert_bytes_guarded::<Guarded, U>(n, value).map(placed)),
         Err(e) => e as c_int,
+    }
+}
+
+/// A plain set's `placed`: nothing to hand back.
+#[inline(always)]
+fn nowhere(_: ()) {}
+
+/// A get-or-insert's `placed`: the value's address into `*value`, and
+/// whether the key was new into `*inserted` unless it is NULL.
+///
+/// # Safety
+/// `value` is writable; `inserted` is NULL or writable.
+#[inline(always)]
+unsafe fn give_place(value: *mut *mut *mut c_void, inserted: *mut c_int) -> impl FnOnce(Placed) {
+    move |p: Placed| {
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            *value = p.value;
+            if !inserted.is_null() {
+                *inserted = p.inserted as c_int;
+            }
+        }
     }
 }
 
@@ -343,7 +374,7 @@ pub unsafe extern "C" fn slate_set(
 ) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_char, value: *mut c_void) {
         // SAFETY: the caller's guarantees.
-        unsafe { set_bytes(map, string_key(key), value) }
+        unsafe { set_bytes::<Set>(map, string_key(key), value, nowhere) }
     })
 }
 
@@ -398,7 +429,7 @@ pub unsafe extern "C" fn slate_set_bytes(
 ) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut c_void) {
         // SAFETY: the caller's guarantees.
-        unsafe { set_bytes(map, bytes_key(key, key_length), value) }
+        unsafe { set_bytes::<Set>(map, bytes_key(key, key_length), value, nowhere) }
     })
 }
 
@@ -443,7 +474,7 @@ pub unsafe extern "C" fn slate_delete_bytes(
 pub unsafe extern "C" fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: i64, value: *mut c_void) {
         // SAFETY: the caller's guarantees.
-        unsafe { set(map, IntKey::new(TAG_I64, key as u64), value) }
+        unsafe { set::<Set>(map, IntKey::new(TAG_I64, key as u64), value, nowhere) }
     })
 }
 
@@ -482,7 +513,7 @@ pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int 
 pub unsafe extern "C" fn slate_set_u64(map: *mut slate_s, key: u64, value: *mut c_void) -> c_int {
     unless_walked!(map => walked(map: *mut slate_s, key: u64, value: *mut c_void) {
         // SAFETY: the caller's guarantees.
-        unsafe { set(map, IntKey::new(TAG_U64, key), value) }
+        unsafe { set::<Set>(map, IntKey::new(TAG_U64, key), value, nowhere) }
     })
 }
 
@@ -509,6 +540,111 @@ pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int 
     unless_walked!(map => walked(map: *mut slate_s, key: u64) {
         // SAFETY: the caller's guarantees.
         unsafe { take(map, IntKey::new(TAG_U64, key), ptr::null_mut()) }
+    })
+}
+
+/// Gets or inserts `key` (a string, as for `slate_set`) with one hash and
+/// one probe: on `SLATE_OK` stores in `*value` the address of the map's
+/// value for the key (read it, write it), and in `*inserted` (unless
+/// `inserted` is NULL) 1 if the key was new, stored with the value NULL,
+/// or 0 if it was present, its value untouched. So
+/// `if (slate_entry(m, w, &v, NULL) == SLATE_OK) *v = (void*)((uintptr_t)*v + 1);`
+/// counts a word with one lookup.
+///
+/// `*value` stays valid until the next call that adds or removes a key or
+/// changes the map's memory (a set or entry of a new key, delete, take,
+/// `slate_iter_delete`, clear, compact, reserve, delete_if, free); reads,
+/// and a set of a present key, leave it valid.
+///
+/// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (a key of
+/// 4 GiB or more) with nothing inserted and the out-pointers untouched;
+/// `SLATE_ERROR_INVALID` for a NULL map, key or `value`, or from inside
+/// the map's own walk.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `key` is NULL or a string; `value`
+/// is NULL or writable; `inserted` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_entry(
+    map: *mut slate_s,
+    key: *const c_char,
+    value: *mut *mut *mut c_void,
+    inserted: *mut c_int,
+) -> c_int {
+    if value.is_null() {
+        return Error::Invalid as c_int;
+    }
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_char, value: *mut *mut *mut c_void, inserted: *mut c_int) {
+        // SAFETY: the caller's guarantees.
+        unsafe { set_bytes::<GetOrInsert>(map, string_key(key), ptr::null_mut(), give_place(value, inserted)) }
+    })
+}
+
+/// `slate_entry` for a byte key (see `slate_set_bytes`).
+///
+/// # Safety
+/// As for `slate_set_bytes`; `value` is NULL or writable; `inserted` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_entry_bytes(
+    map: *mut slate_s,
+    key: *const c_void,
+    key_length: u32,
+    value: *mut *mut *mut c_void,
+    inserted: *mut c_int,
+) -> c_int {
+    if value.is_null() {
+        return Error::Invalid as c_int;
+    }
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut *mut *mut c_void, inserted: *mut c_int) {
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            set_bytes::<GetOrInsert>(map, bytes_key(key, key_length), ptr::null_mut(), give_place(value, inserted))
+        }
+    })
+}
+
+/// `slate_entry` for an `int64_t` key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `value` is NULL or writable;
+/// `inserted` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_entry_i64(
+    map: *mut slate_s,
+    key: i64,
+    value: *mut *mut *mut c_void,
+    inserted: *mut c_int,
+) -> c_int {
+    if value.is_null() {
+        return Error::Invalid as c_int;
+    }
+    unless_walked!(map => walked(map: *mut slate_s, key: i64, value: *mut *mut *mut c_void, inserted: *mut c_int) {
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            set::<GetOrInsert>(map, IntKey::new(TAG_I64, key as u64), ptr::null_mut(), give_place(value, inserted))
+        }
+    })
+}
+
+/// `slate_entry` for a `uint64_t` key.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `value` is NULL or writable;
+/// `inserted` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_entry_u64(
+    map: *mut slate_s,
+    key: u64,
+    value: *mut *mut *mut c_void,
+    inserted: *mut c_int,
+) -> c_int {
+    if value.is_null() {
+        return Error::Invalid as c_int;
+    }
+    unless_walked!(map => walked(map: *mut slate_s, key: u64, value: *mut *mut *mut c_void, inserted: *mut c_int) {
+        // SAFETY: the caller's guarantees.
+        unsafe { set::<GetOrInsert>(map, IntKey::new(TAG_U64, key), ptr::null_mut(), give_place(value, inserted)) }
     })
 }
 

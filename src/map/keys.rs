@@ -23,7 +23,7 @@
 
 use core::ffi::c_void;
 
-use super::{Map, Pending};
+use super::{Map, Pending, Upsert};
 use crate::hash::SHORT;
 use crate::key::{Key, Needle, Short};
 use crate::Error;
@@ -32,6 +32,18 @@ use crate::Error;
 /// `Err(Error::Invalid)`, so that no unwinding reaches C.
 pub(crate) trait Guard {
     fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error>;
+}
+
+/// `G::run` for code that hands back a value.
+#[inline(always)]
+fn run_for<G: Guard, R>(f: impl FnOnce() -> Result<R, Error>) -> Result<R, Error> {
+    let mut out = None;
+    G::run(|| {
+        out = Some(f()?);
+        Ok(())
+    })?;
+    // `run` returned Ok, so `f` ran and returned Ok.
+    out.ok_or(Error::Invalid)
 }
 
 impl Map {
@@ -86,44 +98,53 @@ impl Map {
         Ok(())
     }
 
-    /// Inserts or replaces; only making room runs under the guard.
+    /// A set or a get-or-insert, as `U` says (see [`Map::upsert`]); only
+    /// making room runs under the guard.
     #[inline(always)]
-    pub fn set_guarded<G: Guard>(&mut self, n: &impl Key, value: *mut c_void) -> Result<(), Error> {
-        match self.try_set(n, value) {
+    pub fn upsert_guarded<G: Guard, U: Upsert>(
+        &mut self,
+        n: &impl Key,
+        value: *mut c_void,
+    ) -> Result<U::Out, Error> {
+        match self.try_set::<U>(n, value) {
             Ok(r) => r,
-            Err(pending) => self.set_pending_guarded::<G>(pending, n, value),
+            Err(pending) => self.set_pending_guarded::<G, U>(pending, n, value),
         }
     }
 
     /// `set_pending` under the guard.
     #[inline(always)]
-    fn set_pending_guarded<G: Guard>(
+    fn set_pending_guarded<G: Guard, U: Upsert>(
         &mut self,
         pending: Pending,
         n: &impl Key,
         value: *mut c_void,
-    ) -> Result<(), Error> {
-        G::run(|| self.set_pending(pending, n, value))
+    ) -> Result<U::Out, Error> {
+        run_for::<G, _>(|| self.set_pending::<U>(pending, n, value))
     }
 
-    /// `set_guarded` for a byte key: one probe loop for every short key, a
-    /// long key (hashed by XXH3's long path) wholly under the guard.
+    /// `upsert_guarded` for a byte key: one probe loop for every short key,
+    /// a long key (hashed by XXH3's long path) wholly under the guard.
     #[inline(always)]
-    pub fn set_bytes_guarded<G: Guard>(
+    pub fn upsert_bytes_guarded<G: Guard, U: Upsert>(
         &mut self,
         n: Needle<'_>,
         value: *mut c_void,
-    ) -> Result<(), Error> {
+    ) -> Result<U::Out, Error> {
         match Short::<SHORT>::new(n) {
-            Some(short) => self.set_guarded::<G>(&short, value),
-            None => self.set_long::<G>(n.key(), value),
+            Some(short) => self.upsert_guarded::<G, U>(&short, value),
+            None => self.upsert_long::<G, U>(n.key(), value),
         }
     }
 
     /// An insert of a key longer than [`SHORT`] (see `get_long`).
     #[inline(never)]
-    fn set_long<G: Guard>(&mut self, key: &[u8], value: *mut c_void) -> Result<(), Error> {
-        G::run(|| self.set(&Needle::bytes(key), value))
+    fn upsert_long<G: Guard, U: Upsert>(
+        &mut self,
+        key: &[u8],
+        value: *mut c_void,
+    ) -> Result<U::Out, Error> {
+        run_for::<G, _>(|| self.upsert::<U>(&Needle::bytes(key), value))
     }
 
     /// Removes a key and returns its value. Removing cannot panic; a map
@@ -156,11 +177,6 @@ impl Map {
     /// A take of a key longer than [`SHORT`] (see `get_long`).
     #[inline(never)]
     fn take_long<G: Guard>(&mut self, key: &[u8]) -> Result<*mut c_void, Error> {
-        let mut value = core::ptr::null_mut();
-        G::run(|| {
-            value = self.take(&Needle::bytes(key))?;
-            Ok(())
-        })?;
-        Ok(value)
+        run_for::<G, _>(|| self.take(&Needle::bytes(key)))
     }
 }

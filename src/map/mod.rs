@@ -94,6 +94,46 @@ pub struct Pending {
     hash: Option<u64>,
 }
 
+/// Where a get-or-insert left the key: the address of its stored value,
+/// and whether the key was new.
+#[derive(Clone, Copy)]
+pub struct Placed {
+    pub value: *mut *mut c_void,
+    pub inserted: bool,
+}
+
+/// What the one insert does with a key it finds, and what it hands back:
+/// a set replaces the value and hands back nothing; a get-or-insert keeps
+/// it and hands back where it is ([`Placed`]).
+pub trait Upsert {
+    type Out;
+    /// Whether a found key keeps its value.
+    const KEEP: bool;
+    fn placed(value: *mut *mut c_void, inserted: bool) -> Self::Out;
+}
+
+/// `slate_set`: insert or replace.
+pub enum Set {}
+
+impl Upsert for Set {
+    type Out = ();
+    const KEEP: bool = false;
+    #[inline(always)]
+    fn placed(_: *mut *mut c_void, _: bool) {}
+}
+
+/// `slate_entry`: get or insert.
+pub enum GetOrInsert {}
+
+impl Upsert for GetOrInsert {
+    type Out = Placed;
+    const KEEP: bool = true;
+    #[inline(always)]
+    fn placed(value: *mut *mut c_void, inserted: bool) -> Placed {
+        Placed { value, inserted }
+    }
+}
+
 /// Looks `n` up in the table of entry `e`. The layout a key type usually
 /// meets (see [`Key::INT`]) is probed inline; the other (an integer key in
 /// a general table, a byte key that encodes an integer in an integer
@@ -245,10 +285,17 @@ impl Map {
     }
 
     /// Inserts or replaces. On error the map is unchanged.
+    #[cfg(test)]
     pub fn set(&mut self, n: &impl Key, value: *mut c_void) -> Result<(), Error> {
-        match self.try_set(n, value) {
+        self.upsert::<Set>(n, value)
+    }
+
+    /// A set, or a get-or-insert (a present key keeps its value, a new one
+    /// is stored with `value`), as `U` says. On error the map is unchanged.
+    pub fn upsert<U: Upsert>(&mut self, n: &impl Key, value: *mut c_void) -> Result<U::Out, Error> {
+        match self.try_set::<U>(n, value) {
             Ok(r) => r,
-            Err(pending) => self.set_pending(pending, n, value),
+            Err(pending) => self.set_pending::<U>(pending, n, value),
         }
     }
 
@@ -258,16 +305,16 @@ impl Map {
     /// and cannot panic: the hot path of the C API's inserts, which then
     /// needs no guard.
     #[inline(always)]
-    pub fn try_set(
+    pub fn try_set<U: Upsert>(
         &mut self,
         n: &impl Key,
         value: *mut c_void,
-    ) -> Result<Result<(), Error>, Pending> {
+    ) -> Result<Result<U::Out, Error>, Pending> {
         if self.mode == MODE_EMPTY {
             return Err(Pending { hash: None });
         }
         let h = self.hash(n);
-        self.insert::<false>(h, n, value, &mut None)
+        self.insert::<false, U>(h, n, value, &mut None)
     }
 
     /// Finishes a `set` that [`Map::try_set`] left pending: makes room for
@@ -275,12 +322,12 @@ impl Map {
     /// inserts it, hashed once. The key's copy is made first, so that a
     /// failure to make it changes nothing.
     #[inline(never)]
-    pub fn set_pending(
+    pub fn set_pending<U: Upsert>(
         &mut self,
         pending: Pending,
         n: &impl Key,
         value: *mut c_void,
-    ) -> Result<(), Error> {
+    ) -> Result<U::Out, Error> {
         let want = kind_of(n);
         // Integer keys own nothing; other keys are stored as a general
         // table keeps them.
@@ -288,7 +335,7 @@ impl Map {
             KIND_BYTES => Some(n.to_stored(&self.alloc)?),
             _ => None,
         };
-        let done = self.make_room_and_insert(pending, n, value, want, &mut owned);
+        let done = self.make_room_and_insert::<U>(pending, n, value, want, &mut owned);
         if let Some(key) = owned {
             // SAFETY: made above from this allocator, not stored.
             unsafe { key.release(&self.alloc) };
@@ -297,14 +344,14 @@ impl Map {
     }
 
     /// The loop of `set_pending`: room, then the insert, until it is done.
-    fn make_room_and_insert(
+    fn make_room_and_insert<U: Upsert>(
         &mut self,
         pending: Pending,
         n: &impl Key,
         value: *mut c_void,
         want: u32,
         owned: &mut Option<KeyRepr>,
-    ) -> Result<(), Error> {
+    ) -> Result<U::Out, Error> {
         let h = match pending.hash {
             Some(h) => h,
             None => {
@@ -313,7 +360,7 @@ impl Map {
             }
         };
         loop {
-            if let Ok(r) = self.insert::<true>(h, n, value, owned) {
+            if let Ok(r) = self.insert::<true, U>(h, n, value, owned) {
                 return r;
             }
             self.make_room(self.table_for(h), want)?;
@@ -326,15 +373,16 @@ impl Map {
     /// layout). `owned`: the key's stored copy, if one was made; taken when
     /// the key is stored, left for the caller otherwise. `OWNED`: whether
     /// `owned` may hold one; the fast path has none and says so as a
-    /// constant, so that nothing of it is kept in memory.
+    /// constant, so that nothing of it is kept in memory. `U`: what a found
+    /// key's value becomes, and what the insert hands back.
     #[inline(always)]
-    fn insert<const OWNED: bool>(
+    fn insert<const OWNED: bool, U: Upsert>(
         &mut self,
         h: u64,
         n: &impl Key,
         value: *mut c_void,
         owned: &mut Option<KeyRepr>,
-    ) -> Result<Result<(), Error>, Pending> {
+    ) -> Result<Result<U::Out, Error>, Pending> {
         let pending = Pending { hash: Some(h) };
         // The probe takes the groups, mask and kind from the directory
         // entry, as lookups do, so it need not wait for the table's header.
@@ -347,9 +395,11 @@ impl Map {
             let eq = L::matcher(kind, n).ok_or(pending)?;
             match t.find_or_vacant(h, eq) {
                 Lookup::Found(s) => {
-                    // SAFETY: a full slot of the table.
-                    L::set_value(unsafe { &mut *s }, value);
-                    Ok(())
+                    if !U::KEEP {
+                        // SAFETY: a full slot of the table.
+                        L::set_value(unsafe { &mut *s }, value);
+                    }
+                    Ok(U::placed(L::value_ptr(s), false))
                 }
                 // An empty general table takes an integer key's layout
                 // (`make_room`); an integer table's matcher only takes keys
@@ -359,6 +409,7 @@ impl Map {
                 }
                 Lookup::Vacant(v) => {
                     let (key, alloc) = (if OWNED { owned.take() } else { None }, &self.alloc);
+                    let at = t.vacant_slot(&v);
                     let stored = t.insert_at(
                         v,
                         h,
@@ -371,7 +422,7 @@ impl Map {
                     if stored.is_ok() {
                         self.len += 1;
                     }
-                    stored
+                    stored.map(|()| U::placed(L::value_ptr(at), true))
                 }
                 Lookup::NoRoom => return Err(pending),
             }
