@@ -146,15 +146,21 @@
 //! else the empty slot that ended it, spending one unit of `growth_left`.
 //! A delete empties the slot when its group still has an empty slot (no
 //! probe ever passed that group) and giving back growth, else leaves a
-//! tombstone. A map whose length drops to zero takes a fresh seed.
+//! tombstone. A map whose length drops to zero takes a fresh seed (unless
+//! `slate_pin_seed` pinned it). `slate_take` is a delete that hands back
+//! the value it found.
 //!
-//! Every insert takes one path (`Map::set`): the key is hashed once and
+//! Every insert takes one path (`Map::upsert`): the key is hashed once and
 //! tried in place; when its table has no room, cannot hold the key's kind,
 //! or is empty and should take the key's layout, the table is changed
 //! first (`make_room`, the one place that states the layout rule) and the
 //! insert is tried again. The in-place attempt allocates at most a long
 //! key's copy and cannot panic, so the C layer runs only the rest under its
-//! unwinding guard.
+//! unwinding guard. The path is specialised by a type (`Upsert`): a set
+//! replaces a found key's value; a get-or-insert (`slate_entry`) keeps it
+//! and hands back the address of the key's value, stored as NULL for a
+//! new key. One text serves both; the set's machine code does not carry
+//! the entry's work.
 //!
 //! # Growth
 //!
