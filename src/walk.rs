@@ -193,8 +193,18 @@ pub fn any() -> bool {
     WALKS.load(Ordering::Relaxed) != 0
 }
 
+/// The C layer asks this outside its unwinding guard (the hot paths
+/// have none): a panic here, which nothing should raise, is caught and
+/// answered "walking" (the call is refused), and the C ABI tells callers
+/// that nothing unwinds out of it.
 #[inline(never)]
-fn walking_slow(p: *const ()) -> bool {
+extern "C" fn walking_slow(p: *const ()) -> bool {
+    std::panic::catch_unwind(|| registered(p)).unwrap_or(true)
+}
+
+/// Whether a walk of `p` this thread registered still runs (see the
+/// module docs).
+fn registered(p: *const ()) -> bool {
     let here = 0u64;
     let here = core::hint::black_box(ptr::addr_of!(here)) as usize;
     drop_abandoned(here);
