@@ -112,5 +112,6 @@ void test_table_ctrls(void);        /* introspection.c */
 void test_take(void);               /* everyday.c */
 void test_key_decoding(void);       /* everyday.c */
 void test_pin_seed(void);           /* everyday.c */
+void test_cursors(void);            /* cursor.c */
 
 #endif
