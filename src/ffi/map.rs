@@ -997,11 +997,12 @@ pub unsafe extern "C" fn slate_iter(it: *mut slate_iter_s, map: *const slate_s) 
 /// `slate_iter` to its end exactly once, also while it deletes through
 /// `slate_iter_delete`.
 ///
-/// The key bytes (not NUL-terminated) are the map's own copy, or for an
-/// integer key its 10-byte encoding in a buffer inside the cursor: valid
-/// until the next call on this cursor, the next modification of the map,
-/// or a move of the cursor, whichever comes first. The caller owns
-/// neither: never free them. Only reads the map (see `slate_iter`).
+/// The key bytes (not NUL-terminated) are the map's own copy (an integer
+/// key as its 10-byte encoding, which for a table of integer keys is in a
+/// buffer inside the cursor): valid until the next call on this cursor,
+/// the next modification of the map, or a move of the cursor, whichever
+/// comes first. The caller owns neither: never free them. Only reads the
+/// map (see `slate_iter`).
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` once every entry has been
 /// given (and again on later calls); `SLATE_ERROR_INVALID` for a NULL `it`
