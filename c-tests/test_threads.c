@@ -1,7 +1,7 @@
 /*
  * test_threads.c -- read-only calls from several threads at once, on a map
  * and a slotmap that nobody modifies: lookups, walks, slate_equal,
- * slate_info, clones from them. Built twice by `make tsan-test`: natively,
+ * slate_info, clones from them, cursors (slate_iter, slate_iter_next). Built twice by `make tsan-test`: natively,
  * and under ThreadSanitizer with the library instrumented too, where any
  * write a read-only call made into the shared structure would be a
  * reported data race. Meanwhile other threads write maps of their own.
@@ -44,6 +44,29 @@ static int row_cb(slotmap_key key, void* row, void* data) {
   return 0;
 }
 
+/* Two cursors on the shared map, taken in turns: each gives every entry
+ * once, as a lookup sees it, and the same sequence. */
+static void read_with_cursors(worker_s* w) {
+  slate_iter_s a, b;
+  const char *ka, *kb;
+  uint32_t na, nb;
+  void *va, *vb;
+  int ra, rb;
+  unsigned long n = 0;
+  if (slate_iter(&a, &shared_) != SLATE_OK || slate_iter(&b, &shared_) != SLATE_OK) w->bad++;
+  for (;;) {
+    ra = slate_iter_next(&a, &shared_, &ka, &na, &va);
+    rb = slate_iter_next(&b, &shared_, &kb, &nb, &vb);
+    if (ra != rb) w->bad++;
+    if (ra != SLATE_OK) break;
+    void* again = NULL;
+    if (na != nb || va != vb || memcmp(ka, kb, na) != 0) w->bad++;
+    if (slate_get_bytes(&shared_, ka, na, &again) != SLATE_OK || again != va) w->bad++;
+    n++;
+  }
+  if (ra != SLATE_ERROR_NOT_FOUND || n != 3 * KEYS) w->bad++;
+}
+
 static void* reader(void* arg) {
   worker_s* w = (worker_s*)arg;
   char key[32];
@@ -58,6 +81,7 @@ static void* reader(void* arg) {
     w->walked = 0;
     if (slate_each(&shared_, count_cb, w) != SLATE_OK || w->walked != 3 * KEYS) w->bad++;
     if (slate_equal(&shared_, &twin_) != 1) w->bad++;
+    if (round % 4 == w->id % 4) read_with_cursors(w);
     if (slate_length(&shared_) != 3 * KEYS) w->bad++;
     slate_info_s in;
     if (slate_info(&shared_, &in) != SLATE_OK || in.length != 3 * KEYS) w->bad++;
@@ -88,6 +112,18 @@ static void* writer(void* arg) {
   for (uint64_t k = 0; k < 20000; k += 2)
     if (slate_delete_u64(&own, k) != SLATE_OK) w->bad++;
   if (slate_length(&own) != 10000) w->bad++;
+  /* and a cursor that deletes every key of 4k + 1 */
+  slate_iter_s it;
+  uint64_t k;
+  const char* key;
+  uint32_t length;
+  int rc;
+  if (slate_iter(&it, &own) != SLATE_OK) w->bad++;
+  while ((rc = slate_iter_next(&it, &own, &key, &length, NULL)) == SLATE_OK)
+    if (slate_key_to_u64(key, length, &k) == SLATE_OK && k % 4 == 1 &&
+        slate_iter_delete(&it, &own) != SLATE_OK)
+      w->bad++;
+  if (rc != SLATE_ERROR_NOT_FOUND || slate_length(&own) != 5000) w->bad++;
   slate_free(&own);
   return NULL;
 }

@@ -630,6 +630,139 @@ static void test_map_take_and_pin() {
 }
 
 /* ------------------------------------------------------------------------ */
+/* map: iterators (cursors)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* (key, value) pairs in iterator order. */
+static std::vector<std::pair<std::string, void*>> iterated(const slate::map& m) {
+  std::vector<std::pair<std::string, void*>> out;
+  for (const auto& e : m) out.emplace_back(std::string(e.key), e.value);
+  return out;
+}
+
+static void test_map_iterators() {
+  TEST_SECTION("map: iterators");
+  slate::map m;
+  CHECK(m.begin() == m.end());
+  CHECK(iterated(m).empty());
+  std::map<std::string, void*> model;
+  for (uint64_t i = 0; i < 3000; i++) {
+    std::string k = (i % 3 == 0) ? "key-" + std::to_string(i) : std::string(i % 3 == 1 ? 150 : 5, 'x') + std::to_string(i);
+    m.set(k, P(i + 1));
+    model[k] = P(i + 1);
+    m.set(static_cast<int64_t>(i), P(i + 7)); /* integer keys */
+  }
+  m.set(std::string_view("", 0), P(99));
+  m.set(std::string("a\0b", 3), P(98));
+  /* the same sequence as for_each, every entry once */
+  std::vector<std::pair<std::string, void*>> walked;
+  m.for_each([&](std::string_view k, void* v) { walked.emplace_back(std::string(k), v); });
+  CHECK(iterated(m) == walked);
+  CHECK_EQ_U64(walked.size(), m.size());
+  CHECK_EQ_U64(static_cast<uint64_t>(std::distance(m.begin(), m.end())), m.size());
+
+  /* copies are independent positions; a key of an integer table, which is
+   * in the iterator, copied with it */
+  slate::map ints;
+  for (int64_t i = 0; i < 100; i++) ints.set(i, P(i));
+  auto a = ints.begin();
+  for (int i = 0; i < 10; i++) ++a;
+  auto b = a;
+  CHECK(a == b);
+  CHECK(a->key == b->key);
+  CHECK(a->key.data() != b->key.data()); /* each its own buffer */
+  auto c = b++;
+  CHECK(c == a);
+  CHECK(b != a);
+  CHECK(std::next(a) == b);
+  CHECK(c->key == a->key);
+  CHECK(b->key != a->key);
+  CHECK(ints.erase(c) == b);
+  {
+    slate::map::iterator d;
+    d = a;
+    CHECK(d == a);
+    CHECK(d->key == a->key);
+    CHECK(d->value == a->value);
+  }
+
+  /* the erase loop: every other integer key, and the odd-length strings */
+  slate::map copy = m.clone();
+  size_t erased = 0, seen = 0;
+  for (auto it = copy.begin(); it != copy.end();) {
+    seen++;
+    auto k = slate::decode_i64_key(it->key);
+    bool drop = k ? *k % 2 == 0 : it->key.size() % 2 == 1;
+    if (drop) erased++;
+    it = drop ? copy.erase(it) : std::next(it);
+  }
+  CHECK_EQ_U64(seen, m.size());
+  CHECK_EQ_U64(copy.size(), m.size() - erased);
+  CHECK_MAP_OK(copy.native());
+  size_t kept = 0;
+  for (const auto& e : copy) {
+    if (auto k = slate::decode_i64_key(e.key)) {
+      CHECK(*k % 2 != 0);
+      CHECK(e.value == P(static_cast<uint64_t>(*k) + 7));
+    } else {
+      CHECK(e.key.size() % 2 == 0);
+    }
+    kept++;
+  }
+  CHECK_EQ_U64(kept, copy.size());
+  /* erasing everything, the last entry included */
+  for (auto it = copy.begin(); it != copy.end();) it = copy.erase(it);
+  CHECK(copy.empty());
+  CHECK_MAP_OK(copy.native());
+
+  /* a value replace leaves iterators valid */
+  auto r = m.begin();
+  CHECK(!m.set(std::string(r->key), P(5)));
+  ++r;
+  CHECK(r != m.end());
+
+#if TEST_HAVE_EXCEPTIONS
+  /* stale iterators throw slate::error; the map is unchanged */
+  auto stale = m.begin();
+  m.set("a new key", P(1));
+  CHECK_EQ_INT(slate_error_of([&] { ++stale; }), SLATE_ERROR_INVALID);
+  stale = m.begin();
+  CHECK(m.erase("a new key"));
+  size_t before = m.size();
+  CHECK_EQ_INT(slate_error_of([&] { (void)m.erase(stale); }), SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(m.size(), before);
+  /* a second erase through a copy of an erased iterator */
+  auto x = m.begin();
+  auto y = x;
+  auto z = m.erase(x);
+  CHECK_EQ_U64(m.size(), before - 1);
+  CHECK_EQ_INT(slate_error_of([&] { (void)m.erase(y); }), SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(m.size(), before - 1);
+  ++z; /* the returned one goes on */
+  /* end(), another map's iterator */
+  CHECK_EQ_INT(slate_error_of([&] { (void)m.erase(m.end()); }), SLATE_ERROR_INVALID);
+  slate::map other = m.clone();
+  CHECK_EQ_INT(slate_error_of([&] { (void)m.erase(other.begin()); }), SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(m.size(), before - 1);
+  /* inside the map's own walk: iterating works, erasing throws */
+  size_t inside = 0;
+  int refused = 0;
+  m.for_each([&](std::string_view, void*) -> bool {
+    for (auto it = m.begin(); it != m.end(); ++it) inside++;
+    refused = slate_error_of([&] { (void)m.erase(m.begin()); });
+    return false;
+  });
+  CHECK_EQ_U64(inside, m.size());
+  CHECK_EQ_INT(refused, SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(m.size(), before - 1);
+  /* a moved map: its old iterators are stale */
+  auto moved = m.begin();
+  slate::map taken(std::move(m));
+  CHECK_EQ_INT(slate_error_of([&] { ++moved; }), SLATE_ERROR_INVALID);
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
 /* map: key overloads and keyspaces                                          */
 /* ------------------------------------------------------------------------ */
 
@@ -2846,6 +2979,7 @@ int main() {
   test_map_move_clone();
   test_map_walks();
   test_map_take_and_pin();
+  test_map_iterators();
   test_map_alloc_failure();
   test_map_set_outcome_throw();
   test_key();

@@ -102,6 +102,44 @@ typedef struct slate_s {
 typedef int (*slate_each_f)(const char *key, uint32_t key_length, void *value, void *data);
 
 /**
+ * A cursor over a map: a position, not a reference. A complete type: put
+ * it on the stack or anywhere, place it with `slate_iter`. It holds no
+ * memory and needs no release; its fields are private. It holds no
+ * pointer either, so every call takes the map, and a map may move
+ * (`memcpy`, an array that grows) between calls: its cursors follow it.
+ *
+ * A cursor is stale after any other change to its map: a new key, a
+ * delete not made through this cursor (another cursor's included), a
+ * `slate_delete_if` from its first deletion on, a `slate_reserve` that
+ * allocates or moves entries, and every `slate_clear`, `slate_compact`
+ * and `slate_free` carried out (even on an empty map; one refused inside
+ * a walk is not); also once it is given a map other than the one
+ * `slate_iter` was given (a clone included). A stale cursor stays stale:
+ * its `slate_iter_next` and `slate_iter_delete` return
+ * `SLATE_ERROR_INVALID` and change nothing. Replacing the value of a
+ * present key, and a call that changes nothing (a failed or refused call,
+ * a delete or take of an absent key), leave cursors valid. (A map from
+ * zero-filled memory that never had `slate()` has no identity until its
+ * first insert or `slate_reserve`: until then a cursor cannot tell it
+ * from another such map, all of them empty.)
+ *
+ * The loop, with its final check:
+ *
+ * ```c
+ * slate_iter_s it; const char* k; uint32_t n; void* v; int rc;
+ * slate_iter(&it, &map);
+ * while ((rc = slate_iter_next(&it, &map, &k, &n, &v)) == SLATE_OK) {
+ *     // ... maybe slate_iter_delete(&it, &map) ...
+ * }
+ * if (rc < 0) { // the map changed under the cursor
+ * }
+ * ```
+ */
+typedef struct slate_iter_s {
+  uint64_t _private[8];
+} slate_iter_s;
+
+/**
  * An allocation function with `malloc`'s contract (memory aligned for any
  * object of 8 bytes or more; NULL when out of memory).
  */
@@ -653,6 +691,67 @@ int slate_each(const struct slate_s *map, slate_each_f callback, void *data);
  * As for `slate_each`.
  */
 int slate_delete_if(struct slate_s *map, slate_each_f predicate, void *data);
+
+/**
+ * Places `it` before the first entry of `map`, stamped with the map as it
+ * is now. Only reads the map: any number of cursors may read one map
+ * that nobody modifies, on several threads. Allowed inside the map's own
+ * `slate_each` callback. Allocates nothing.
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
+ *
+ * # Safety
+ * `it` is NULL or writable; `map` is NULL or an initialized map.
+ */
+int slate_iter(struct slate_iter_s *it, const struct slate_s *map);
+
+/**
+ * Moves `it` to the next entry of `map` and gives it: stores its key's
+ * address in `*key`, the key's length in `*key_length` and its value in
+ * `*value`, each unless NULL. On a map that does not change, entries come
+ * in `slate_each`'s order, and a cursor gives every entry present from
+ * `slate_iter` to its end exactly once, also while it deletes through
+ * `slate_iter_delete`.
+ *
+ * The key bytes (not NUL-terminated) are the map's own copy (an integer
+ * key as its 10-byte encoding, which for a table of integer keys is in a
+ * buffer inside the cursor): valid until the next call on this cursor,
+ * the next modification of the map, or a move of the cursor, whichever
+ * comes first. The caller owns neither: never free them. Only reads the
+ * map (see `slate_iter`).
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` once every entry has been
+ * given (and again on later calls); `SLATE_ERROR_INVALID` for a NULL `it`
+ * or `map`, or a stale cursor (see `slate_iter_s`). On an error nothing is
+ * stored.
+ *
+ * # Safety
+ * `it` is NULL or a cursor; `map` is NULL or an initialized map; `key`,
+ * `key_length` and `value` are each NULL or writable.
+ */
+int slate_iter_next(struct slate_iter_s *it,
+                    const struct slate_s *map,
+                    const char **key,
+                    uint32_t *key_length,
+                    void **value);
+
+/**
+ * Deletes the entry that this cursor's last `slate_iter_next` gave, and
+ * frees the map's copy of its key; `it` stays valid and goes on from
+ * there (the map's other cursors are stale). A map left empty takes a
+ * fresh seed unless it is pinned, as with `slate_delete`.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` when there is no such entry
+ * (before the first `slate_iter_next`, after it returned
+ * `SLATE_ERROR_NOT_FOUND`, or after this cursor already deleted it);
+ * `SLATE_ERROR_INVALID` for a NULL argument, from inside the map's own
+ * walk (`slate_each`, `slate_delete_if`), or for a stale cursor. On an
+ * error nothing changed.
+ *
+ * # Safety
+ * `it` is NULL or a cursor; `map` is NULL or an initialized map.
+ */
+int slate_iter_delete(struct slate_iter_s *it, struct slate_s *map);
 
 /**
  * 1 when `a` and `b` hold the same keys, each with the same (pointer-

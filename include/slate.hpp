@@ -14,6 +14,8 @@
  *     std::uint8_t found[3];
  *     m.get_many(ids, 3, values, found);
  *     m.for_each([](std::string_view key, void* value) { ... });
+ *     for (auto it = m.begin(); it != m.end();)   // iterators (cursors):
+ *       it = it->value ? std::next(it) : m.erase(it);  // erase as you go
  *
  *     struct particle { float x, y, vx, vy; };
  *     slate::slotmap<particle> ps;         // generational arena, dense rows
@@ -812,6 +814,141 @@ struct slate {
       w.caught.rethrow();
       check(rc);
       return static_cast<std::size_t>(before - slate_length(&raw_));
+    }
+
+    // ---- iterators (cursors) -------------------------------------------------
+
+    /** An entry as an iterator shows it. */
+    struct entry {
+      /** The key's bytes: the map's copy, or for an integer key its 10-byte
+       * encoding inside the iterator (see decode_i64_key / decode_u64_key). */
+      std::string_view key;
+      /** The value. */
+      void* value;
+    };
+
+    /**
+     * A forward iterator over the entries, in for_each's order, over a
+     * slate_iter_s cursor: it holds no memory. `*it` is an entry; its key
+     * stays valid until the iterator moves or the map is modified. Every
+     * change to the map but erase(it) through this very iterator (a new key,
+     * another erase, clear, compact, reserve that grows, a move of the map)
+     * makes the map's other iterators stale: incrementing or erasing through
+     * a stale iterator throws slate::error (SLATE_ERROR_INVALID), never
+     * undefined behaviour. Replacing a present key's value does not.
+     *
+     *     for (auto it = m.begin(); it != m.end();)
+     *       it = drop(it->key) ? m.erase(it) : std::next(it);
+     */
+    class iterator {
+     public:
+      using iterator_category = std::forward_iterator_tag;
+      using value_type = entry;
+      using difference_type = std::ptrdiff_t;
+      using pointer = const entry*;
+      using reference = const entry&;
+
+      /** The end of every map. */
+      iterator() noexcept = default;
+      iterator(const iterator& other) noexcept
+          : map_(other.map_), cursor_(other.cursor_), entry_(other.entry_), step_(other.step_) {
+        rebase(other);
+      }
+      iterator& operator=(const iterator& other) noexcept {
+        map_ = other.map_;
+        cursor_ = other.cursor_;
+        entry_ = other.entry_;
+        step_ = other.step_;
+        rebase(other);
+        return *this;
+      }
+
+      /** The entry (not on end()). */
+      reference operator*() const noexcept { return entry_; }
+      pointer operator->() const noexcept { return &entry_; }
+
+      /** The next entry, or end(). Throws slate::error when stale. */
+      iterator& operator++() {
+        advance();
+        return *this;
+      }
+      iterator operator++(int) {
+        iterator old(*this);
+        advance();
+        return old;
+      }
+
+      /** Both at the end, or at the same step of one map's walk. */
+      friend bool operator==(const iterator& a, const iterator& b) noexcept {
+        return a.map_ == b.map_ && (a.map_ == nullptr || a.step_ == b.step_);
+      }
+      friend bool operator!=(const iterator& a, const iterator& b) noexcept { return !(a == b); }
+
+     private:
+      friend class map;
+
+      explicit iterator(const map* m) : map_(m) {
+        (void)slate_iter(&cursor_, &m->raw_);
+        advance();
+      }
+
+      void advance() {
+        if (map_ == nullptr) {
+          return;
+        }
+        const char* key = nullptr;
+        std::uint32_t length = 0;
+        void* value = nullptr;
+        int rc = slate_iter_next(&cursor_, &map_->raw_, &key, &length, &value);
+        if (rc == SLATE_OK) {
+          entry_ = entry{std::string_view(key, length), value};
+          step_++;
+          return;
+        }
+        map_ = nullptr;
+        entry_ = entry{};
+        if (rc != SLATE_ERROR_NOT_FOUND) {
+          throw_code(rc);
+        }
+      }
+
+      /* A copied cursor carries its integer key's bytes: the copy views its own. */
+      void rebase(const iterator& other) noexcept {
+        const char* p = entry_.key.data();
+        const char* from = reinterpret_cast<const char*>(&other.cursor_);
+        std::less_equal<const char*> le;
+        if (p != nullptr && le(from, p) && le(p + entry_.key.size(), from + sizeof cursor_)) {
+          entry_.key = std::string_view(reinterpret_cast<const char*>(&cursor_) + (p - from),
+                                        entry_.key.size());
+        }
+      }
+
+      const map* map_ = nullptr;  // nullptr: at the end
+      slate_iter_s cursor_{};
+      entry entry_{};
+      std::uint64_t step_ = 0;
+    };
+    using const_iterator = iterator;
+
+    /** An iterator at the first entry (end() for an empty map). */
+    iterator begin() const { return iterator(this); }
+    /** The end. */
+    iterator end() const noexcept { return iterator(); }
+
+    /**
+     * Erases the entry `it` is at and returns the iterator at the next entry
+     * (or end()); `it`'s copies and the map's other iterators are stale
+     * then. Throws slate::error (SLATE_ERROR_INVALID) for end(), an iterator
+     * of another map, a stale iterator, or from inside this map's own walk;
+     * the map is unchanged then.
+     */
+    iterator erase(iterator it) {
+      if (it.map_ != this) {
+        throw_code(SLATE_ERROR_INVALID);
+      }
+      check(slate_iter_delete(&it.cursor_, &raw_));
+      it.advance();
+      return it;
     }
 
     // ---- C interop ----------------------------------------------------------

@@ -201,6 +201,27 @@
 //! entry of a walk as the k-th full slot of the control words
 //! (`cli-test` does).
 //!
+//! # Cursors
+//!
+//! `slate_iter*` walk in the same order one entry a call, without a
+//! callback. A cursor (`slate_iter_s`, the caller's memory) holds a walk
+//! position (directory entry, group, slot: the one `delete_if` walks
+//! with) and a stamp of its map, and no pointer, so map and cursor may
+//! move between calls. The stamp is the map's `id`, drawn from a
+//! process-wide counter by `slate()`, a clone, or a zero-filled map's
+//! first tables, and its `epoch`, a `u32` that every change able to add,
+//! remove or move entries bumps (a new key, a delete, `delete_if` per
+//! deletion, a rebuild, `clear`, `free`): one instruction on the hot
+//! paths. A value replace and a call that changes nothing leave it. A
+//! cursor whose stamp no longer matches is stale for good
+//! (`SLATE_ERROR_INVALID`). A delete through the cursor bumps the epoch
+//! and stamps the cursor anew: deleting moves no other entry, so its
+//! position stays good, and it visits every entry once. The stamp is not
+//! trusted alone (the epoch wraps): every call checks the position
+//! against the map's tables before reading, and a delete checks that the
+//! slot is full. Reading cursors write nothing into the map. See
+//! `map/cursor.rs`.
+//!
 //! # Memory and failure
 //!
 //! Every byte comes from the map's [`alloc::Allocator`] (the C library's by

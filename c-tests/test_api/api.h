@@ -113,5 +113,6 @@ void test_entry(void);              /* everyday.c */
 void test_take(void);               /* everyday.c */
 void test_key_decoding(void);       /* everyday.c */
 void test_pin_seed(void);           /* everyday.c */
+void test_cursors(void);            /* cursor.c */
 
 #endif

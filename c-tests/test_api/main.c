@@ -49,5 +49,6 @@ int main(void) {
   test_take();
   test_key_decoding();
   test_pin_seed();
+  test_cursors();
   return TEST_SUMMARY();
 }

@@ -17,6 +17,9 @@ pub const FULL: c_int = -3;
 pub struct slate_s(pub [u64; 8]);
 #[repr(C, align(8))]
 pub struct slotmap_s(pub [u64; 24]);
+#[repr(C, align(8))]
+#[derive(Clone, Copy)]
+pub struct slate_iter_s(pub [u64; 8]);
 pub type slotmap_key = u64;
 
 #[repr(C)]
@@ -132,6 +135,15 @@ extern "C" {
     ) -> c_int;
     pub fn slate_each(map: *const slate_s, f: each_f, data: *mut c_void) -> c_int;
     pub fn slate_delete_if(map: *mut slate_s, f: each_f, data: *mut c_void) -> c_int;
+    pub fn slate_iter(it: *mut slate_iter_s, map: *const slate_s) -> c_int;
+    pub fn slate_iter_next(
+        it: *mut slate_iter_s,
+        map: *const slate_s,
+        key: *mut *const c_char,
+        key_length: *mut u32,
+        value: *mut *mut c_void,
+    ) -> c_int;
+    pub fn slate_iter_delete(it: *mut slate_iter_s, map: *mut slate_s) -> c_int;
     pub fn slate_equal(a: *const slate_s, b: *const slate_s) -> c_int;
     pub fn slate_length(map: *const slate_s) -> u64;
     pub fn slate_clear(map: *mut slate_s) -> c_int;

@@ -2,8 +2,9 @@
 //! key kind (strings, byte keys of lengths around every inline and hashing
 //! limit, `u64` and `i64` keys, integer encodings written as bytes, which
 //! must reach the integer entries), layout switches, clear, compact,
-//! clone, reserve, delete_if, entry (get-or-insert), take, free, and
-//! allocations that fail on demand.
+//! clone, reserve, delete_if, entry (get-or-insert), take, free, cursors
+//! (iterating, deleting through them, going stale, given the other map),
+//! and allocations that fail on demand.
 //! After every step the invariant checker must pass and the map must hold
 //! what the model holds; a call that fails with `SLATE_ERROR_ALLOC` must
 //! leave the map exactly as it was (shape, memory, tombstones, seed).
@@ -336,6 +337,65 @@ fn shape(m: &slate_s) -> Shape {
     }
 }
 
+/// A cursor and what the model expects of it.
+struct Cur {
+    it: slate_iter_s,
+    /// The map it was placed on: 0 `m`, 1 `copy` (a swap swaps them).
+    on: usize,
+    /// Not stale: no change to its map but its own deletes since `slate_iter`.
+    valid: bool,
+    /// The walk order when it was placed, and how many entries it gave.
+    order: Vec<Vec<u8>>,
+    given: usize,
+    /// The key it gave last, until it deletes it.
+    current: Option<Vec<u8>>,
+}
+
+impl Cur {
+    fn new() -> Cur {
+        Cur {
+            it: slate_iter_s([0; 8]),
+            on: 0,
+            valid: false,
+            order: Vec::new(),
+            given: 0,
+            current: None,
+        }
+    }
+}
+
+/// A cursor's step on map `map` (its own, or the other one): checks the
+/// code and what it gave against the model and the cursor's expectations.
+fn cursor_next(c: &mut Cur, map: &slate_s, own: bool, model: &Model) {
+    let mut key: *const core::ffi::c_char = 0xDEAD as *const _;
+    let mut len = 0xDEADu32;
+    let mut v = value(0xDEAD);
+    // SAFETY: an initialized map, a cursor's memory, writable outputs.
+    let rc = unsafe { slate_iter_next(&mut c.it, map, &mut key, &mut len, &mut v) };
+    if !(c.valid && own) {
+        assert_eq!(rc, INVALID, "a stale cursor, or another map's, went on");
+        assert_eq!((key as usize, len, v as usize), (0xDEAD, 0xDEAD, 0xDEAD));
+        c.valid = false;
+        return;
+    }
+    if c.given == c.order.len() {
+        assert_eq!(rc, NOT_FOUND, "a cursor gave more than its map held");
+        c.current = None;
+        return;
+    }
+    assert_eq!(rc, OK, "a cursor ended early");
+    // SAFETY: the key lives until the next call on the cursor or the map.
+    let k = unsafe { core::slice::from_raw_parts(key.cast::<u8>(), len as usize) }.to_vec();
+    assert_eq!(k, c.order[c.given], "a cursor left slate_each's order");
+    assert_eq!(
+        model.get(&k),
+        Some(&(v as usize)),
+        "a cursor gave a wrong value"
+    );
+    c.given += 1;
+    c.current = Some(k);
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
     failing::install();
@@ -349,6 +409,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut model = Model::new();
     let mut copy_model = Model::new();
+    let mut cursors = [Cur::new(), Cur::new()];
     let mut next = 1usize;
     for step in 0.. {
         if input.is_empty() || step > 4000 {
@@ -357,14 +418,16 @@ fuzz_target!(|data: &[u8]| {
         let op = input.byte();
         let before = shape(&m);
         let failed_before = failing::failures();
+        // Which maps this step changes in a way that makes cursors stale.
+        let mut stale = [false; 2];
         let rc = unsafe {
-            match op % 16 {
+            match op % 21 {
                 0..=3 => {
                     let k = Key::decode(&mut input);
                     next += 1;
                     let rc = set(&mut m, &k, next);
                     if rc == OK {
-                        model.insert(k.stored(), next);
+                        stale[0] = model.insert(k.stored(), next).is_none();
                     }
                     rc
                 }
@@ -375,7 +438,10 @@ fuzz_target!(|data: &[u8]| {
                     if rc == OK {
                         match model.insert(k.stored(), next) {
                             Some(had) => assert_eq!((inserted, found), (0, had), "entry {k:?}"),
-                            None => assert_eq!((inserted, found), (1, 0), "entry {k:?}"),
+                            None => {
+                                assert_eq!((inserted, found), (1, 0), "entry {k:?}");
+                                stale[0] = true;
+                            }
                         }
                     }
                     rc
@@ -390,6 +456,7 @@ fuzz_target!(|data: &[u8]| {
                     let rc = delete(&mut m, &k);
                     let had = model.remove(&k.stored()).is_some();
                     assert_eq!(rc, if had { OK } else { NOT_FOUND }, "delete {k:?}");
+                    stale[0] = had;
                     rc
                 }
                 7 => {
@@ -399,32 +466,41 @@ fuzz_target!(|data: &[u8]| {
                         Some(had) => assert_eq!((rc, v), (OK, had), "take {k:?}"),
                         None => assert_eq!((rc, v), (NOT_FOUND, 0xDEAD), "take {k:?}"),
                     }
+                    stale[0] = rc == OK;
                     rc
                 }
                 8 => {
                     let mut bit = 1u8 << (input.byte() % 8);
                     let rc = slate_delete_if(&mut m, Some(doomed), (&mut bit as *mut u8).cast());
                     assert_eq!(rc, OK);
+                    let had = model.len();
                     model.retain(|k, _| !doomed_model(k, bit));
+                    stale[0] = model.len() < had;
                     rc
                 }
                 9 => {
                     assert_eq!(slate_clear(&mut m), OK);
                     model.clear();
+                    stale[0] = true;
                     OK
                 }
                 10 => {
                     let rc = slate_compact(&mut m);
                     assert!(rc == OK || rc == ALLOC);
+                    stale[0] = rc == OK;
                     rc
                 }
                 11 => {
                     let n = input.u32() as u64 % 6000;
+                    let capacity = info(&m).capacity;
                     let rc = slate_reserve(&mut m, n);
                     assert!(rc == OK || rc == ALLOC);
+                    // A reserve that rebuilds grows the capacity.
+                    stale[0] = rc == OK && info(&m).capacity != capacity;
                     rc
                 }
                 12 => {
+                    stale[1] = true;
                     slate_free(&mut copy);
                     let rc = slate_clone(&mut copy, &m);
                     if rc == OK {
@@ -443,11 +519,102 @@ fuzz_target!(|data: &[u8]| {
                     // between calls).
                     core::mem::swap(&mut m, &mut copy);
                     core::mem::swap(&mut model, &mut copy_model);
+                    for c in cursors.iter_mut() {
+                        c.on ^= 1;
+                    }
                     OK
                 }
                 14 => {
                     slate_free(&mut m);
                     model.clear();
+                    stale[0] = true;
+                    OK
+                }
+                16 => {
+                    // Place a cursor on either map.
+                    let b = input.byte();
+                    let c = &mut cursors[b as usize % 2];
+                    c.on = (b as usize >> 1) % 2;
+                    let map = if c.on == 0 { &m } else { &copy };
+                    assert_eq!(slate_iter(&mut c.it, map), OK);
+                    c.valid = true;
+                    c.order = walk(map).into_iter().map(|(k, _)| k).collect();
+                    c.given = 0;
+                    c.current = None;
+                    OK
+                }
+                17 | 18 => {
+                    // Steps of a cursor; now and then given the other map.
+                    let b = input.byte();
+                    let c = &mut cursors[b as usize % 2];
+                    let own = b & 0x70 != 0;
+                    let on = if own { c.on } else { c.on ^ 1 };
+                    let (map, mdl) = if on == 0 {
+                        (&m, &model)
+                    } else {
+                        (&copy, &copy_model)
+                    };
+                    for _ in 0..1 + (b as usize >> 2) % 4 {
+                        cursor_next(c, map, own, mdl);
+                    }
+                    OK
+                }
+                19 => {
+                    // A delete through a cursor.
+                    let b = input.byte();
+                    let j = b as usize % 2;
+                    let c = &mut cursors[j];
+                    let (map, mdl) = if c.on == 0 {
+                        (&mut m, &mut model)
+                    } else {
+                        (&mut copy, &mut copy_model)
+                    };
+                    let rc = slate_iter_delete(&mut c.it, map);
+                    if !c.valid {
+                        assert_eq!(rc, INVALID, "a stale cursor deleted");
+                    } else if let Some(k) = c.current.take() {
+                        assert_eq!(rc, OK, "a cursor's delete failed");
+                        assert!(mdl.remove(&k).is_some());
+                        let on = c.on;
+                        let other = &mut cursors[j ^ 1];
+                        if other.on == on {
+                            other.valid = false;
+                        }
+                    } else {
+                        assert_eq!(rc, NOT_FOUND, "a cursor deleted twice, or nothing");
+                    }
+                    OK
+                }
+                20 => {
+                    // A cursor's walk to its end, deleting by a bit.
+                    let b = input.byte();
+                    let j = b as usize % 2;
+                    let bit = 1u8 << (b >> 5);
+                    let on = cursors[j].on;
+                    let deleted_any = {
+                        let c = &mut cursors[j];
+                        let (map, mdl) = if on == 0 {
+                            (&mut m, &mut model)
+                        } else {
+                            (&mut copy, &mut copy_model)
+                        };
+                        let mut deleted_any = false;
+                        while c.valid && c.given < c.order.len() {
+                            cursor_next(c, map, true, mdl);
+                            let k = c.current.clone().unwrap_or_default();
+                            if doomed_model(&k, bit) {
+                                assert_eq!(slate_iter_delete(&mut c.it, map), OK);
+                                mdl.remove(&k);
+                                c.current = None;
+                                deleted_any = true;
+                            }
+                        }
+                        cursor_next(c, map, true, mdl);
+                        deleted_any
+                    };
+                    if deleted_any && cursors[j ^ 1].on == on {
+                        cursors[j ^ 1].valid = false;
+                    }
                     OK
                 }
                 _ => {
@@ -457,6 +624,11 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
         };
+        for c in cursors.iter_mut() {
+            if stale[c.on] {
+                c.valid = false;
+            }
+        }
         failing::check_surfaced(op, rc, failed_before);
         if rc == ALLOC {
             assert_eq!(shape(&m), before, "a failed call changed the map");

@@ -30,6 +30,15 @@ impl Map {
     /// split. Everything is allocated before anything changes, so a failure
     /// leaves the map as it was, layout included.
     pub(super) fn make_room(&mut self, tp: *mut Table, key_kind: u32) -> Result<(), Error> {
+        self.change_table(tp, key_kind)?;
+        // Entries may have moved (even if the insert fails after this):
+        // cursors are stale.
+        self.bump_epoch();
+        Ok(())
+    }
+
+    /// `make_room`, but for telling cursors.
+    fn change_table(&mut self, tp: *mut Table, key_kind: u32) -> Result<(), Error> {
         // SAFETY: `tp` is a live table of this map.
         let t = unsafe { &*tp };
         if t.used() == 0 && t.kind() != key_kind && t.fits(key_kind) {

@@ -21,6 +21,7 @@ impl Map {
             }
         }
         self.len = 0;
+        self.bump_epoch();
         self.reseed();
     }
 
@@ -53,6 +54,7 @@ impl Map {
         // SAFETY: the fields are reset below.
         unsafe { self.free_structure(true) };
         self.len = 0;
+        self.bump_epoch();
         self.reseed();
     }
 
@@ -78,8 +80,11 @@ impl Map {
             global_depth: self.global_depth,
             mode: self.mode,
             pinned: self.pinned,
-            _pad: [0; 5],
+            _pad: [0; 1],
+            // Its own id tells it apart from its source.
+            epoch: self.epoch,
             alloc,
+            id: super::cursor::fresh_id(),
         };
         match self.mode {
             MODE_SMALL => {

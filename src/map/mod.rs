@@ -19,6 +19,7 @@
 
 mod batch;
 mod check;
+mod cursor;
 mod growth;
 mod keys;
 mod lifecycle;
@@ -28,6 +29,7 @@ mod report;
 mod tests;
 mod walks;
 
+pub use cursor::Iter;
 pub(crate) use keys::Guard;
 
 use core::ffi::c_void;
@@ -58,8 +60,13 @@ pub struct Map {
     pinned: u8,
     /// Explicit, so that the struct has no padding (whose bytes would be
     /// uninitialized in a `slate_s` the caller inspects or copies).
-    _pad: [u8; 5],
+    _pad: [u8; 1],
+    /// Bumped by every change that makes cursors stale (see `cursor.rs`).
+    epoch: u32,
     alloc: Allocator,
+    /// The map's identity for cursors (see `cursor.rs`); 0 until a
+    /// zero-filled map first gets tables.
+    id: u64,
 }
 
 /// Distinct tables of a map in walk order.
@@ -196,8 +203,10 @@ impl Map {
             global_depth: 0,
             mode: MODE_EMPTY,
             pinned: 0,
-            _pad: [0; 5],
+            _pad: [0; 1],
+            epoch: 0,
             alloc,
+            id: cursor::fresh_id(),
         }
     }
 
@@ -421,6 +430,7 @@ impl Map {
                     );
                     if stored.is_ok() {
                         self.len += 1;
+                        self.bump_epoch();
                     }
                     stored.map(|()| U::placed(L::value_ptr(at), true))
                 }
@@ -446,6 +456,7 @@ impl Map {
         if self.unseeded() {
             self.seed = fresh_seed();
         }
+        self.ensure_id();
     }
 
     /// Whether the map has no seed yet (a pinned seed may be 0).
@@ -494,6 +505,7 @@ impl Map {
             t.table().erase_at(g, i);
             L::release(&s, alloc);
             self.len -= 1;
+            self.bump_epoch();
             Ok(L::value(&s))
         })
     }

@@ -111,8 +111,10 @@ impl Map {
             global_depth: 0,
             mode: MODE_EMPTY,
             pinned: self.pinned,
-            _pad: [0; 5],
+            _pad: [0; 1],
+            epoch: 0,
             alloc: self.alloc,
+            id: 0,
         };
         fresh.shape(plan, self.common_kind())?;
         for tp in self.tables() {
@@ -145,6 +147,8 @@ impl Map {
         self.root = fresh.root;
         self.mode = fresh.mode;
         self.global_depth = fresh.global_depth;
+        self.bump_epoch();
+        self.ensure_id();
         Ok(())
     }
 

@@ -19,31 +19,52 @@ pub struct Entry {
 }
 
 /// A walk's position: the directory entry, group and slot to look at next.
-#[derive(Default)]
+/// Any value is safe to walk from: each is checked against the map.
+/// (Group and slot are `u32`: a cursor of `slate_iter_s` holds one.)
+#[derive(Default, Clone, Copy)]
+#[repr(C)]
 pub struct Cursor {
     entry: usize,
-    group: usize,
-    slot: usize,
+    group: u32,
+    slot: u32,
+}
+
+impl Cursor {
+    /// The position of the entry that `next_entry` gave last, which is
+    /// just before `self`: `(directory entry, group, slot)`.
+    pub fn last(&self) -> (usize, usize, usize) {
+        (
+            self.entry,
+            self.group as usize,
+            (self.slot as usize).wrapping_sub(1),
+        )
+    }
 }
 
 impl Map {
+    /// The table at directory entry `entry` (a small map's at 0), if any.
+    pub(super) fn table_at(&self, entry: usize) -> Option<*mut Table> {
+        match self.mode {
+            MODE_SMALL if entry == 0 => Some(self.root.cast::<Table>()),
+            MODE_DIR if entry < self.dir().entries() => Some(self.dir().get(entry)),
+            _ => None,
+        }
+    }
+
     /// The next full slot at or after `c`.
     pub fn next_entry(&self, c: &mut Cursor) -> Option<Entry> {
         loop {
-            let tp = match self.mode {
-                MODE_SMALL if c.entry == 0 => self.root.cast::<Table>(),
-                MODE_DIR if c.entry < self.dir().entries() => self.dir().get(c.entry),
-                _ => return None,
-            };
+            let tp = self.table_at(c.entry)?;
             // SAFETY: a live table of this map.
             let t = unsafe { &*tp };
-            while c.group < t.group_count() {
-                let full = t.ctrl(c.group).match_full();
-                if let Some(i) = full.into_iter().find(|&i| i >= c.slot) {
-                    c.slot = i + 1;
+            while (c.group as usize) < t.group_count() {
+                let g = c.group as usize;
+                let full = t.ctrl(g).match_full();
+                if let Some(i) = full.into_iter().find(|&i| i >= c.slot as usize) {
+                    c.slot = i as u32 + 1;
                     return Some(Entry {
                         table: tp,
-                        group: c.group,
+                        group: g,
                         slot: i,
                     });
                 }
@@ -119,6 +140,7 @@ impl Map {
                         let alloc = (*this).alloc;
                         (*e.table).erase_and_release(e.group, e.slot, &alloc);
                         (*this).len -= 1;
+                        (*this).bump_epoch();
                     }
                     deleted = true;
                 }
