@@ -80,6 +80,28 @@ static void test_hooks_used(void) {
   fprintf(stderr, "   %llu mallocs, %llu callocs for 5101 entries; %llu bytes live\n", hk.mallocs,
           hk.callocs, hk.live_bytes - live0);
 
+  /* a zero-filled slate_s, never given to slate(), allocates through the
+     hooks too: for its first key (a long one, copied before its first
+     table), and for a reserve */
+  {
+    slate_s z;
+    memset(&z, 0, sizeof z);
+    unsigned long long a0 = hk.attempts, l0 = hk.live_bytes;
+    CHECK_EQ_INT(slate_set(&z, long_key(buffer, sizeof buffer, 1), V(1)), SLATE_OK);
+    CHECK(hk.attempts > a0);
+    CHECK_EQ_U64(info_of(&z).memory, hk.live_bytes - l0);
+    slate_free(&z);
+    CHECK_EQ_U64(hk.live_bytes, l0);
+    memset(&z, 0, sizeof z);
+    a0 = hk.attempts;
+    CHECK_EQ_INT(slate_reserve(&z, 3000), SLATE_OK);
+    CHECK(hk.attempts > a0);
+    CHECK_EQ_U64(info_of(&z).memory, hk.live_bytes - l0);
+    CHECK_EQ_INT(slate_set_u64(&z, 5, V(5)), SLATE_OK);
+    slate_free(&z);
+    CHECK_EQ_U64(hk.live_bytes, l0);
+  }
+
   /* read-only calls allocate nothing */
   unsigned long long before = hk.attempts;
   uint64_t n = 0;

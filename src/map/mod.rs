@@ -337,6 +337,7 @@ impl Map {
         n: &impl Key,
         value: *mut c_void,
     ) -> Result<U::Out, Error> {
+        self.adopt_allocator();
         let want = kind_of(n);
         // Integer keys own nothing; other keys are stored as a general
         // table keeps them.
@@ -457,6 +458,17 @@ impl Map {
             self.seed = fresh_seed();
         }
         self.ensure_id();
+    }
+
+    /// A zero-filled map, never given to `slate()` (it has no id yet), takes
+    /// the allocator in force before it allocates, as `slate()` would have
+    /// given it; from its first tables on (when it gets its id) it keeps
+    /// that one. Called first by every path that may allocate for a map
+    /// without tables.
+    pub(super) fn adopt_allocator(&mut self) {
+        if self.id == 0 {
+            self.alloc = Allocator::current();
+        }
     }
 
     /// Whether the map has no seed yet (a pinned seed may be 0).

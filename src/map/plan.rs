@@ -97,6 +97,7 @@ impl Map {
     /// (growing it where the spread of hashes asks for it), then frees the
     /// old one. On failure the old structure is untouched.
     pub(super) fn rebuild(&mut self, plan: Plan) -> Result<(), Error> {
+        self.adopt_allocator();
         // An unseeded map is empty: seeding it changes no entry's hash. The
         // seed is kept only if the rebuild succeeds.
         let seed = if self.unseeded() {
