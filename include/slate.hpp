@@ -818,8 +818,8 @@ struct slate {
 
     // ---- iterators (cursors) -------------------------------------------------
 
-    /** An entry as an iterator shows it. */
-    struct entry {
+    /** An entry as an iterator shows it (`*it`). */
+    struct element {
       /** The key's bytes: the map's copy, or for an integer key its 10-byte
        * encoding inside the iterator (see decode_i64_key / decode_u64_key). */
       std::string_view key;
@@ -829,7 +829,7 @@ struct slate {
 
     /**
      * A forward iterator over the entries, in for_each's order, over a
-     * slate_iter_s cursor: it holds no memory. `*it` is an entry; its key
+     * slate_iter_s cursor: it holds no memory. `*it` is an element; its key
      * stays valid until the iterator moves or the map is modified. Every
      * change to the map but erase(it) through this very iterator (a new key,
      * another erase, clear, compact, reserve that grows, a move of the map)
@@ -843,10 +843,10 @@ struct slate {
     class iterator {
      public:
       using iterator_category = std::forward_iterator_tag;
-      using value_type = entry;
+      using value_type = element;
       using difference_type = std::ptrdiff_t;
-      using pointer = const entry*;
-      using reference = const entry&;
+      using pointer = const element*;
+      using reference = const element&;
 
       /** The end of every map. */
       iterator() noexcept = default;
@@ -901,12 +901,12 @@ struct slate {
         void* value = nullptr;
         int rc = slate_iter_next(&cursor_, &map_->raw_, &key, &length, &value);
         if (rc == SLATE_OK) {
-          entry_ = entry{std::string_view(key, length), value};
+          entry_ = element{std::string_view(key, length), value};
           step_++;
           return;
         }
         map_ = nullptr;
-        entry_ = entry{};
+        entry_ = element{};
         if (rc != SLATE_ERROR_NOT_FOUND) {
           throw_code(rc);
         }
@@ -925,7 +925,7 @@ struct slate {
 
       const map* map_ = nullptr;  // nullptr: at the end
       slate_iter_s cursor_{};
-      entry entry_{};
+      element entry_{};
       std::uint64_t step_ = 0;
     };
     using const_iterator = iterator;
