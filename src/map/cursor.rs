@@ -35,7 +35,7 @@ use crate::layout::{on_layout, Layout};
 use crate::table::Typed;
 use crate::Error;
 
-use super::walks::Cursor;
+use super::walks::{Cursor, Entry};
 use super::Map;
 
 /// The last map id handed out.
@@ -151,10 +151,14 @@ impl Map {
         if group >= t.group_count() || slot >= SLOTS || t.ctrl(group).get(slot) & 0x80 != 0 {
             return Err(Error::Invalid);
         }
-        // SAFETY: a full slot, whose key the table owns.
-        unsafe { t.erase_and_release(group, slot, &self.alloc) };
-        self.len -= 1;
-        self.bump_epoch();
+        // SAFETY: a full slot of a live table of this map.
+        unsafe {
+            self.erase_entry(Entry {
+                table: tp,
+                group,
+                slot,
+            })
+        };
         it.epoch = self.epoch;
         it.state = LIVE;
         if self.len == 0 {

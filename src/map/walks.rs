@@ -42,6 +42,19 @@ impl Cursor {
 }
 
 impl Map {
+    /// Erases the full slot `e` that a walk found, releasing its key: one
+    /// entry fewer, and cursors go stale. (The caller reseeds a map left
+    /// empty when its walk is over.)
+    ///
+    /// # Safety
+    /// `e` is a full slot of a live table of this map.
+    pub(super) unsafe fn erase_entry(&mut self, e: Entry) {
+        // SAFETY: the caller's guarantee; the slot owns its key.
+        unsafe { (*e.table).erase_and_release(e.group, e.slot, &self.alloc) };
+        self.len -= 1;
+        self.bump_epoch();
+    }
+
     /// The table at directory entry `entry` (a small map's at 0), if any.
     pub(super) fn table_at(&self, entry: usize) -> Option<*mut Table> {
         match self.mode {
@@ -135,13 +148,8 @@ impl Map {
                 let hit = unsafe { (*e.table).with_entry(e.group, e.slot, &mut pred) } != 0;
                 if hit {
                     // SAFETY: `pred` returned; nothing else refers to the map.
-                    // The erased slot owned its key.
-                    unsafe {
-                        let alloc = (*this).alloc;
-                        (*e.table).erase_and_release(e.group, e.slot, &alloc);
-                        (*this).len -= 1;
-                        (*this).bump_epoch();
-                    }
+                    // A full slot of a live table of this map.
+                    unsafe { (*this).erase_entry(e) };
                     deleted = true;
                 }
             }
