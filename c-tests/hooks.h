@@ -95,6 +95,30 @@ void* hk2_malloc(size_t size) { return counted_alloc(&hk2, 1, size, 0); }
 void* hk2_calloc(size_t count, size_t size) { return counted_alloc(&hk2, count, size, 1); }
 void hk2_free(void* pointer) { counted_free(&hk2, pointer); }
 
+/* The same counting allocator as a structure's own (slate_set_allocator,
+   slotmap_set_allocator: SPEC 3b), counting into `hk`, with the checks the
+   contract makes: every call gets the context given (the address of
+   `hk_own_context`), no size is 0, and every release comes with the size
+   its block was allocated with. `hk_own_bad` counts what broke them. It
+   never calls calloc: a run through it that counts callocs did not use it. */
+static int hk_own_context;
+static unsigned long long hk_own_bad;
+
+static inline void* hk_own_allocate(void* context, size_t size) {
+  if (context != (void*)&hk_own_context || size == 0) hk_own_bad++;
+  return counted_alloc(&hk, 1, size, 0);
+}
+
+static inline void hk_own_release(void* context, void* pointer, size_t size) {
+  if (context != (void*)&hk_own_context || pointer == NULL) {
+    hk_own_bad++;
+    return;
+  }
+  const hook_header_s* h = (const hook_header_s*)pointer - 1;
+  if (h->magic == HOOK_MAGIC && h->size != size) hk_own_bad++;
+  counted_free(&hk, pointer);
+}
+
 static void hooks_reset(hook_state_s* s) {
   /* live_bytes and the balance carry over: only the per-run counters reset */
   s->attempts = 0;

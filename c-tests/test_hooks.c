@@ -512,13 +512,23 @@ static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) 
   }
 }
 
+/* The allocator the workload gives its maps: NULL keeps the SLATE_* hooks;
+   else the hooks' counting allocator as each map's own (hooks.h). */
+static const slate_allocator_s* own_;
+
+static int init_map(slate_s* m) {
+  int rc = slate(m);
+  if (rc == SLATE_OK && own_ != NULL) rc = slate_set_allocator(m, own_);
+  return rc;
+}
+
 /* The scripted workload.  Returns the number of final mismatches. */
 static unsigned workload(run_s* r) {
   unsigned bad = 0;
   memset(r, 0, sizeof *r);
   r->inj.failed_op = -1;
   unsigned long long attempts = hk.attempts;
-  if (slate(&r->m) != SLATE_OK) bad++;
+  if (init_map(&r->m) != SLATE_OK) bad++;
   if (hk.attempts != attempts) bad++; /* slate() allocates nothing */
   /* growth: small map, tables, doubling, splits, directory doublings */
   for (uint64_t k = 0; k < 2500; k++) step(r, OP_SET_U64, 0, k, k * 2 + 1);
@@ -562,7 +572,7 @@ static unsigned workload(run_s* r) {
      u64 keys (a general table and a directory at once), and a long string
      into a small table of u64 keys that deletes emptied (its key copied
      before the table turns general) */
-  if (slate(&r->s) != SLATE_OK) bad++;
+  if (init_map(&r->s) != SLATE_OK) bad++;
   for (uint64_t k = 0; k < 8; k++) step(r, OP_SET_U64, 2, k, k + 100);
   step(r, OP_SET_STR, 2, 1, 200);
   for (uint64_t k = 0; k < 8; k++) step(r, OP_DEL_U64, 2, k, 0);
@@ -599,13 +609,23 @@ static unsigned workload(run_s* r) {
 
 static unsigned workload_any(void* r) { return workload((run_s*)r); }
 
-static void test_failure_injection(void) {
-  TEST_SECTION("allocation failure injection");
+/* With `own` NULL the maps allocate through the SLATE_* hooks; else through
+   it, their own allocator (which the clone inherits), and the failure rule
+   holds exactly as with the hooks. */
+static void test_failure_injection(const slate_allocator_s* own) {
+  TEST_SECTION(own ? "allocation failure injection, the maps' own allocator"
+                   : "allocation failure injection");
   run_s* r = &run_;
+  own_ = own;
+  hk_own_bad = 0;
 
   /* the baseline: count the allocations */
   unsigned long long total = inject_baseline(workload_any, r, &r->inj);
   CHECK(total > 50);
+  /* the own allocator never calls calloc: no calloc means every allocation
+     of the run went through it */
+  if (own) CHECK_EQ_U64(hk.callocs, 0);
+  if (!own) CHECK(hk.callocs > 0);
   CHECK(r->depth_reached >= 2); /* splits and directory doublings happened */
   fprintf(stderr, "   baseline: %llu allocations in %u calls\n", total, r->ops);
 
@@ -621,6 +641,8 @@ static void test_failure_injection(void) {
   CHECK(t.by_op[OP_SET_STR] > 0);
   CHECK(t.by_op[OP_ENTRY_U64] > 0);
   CHECK(t.by_op[OP_ENTRY_STR] > 0);
+  CHECK_EQ_U64(hk_own_bad, 0); /* every release with its context and size */
+  own_ = NULL;
 }
 
 /* A clone failing at each of its allocations, explicitly. */
@@ -744,7 +766,11 @@ int main(void) {
   CHECK_EQ_U64(hk.live_bytes, 0);
   test_hooks_used();
   test_capacity_is_real();
-  test_failure_injection();
+  test_failure_injection(NULL);
+  {
+    const slate_allocator_s own = {hk_own_allocate, hk_own_release, &hk_own_context};
+    test_failure_injection(&own);
+  }
   test_failed_clone();
   test_runtime_allocator(); /* last: it switches the allocator */
   CHECK_EQ_U64(hk.allocations, hk.frees);

@@ -509,6 +509,10 @@ static void step(run_s* r, int kind, int target, uint32_t arg, int expected) {
   }
 }
 
+/* The allocator the workload gives its slotmap: NULL keeps the SLATE_*
+   hooks; else the hooks' counting allocator as its own (hooks.h). */
+static const slate_allocator_s* own_;
+
 /* The scripted workload.  Returns the number of final mismatches. */
 static unsigned workload(run_s* r) {
   unsigned bad = 0;
@@ -516,6 +520,7 @@ static unsigned workload(run_s* r) {
   r->inj.failed_op = -1;
   unsigned long long attempts = hk.attempts;
   if (slotmap_columns(&r->m, SIZES3, 3) != SLATE_OK) bad++;
+  if (own_ != NULL && slotmap_set_allocator(&r->m, own_) != SLATE_OK) bad++;
   if (hk.attempts != attempts) bad++; /* initializing allocates nothing */
   /* growth of the rows and the index: 8, 16, ..., 2048 */
   for (uint32_t id = 0; id < 2000; id++) step(r, OP_INSERT, 0, id, SLATE_OK);
@@ -557,9 +562,15 @@ static unsigned workload(run_s* r) {
 
 static unsigned workload_any(void* r) { return workload((run_s*)r); }
 
-static void test_failure_injection(void) {
-  TEST_SECTION("allocation failure injection");
+/* With `own` NULL the slotmaps allocate through the SLATE_* hooks; else
+   through it, their own allocator (which the clone inherits), and the
+   failure rule holds exactly as with the hooks. */
+static void test_failure_injection(const slate_allocator_s* own) {
+  TEST_SECTION(own ? "allocation failure injection, the slotmap's own allocator"
+                   : "allocation failure injection");
   run_s* r = &run_;
+  own_ = own;
+  hk_own_bad = 0;
 
   /* the baseline: count the allocations of every call */
   baseline_ = 1;
@@ -567,6 +578,10 @@ static void test_failure_injection(void) {
   baseline_ = 0;
   CHECK(total > 20);
   CHECK(r->ops <= MAXOPS);
+  /* the own allocator never calls calloc (erase_if's marks come zeroed from
+     calloc through the hooks): none means the run went through it */
+  if (own) CHECK_EQ_U64(hk.callocs, 0);
+  if (!own) CHECK(hk.callocs > 0);
   fprintf(stderr, "   baseline: %llu allocations in %u calls\n", total, r->ops);
 
   /* fail allocation N, for every N */
@@ -578,6 +593,9 @@ static void test_failure_injection(void) {
   CHECK(t.by_op[OP_RESERVE] > 0);
   CHECK(t.by_op[OP_SORT] > 0);
   CHECK(t.by_op[OP_CLONE] > 0);
+  CHECK(t.by_op[OP_ERASE_IF] > 0);
+  CHECK_EQ_U64(hk_own_bad, 0); /* every release with its context and size */
+  own_ = NULL;
 }
 
 /* A clone failing at each of its allocations, explicitly: the copy is an
@@ -713,7 +731,11 @@ int main(void) {
   CHECK_EQ_U64(hk.live_bytes, 0);
   test_hooks_used();
   test_capacity_is_real();
-  test_failure_injection();
+  test_failure_injection(NULL);
+  {
+    const slate_allocator_s own = {hk_own_allocate, hk_own_release, &hk_own_context};
+    test_failure_injection(&own);
+  }
   test_failed_clone();
   test_runtime_allocator(); /* last: it switches the allocator */
   CHECK_EQ_U64(hk.allocations, hk.frees);

@@ -630,6 +630,80 @@ static void test_map_take_and_pin() {
 }
 
 /* ------------------------------------------------------------------------ */
+/* allocators: map::with_allocator, slotmap<T>::with_allocator               */
+/* ------------------------------------------------------------------------ */
+
+/* Counts through malloc, with a size header that the release checks. */
+struct counting_s {
+  uint64_t allocations = 0, releases = 0, live = 0, bad = 0;
+};
+
+static void* counting_allocate(void* context, size_t size) {
+  counting_s* c = static_cast<counting_s*>(context);
+  unsigned char* p = static_cast<unsigned char*>(std::malloc(size + 16));
+  if (p == nullptr) return nullptr;
+  std::memcpy(p, &size, sizeof size);
+  c->allocations++;
+  c->live += size;
+  return p + 16;
+}
+
+static void counting_release(void* context, void* pointer, size_t size) {
+  counting_s* c = static_cast<counting_s*>(context);
+  unsigned char* p = static_cast<unsigned char*>(pointer) - 16;
+  size_t had = 0;
+  std::memcpy(&had, p, sizeof had);
+  if (had != size) c->bad++;
+  c->releases++;
+  c->live -= had;
+  std::free(p);
+}
+
+static void test_allocators() {
+  TEST_SECTION("map::with_allocator: every byte through it; clones inherit it");
+  counting_s counts;
+  const slate_allocator_s allocator{counting_allocate, counting_release, &counts};
+  {
+    slate::map m = slate::map::with_allocator(allocator);
+    CHECK_EQ_U64(counts.allocations, 0);
+    for (uint64_t i = 0; i < 3000; i++) m.set(i, P(i + 1));
+    m.set(std::string(100, 'x'), P(1));
+    CHECK(counts.allocations > 3);
+    CHECK_EQ_U64(counts.live, info_of(m.native()).memory);
+    slate::map copy = m.clone();
+    CHECK_EQ_U64(counts.live, info_of(m.native()).memory + info_of(copy.native()).memory);
+    CHECK_EQ_INT(m.try_set_allocator(&allocator).code(), SLATE_ERROR_INVALID); /* holds memory */
+#if TEST_HAVE_EXCEPTIONS
+    CHECK_EQ_INT(slate_error_of([&] { m.set_allocator(allocator); }), SLATE_ERROR_INVALID);
+    slate_allocator_s half = allocator;
+    half.release = nullptr;
+    CHECK_EQ_INT(slate_error_of([&] { (void)slate::map::with_allocator(half); }),
+                 SLATE_ERROR_INVALID);
+#endif
+    slate::map moved = std::move(m);
+    moved.set(uint64_t{5000}, P(1));
+    CHECK_EQ_U64(counts.live, info_of(moved.native()).memory + info_of(copy.native()).memory);
+  }
+  CHECK_EQ_U64(counts.live, 0);
+  CHECK_EQ_U64(counts.allocations, counts.releases);
+
+  TEST_SECTION("slotmap<T>::with_allocator");
+  {
+    auto s = slate::slotmap<uint64_t>::with_allocator(allocator);
+    uint64_t before = counts.allocations;
+    for (uint64_t i = 0; i < 1000; i++) s.insert(i);
+    CHECK(counts.allocations > before);
+    CHECK(counts.live > 0);
+    auto copy = s.clone();
+    CHECK_EQ_U64(copy.size(), 1000);
+    CHECK_EQ_INT(s.try_set_allocator(nullptr).code(), SLATE_ERROR_INVALID);
+  }
+  CHECK_EQ_U64(counts.live, 0);
+  CHECK_EQ_U64(counts.allocations, counts.releases);
+  CHECK_EQ_U64(counts.bad, 0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* map: iterators (cursors)                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -2980,6 +3054,7 @@ int main() {
   test_map_walks();
   test_map_take_and_pin();
   test_map_iterators();
+  test_allocators();
   test_map_alloc_failure();
   test_map_set_outcome_throw();
   test_key();

@@ -94,6 +94,22 @@ typedef struct slate_s {
 } slate_s;
 
 /**
+ * A structure's own allocator: `slate_set_allocator`,
+ * `slotmap_set_allocator`. `allocate` returns `size` bytes aligned to at
+ * least 8, or NULL when it cannot (the call then fails with
+ * `SLATE_ERROR_ALLOC` and changes nothing); `release` takes back a block
+ * that `allocate` gave, with the `size` it was allocated with. Both get
+ * `context` as given; `size` is never 0. Both run on the thread that
+ * calls into the structure, and must not call into the structure they
+ * serve.
+ */
+typedef struct slate_allocator_s {
+  void *(*allocate)(void *context, size_t size);
+  void (*release)(void *context, void *pointer, size_t size);
+  void *context;
+} slate_allocator_s;
+
+/**
  * Called by `slate_each` and `slate_delete_if` once per entry. `key` is the
  * map's own copy of the key's bytes (not NUL-terminated; an integer key is
  * its 10-byte encoding), valid during this call only. `data` is the
@@ -554,6 +570,32 @@ int slate_key_to_i64(const char *key, uint32_t key_length, int64_t *out);
 int slate_key_to_u64(const char *key, uint32_t key_length, uint64_t *out);
 
 /**
+ * Gives the map its own allocator (arenas, pools, accounting), or with a
+ * NULL `allocator` the process default back (`slate_use_allocator`, or
+ * the C library's). `*allocator` is copied: the caller's struct may go
+ * away, but its `context` must stay valid while the map holds memory.
+ * Every byte the map allocates from then on (tables, directory, copies of
+ * long keys) comes from `allocate` and goes back through `release` with
+ * the same context and size. `slate_free` keeps the allocator, `slate()`
+ * drops it; a clone of the map uses it too (a clone of a map without one
+ * uses the process default in force). No map call allocates memory it
+ * does not keep: `allocate` runs only where the map grows (set, entry,
+ * reserve, compact, clone).
+ *
+ * Allowed while the map holds no memory: after `slate()`, after
+ * `slate_free`, or after a `slate_compact` that left it empty (not after
+ * `slate_clear` or deleting every entry, which keep its tables).
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a NULL
+ * `allocate` or `release`, a map that holds memory, or from inside the
+ * map's own walk (nothing changed).
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `allocator` is NULL or readable.
+ */
+int slate_set_allocator(struct slate_s *map, const struct slate_allocator_s *allocator);
+
+/**
  * Pins the map's hash seed to `seed`, so that the same calls in the same
  * order give the same iteration order (for tests and golden files), for
  * this library version and byte order. Allowed while the map holds no
@@ -821,14 +863,19 @@ int slate_clone(struct slate_s *copy, const struct slate_s *map);
 void slate_free(struct slate_s *map);
 
 /**
- * Sets the allocator of maps initialized from now on (by `slate()` or
- * `slate_clone()`). Pass all three functions, or all NULL to go back to
- * the C library's `malloc`, `calloc` and `free`. Maps keep the allocator
- * they were initialized with. Thread-safe. The header's
- * `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks call this before `main`.
+ * Sets the process default allocator: the one that maps and slotmaps
+ * initialized from now on (by `slate()`, `slotmap()`, or a clone of a
+ * structure without an allocator of its own) take. Pass all three
+ * functions, or all NULL to go back to the C library's `malloc`, `calloc`
+ * and `free`. Structures keep the allocator they were initialized with;
+ * `slate_set_allocator` gives one structure its own. Thread-safe. The
+ * header's `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks call this
+ * before `main`.
  *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` when some but not all are
- * NULL.
+ * Returns `SLATE_OK`; `SLATE_ERROR_INVALID` when some but not all are
+ * NULL; `SLATE_ERROR_ALLOC` when the library cannot record a set of
+ * functions it has not been given before (a few bytes from the C
+ * library's `malloc`, once per set, kept for the life of the process).
  */
 int slate_use_allocator(slate_malloc_f malloc_fn, slate_calloc_f calloc_fn, slate_free_f free_fn);
 
@@ -943,6 +990,34 @@ int slotmap_columns(struct slotmap_s *sm, const uint32_t *sizes, uint32_t count)
  * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_reserve(struct slotmap_s *sm, uint32_t n);
+
+/**
+ * Gives the slotmap its own allocator (arenas, pools, accounting), or
+ * with a NULL `allocator` the process default back (`slate_use_allocator`,
+ * or the C library's). `*allocator` is copied: the caller's struct may go
+ * away, but its `context` must stay valid while the slotmap holds memory.
+ * Every byte the slotmap allocates from then on (its columns and its
+ * index) comes from `allocate` and goes back through `release` with the
+ * same context and size. `slotmap_free` keeps the allocator, `slotmap()`
+ * and `slotmap_columns()` drop it; a clone uses it too (a clone of a
+ * slotmap without one uses the process default in force). Besides the
+ * calls that grow the slotmap (insert, reserve, clone), `slotmap_erase_if`
+ * and `slotmap_sort` allocate temporary memory and release it before they
+ * return.
+ *
+ * Allowed while the slotmap holds no memory: after `slotmap()` or
+ * `slotmap_columns()`, or after `slotmap_free` (not after `slotmap_clear`
+ * or erasing every row, which keep the capacity).
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a NULL
+ * `allocate` or `release`, a slotmap that holds memory, or from inside
+ * its own walk (nothing changed).
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; `allocator` is NULL or
+ * readable.
+ */
+int slotmap_set_allocator(struct slotmap_s *sm, const struct slate_allocator_s *allocator);
 
 /**
  * Gives the slotmap a fixed capacity: an insert beyond `max_rows` rows

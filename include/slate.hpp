@@ -753,6 +753,28 @@ struct slate {
     void pin_seed(std::uint64_t seed) { check(try_pin_seed(seed)); }
     /** pin_seed() without exceptions. */
     status try_pin_seed(std::uint64_t seed) noexcept { return status(slate_pin_seed(&raw_, seed)); }
+
+    /**
+     * An empty map that allocates through `allocator` (copied; its context
+     * must outlive the map's memory); see slate_set_allocator. Clones
+     * inherit it. Throws slate::error (SLATE_ERROR_INVALID) for a NULL
+     * `allocate` or `release`.
+     */
+    static map with_allocator(const slate_allocator_s& allocator) {
+      map m;
+      m.set_allocator(allocator);
+      return m;
+    }
+    /**
+     * Gives the map its own allocator; only while it holds no memory (a new
+     * map, or one that compact() left empty). Throws
+     * slate::error (SLATE_ERROR_INVALID) otherwise.
+     */
+    void set_allocator(const slate_allocator_s& allocator) { check(try_set_allocator(&allocator)); }
+    /** set_allocator() without exceptions; NULL: the process default again. */
+    status try_set_allocator(const slate_allocator_s* allocator) noexcept {
+      return status(slate_set_allocator(&raw_, allocator));
+    }
     /** compact() without exceptions. */
     status try_compact() noexcept { return status(slate_compact(&raw_)); }
 
@@ -1517,6 +1539,27 @@ struct slate {
         return status(SLATE_ERROR_FULL);
       }
       return status(slotmap_reserve(&raw_, static_cast<std::uint32_t>(n)));
+    }
+
+    /**
+     * An empty slotmap that allocates through `allocator` (copied; its
+     * context must outlive the slotmap's memory); see
+     * slotmap_set_allocator. Clones inherit it. Throws slate::error
+     * (SLATE_ERROR_INVALID) for a NULL `allocate` or `release`.
+     */
+    static slotmap with_allocator(const slate_allocator_s& allocator) {
+      slotmap s;
+      s.set_allocator(allocator);
+      return s;
+    }
+    /**
+     * Gives the slotmap its own allocator; only while it holds no memory (a
+     * new slotmap). Throws slate::error (SLATE_ERROR_INVALID) otherwise.
+     */
+    void set_allocator(const slate_allocator_s& allocator) { check(try_set_allocator(&allocator)); }
+    /** set_allocator() without exceptions; NULL: the process default again. */
+    status try_set_allocator(const slate_allocator_s* allocator) noexcept {
+      return status(slotmap_set_allocator(&raw_, allocator));
     }
 
     /**

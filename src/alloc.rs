@@ -1,20 +1,35 @@
 //! The allocator: every byte the library holds comes from here.
 //!
-//! A map (and a slotmap) records its allocator when it is initialized, so
-//! memory is always returned to the functions that gave it. The process-wide
-//! default is the C library's `malloc`/`calloc`/`free`; `slate_use_allocator`
-//! (or the header's `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks, which
-//! call it from a constructor) replaces it for structures initialized
-//! afterwards.
+//! A structure (map, slotmap) records its allocator when it is
+//! initialized, so memory always goes back to the functions that gave it.
+//! An [`Allocator`] is one of three:
 //!
-//! Every allocation is fallible: a NULL from the allocator becomes
-//! [`Error::Alloc`], never an abort. Sizes are computed with checked
-//! arithmetic; a size that cannot exist is [`Error::Full`].
+//! - **the C library's** `malloc`/`calloc`/`free`, the process default
+//!   until a program says otherwise;
+//! - **hooks**: three functions with the C library's contracts, installed
+//!   as the process default by `slate_use_allocator` (or the header's
+//!   `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE`, which call it from a
+//!   constructor) for structures initialized afterwards;
+//! - **the structure's own** (`slate_set_allocator`,
+//!   `slotmap_set_allocator`): `allocate` and `release` with the user's
+//!   context, `release` told the size that was allocated.
 //!
-//! The C contract guarantees nothing beyond `malloc`'s alignment, so callers
-//! needing more than 8 bytes must align by hand (the slotmap does).
+//! All three fit in three words, the size of the user's
+//! `slate_allocator_s`, so a structure holds one without growing: hooks are
+//! kept once, for the life of the process, in a list of records (a program
+//! installs few), and a structure's allocator points to its record.
+//!
+//! Every release passes the size of the allocation, so every owner knows
+//! the size of each block it holds. Every allocation is fallible: a NULL
+//! from the allocator becomes [`Error::Alloc`], never an abort. Sizes are
+//! computed with checked arithmetic; a size that cannot exist is
+//! [`Error::Full`]. No size passed to an allocator is 0.
+//!
+//! The C contract guarantees nothing beyond 8-byte alignment, so callers
+//! needing more must align by hand (the slotmap does).
 
 use core::ffi::c_void;
+use core::ptr;
 use std::sync::Mutex;
 
 use crate::Error;
@@ -22,6 +37,8 @@ use crate::Error;
 pub type MallocFn = unsafe extern "C" fn(size: usize) -> *mut c_void;
 pub type CallocFn = unsafe extern "C" fn(count: usize, size: usize) -> *mut c_void;
 pub type FreeFn = unsafe extern "C" fn(pointer: *mut c_void);
+pub type AllocateFn = unsafe extern "C" fn(context: *mut c_void, size: usize) -> *mut c_void;
+pub type ReleaseFn = unsafe extern "C" fn(context: *mut c_void, pointer: *mut c_void, size: usize);
 
 extern "C" {
     fn malloc(size: usize) -> *mut c_void;
@@ -29,83 +46,137 @@ extern "C" {
     fn free(pointer: *mut c_void);
 }
 
-/// Three C allocation functions; `None` everywhere means the C library's.
-/// All-zero bytes are the default allocator, so a zeroed struct is valid.
-#[repr(C)]
-#[derive(Clone, Copy, Default, Debug)]
-pub struct Allocator {
-    malloc: Option<MallocFn>,
-    calloc: Option<CallocFn>,
-    free: Option<FreeFn>,
+/// Installed hooks, kept for the life of the process.
+struct Hooks {
+    malloc: MallocFn,
+    calloc: CallocFn,
+    free: FreeFn,
+    /// The hooks installed before (the list of every triple ever installed).
+    older: Option<&'static Hooks>,
 }
 
-static DEFAULT: Mutex<Allocator> = Mutex::new(Allocator::C);
+/// The process default: `None` is the C library's.
+struct Installed {
+    current: Option<&'static Hooks>,
+    /// Every triple installed so far, newest first.
+    known: Option<&'static Hooks>,
+}
+
+static DEFAULT: Mutex<Installed> = Mutex::new(Installed {
+    current: None,
+    known: None,
+});
+
+/// One of the three kinds of allocator (see the module docs). All-zero
+/// bytes are the C library's, so a zero-filled structure has a valid one.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Allocator {
+    /// The structure's own functions; `None` for the process default.
+    allocate: Option<AllocateFn>,
+    release: Option<ReleaseFn>,
+    /// With own functions, their context. Without, a `&'static Hooks`, or
+    /// NULL for the C library's functions.
+    context: *mut c_void,
+}
+
+impl Default for Allocator {
+    fn default() -> Allocator {
+        Allocator::C
+    }
+}
 
 impl Allocator {
     /// The C library's functions.
     pub const C: Allocator = Allocator {
-        malloc: None,
-        calloc: None,
-        free: None,
+        allocate: None,
+        release: None,
+        context: ptr::null_mut(),
     };
 
-    /// Builds an allocator from user functions: all three or none.
-    pub fn new(
-        malloc: Option<MallocFn>,
-        calloc: Option<CallocFn>,
-        free: Option<FreeFn>,
+    /// The structure's own allocator: both functions, or `Error::Invalid`.
+    pub fn own(
+        allocate: Option<AllocateFn>,
+        release: Option<ReleaseFn>,
+        context: *mut c_void,
     ) -> Result<Allocator, Error> {
-        match (malloc.is_some(), calloc.is_some(), free.is_some()) {
-            (true, true, true) | (false, false, false) => Ok(Allocator {
-                malloc,
-                calloc,
-                free,
+        match (allocate, release) {
+            (Some(_), Some(_)) => Ok(Allocator {
+                allocate,
+                release,
+                context,
             }),
             _ => Err(Error::Invalid),
         }
     }
 
-    /// The allocator new structures take.
+    /// Whether this is a structure's own allocator (kept by its clones),
+    /// not the process default it was given.
+    pub fn is_own(&self) -> bool {
+        self.allocate.is_some()
+    }
+
+    /// The allocator for a clone of a structure that has `self`: its own
+    /// allocator is inherited; otherwise the default in force now.
+    pub fn for_clone(&self) -> Allocator {
+        if self.is_own() {
+            *self
+        } else {
+            Allocator::current()
+        }
+    }
+
+    /// The allocator new structures take: the process default.
     pub fn current() -> Allocator {
         // A poisoned lock still holds a whole value (it is `Copy`).
-        *DEFAULT.lock().unwrap_or_else(|e| e.into_inner())
+        let hooks = DEFAULT.lock().unwrap_or_else(|e| e.into_inner()).current;
+        Allocator {
+            allocate: None,
+            release: None,
+            context: hooks.map_or(ptr::null_mut(), |h| ptr::from_ref(h).cast_mut().cast()),
+        }
     }
 
-    /// Makes `self` the allocator of structures initialized from now on.
-    pub fn install(self) {
-        *DEFAULT.lock().unwrap_or_else(|e| e.into_inner()) = self;
-    }
-
-    /// `size` bytes, aligned as `malloc` aligns (at least 8 on every target
-    /// we build for), or `Error::Alloc`.
-    pub fn alloc(&self, size: usize) -> Result<*mut u8, Error> {
-        // SAFETY: calling a C allocation function with a size is always
-        // sound; a zero size is bumped to 1 so NULL only means failure.
-        let p = unsafe {
-            match self.malloc {
-                Some(f) => f(size.max(1)),
-                None => malloc(size.max(1)),
-            }
+    /// Makes the hooks (all three, or none for the C library's) the
+    /// default of structures initialized from now on. `Error::Invalid` for
+    /// a partial set; `Error::Alloc` if the record of a triple never
+    /// installed before cannot be allocated.
+    pub fn install(
+        malloc_fn: Option<MallocFn>,
+        calloc_fn: Option<CallocFn>,
+        free_fn: Option<FreeFn>,
+    ) -> Result<(), Error> {
+        let mut d = DEFAULT.lock().unwrap_or_else(|e| e.into_inner());
+        d.current = match (malloc_fn, calloc_fn, free_fn) {
+            (None, None, None) => None,
+            (Some(m), Some(c), Some(f)) => Some(d.record(m, c, f)?),
+            _ => return Err(Error::Invalid),
         };
-        if p.is_null() {
-            return Err(Error::Alloc);
-        }
-        if self.malloc.is_none() {
-            advise_huge(p.cast(), size);
-        }
-        Ok(p.cast())
+        Ok(())
     }
 
-    /// `count * size` zeroed bytes, or `Error::Alloc`.
-    pub fn alloc_zeroed(&self, count: usize, size: usize) -> Result<*mut u8, Error> {
-        if count.checked_mul(size).is_none() {
-            return Err(Error::Full);
-        }
-        // SAFETY: as in `alloc`; the product was checked above.
+    fn hooks(&self) -> Option<&'static Hooks> {
+        // SAFETY: without own functions, a non-NULL context is a
+        // `&'static Hooks` made by `current`.
+        unsafe { self.context.cast::<Hooks>().cast_const().as_ref() }
+    }
+
+    /// `size` bytes, 8-aligned, or `Error::Alloc`.
+    pub fn alloc(&self, size: usize) -> Result<*mut u8, Error> {
+        let size = size.max(1);
+        // SAFETY: calling an allocation function with a non-zero size is
+        // always sound; NULL only means failure.
         let p = unsafe {
-            match self.calloc {
-                Some(f) => f(count.max(1), size.max(1)),
-                None => calloc(count.max(1), size.max(1)),
+            match (self.allocate, self.hooks()) {
+                (Some(f), _) => f(self.context, size),
+                (None, Some(h)) => (h.malloc)(size),
+                (None, None) => {
+                    let p = malloc(size);
+                    if !p.is_null() {
+                        advise_huge(p.cast(), size);
+                    }
+                    p
+                }
             }
         };
         if p.is_null() {
@@ -115,21 +186,85 @@ impl Allocator {
         }
     }
 
-    /// Returns memory from `alloc`/`alloc_zeroed` of this same allocator.
+    /// `count * size` zeroed bytes, or `Error::Alloc`. Released with the
+    /// size `count * size`.
+    pub fn alloc_zeroed(&self, count: usize, size: usize) -> Result<*mut u8, Error> {
+        let bytes = count.checked_mul(size).ok_or(Error::Full)?;
+        // SAFETY: as in `alloc`; the product was checked above.
+        let p = unsafe {
+            match (self.allocate, self.hooks()) {
+                (Some(_), _) => {
+                    let p = self.alloc(bytes)?;
+                    ptr::write_bytes(p, 0, bytes);
+                    return Ok(p);
+                }
+                (None, Some(h)) => (h.calloc)(count.max(1), size.max(1)),
+                (None, None) => calloc(count.max(1), size.max(1)),
+            }
+        };
+        if p.is_null() {
+            Err(Error::Alloc)
+        } else {
+            Ok(p.cast())
+        }
+    }
+
+    /// Returns memory from `alloc`/`alloc_zeroed` of this same allocator;
+    /// `size` is the size it was allocated with. NULL does nothing.
     ///
     /// # Safety
-    /// `p` is NULL or came from this allocator and is not used afterwards.
-    pub unsafe fn free(&self, p: *mut u8) {
+    /// `p` is NULL or came from this allocator with `size` bytes and is not
+    /// used afterwards.
+    pub unsafe fn free(&self, p: *mut u8, size: usize) {
         if p.is_null() {
             return;
         }
         // SAFETY: the caller guarantees `p` came from this allocator.
         unsafe {
-            match self.free {
-                Some(f) => f(p.cast()),
-                None => free(p.cast()),
+            match (self.release, self.hooks()) {
+                (Some(f), _) => f(self.context, p.cast(), size.max(1)),
+                (None, Some(h)) => (h.free)(p.cast()),
+                (None, None) => free(p.cast()),
             }
         }
+    }
+}
+
+impl Installed {
+    /// The record of a triple, made on its first install.
+    fn record(
+        &mut self,
+        malloc_fn: MallocFn,
+        calloc_fn: CallocFn,
+        free_fn: FreeFn,
+    ) -> Result<&'static Hooks, Error> {
+        let mut at = self.known;
+        while let Some(h) = at {
+            if ptr::fn_addr_eq(h.malloc, malloc_fn)
+                && ptr::fn_addr_eq(h.calloc, calloc_fn)
+                && ptr::fn_addr_eq(h.free, free_fn)
+            {
+                return Ok(h);
+            }
+            at = h.older;
+        }
+        // SAFETY: a fresh allocation for one `Hooks`, written before it is
+        // read and never freed (structures keep pointing to it).
+        let h = unsafe {
+            let p = malloc(size_of::<Hooks>()).cast::<Hooks>();
+            if p.is_null() {
+                return Err(Error::Alloc);
+            }
+            p.write(Hooks {
+                malloc: malloc_fn,
+                calloc: calloc_fn,
+                free: free_fn,
+                older: self.known,
+            });
+            &*p
+        };
+        self.known = Some(h);
+        Ok(h)
     }
 }
 

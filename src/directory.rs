@@ -118,7 +118,7 @@ impl Directory {
     /// tables are freed separately).
     pub unsafe fn free(self, alloc: &Allocator) {
         // SAFETY: the caller's guarantee.
-        unsafe { alloc.free(self.array.cast()) }
+        unsafe { alloc.free(self.array.cast(), Directory::bytes(self.depth)) }
     }
 
     #[inline]

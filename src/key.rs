@@ -195,7 +195,7 @@ impl KeyRepr {
     pub unsafe fn release(self, alloc: &Allocator) {
         if !self.is_inline() {
             // SAFETY: the caller guarantees ownership and origin.
-            unsafe { alloc.free(self.heap_ptr()) }
+            unsafe { alloc.free(self.heap_ptr(), self.heap_bytes()) }
         }
     }
 }

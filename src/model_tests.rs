@@ -1,7 +1,7 @@
 //! Model tests: the map against `std::collections::HashMap`, with the
 //! invariant checker after every step, and allocation-failure injection.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
 
@@ -303,8 +303,19 @@ thread_local! {
 
 extern "C" {
     fn malloc(size: usize) -> *mut c_void;
-    fn calloc(count: usize, size: usize) -> *mut c_void;
     fn free(p: *mut c_void);
+}
+
+thread_local! {
+    /// The sizes of the live blocks of `test_allocate`, by address.
+    static LIVE: RefCell<HashMap<usize, usize>> = RefCell::new(HashMap::new());
+}
+
+/// The context the test allocator is given, checked on every call.
+static CONTEXT: u8 = 0;
+
+fn context() -> *mut c_void {
+    (&raw const CONTEXT).cast_mut().cast()
 }
 
 fn next_fails() -> bool {
@@ -314,36 +325,44 @@ fn next_fails() -> bool {
     })
 }
 
-unsafe extern "C" fn test_malloc(size: usize) -> *mut c_void {
+/// Allocates through `malloc`, failing where the test says, and records
+/// each block's size.
+unsafe extern "C" fn test_allocate(ctx: *mut c_void, size: usize) -> *mut c_void {
+    assert_eq!(ctx, context());
+    assert!(size > 0);
     if next_fails() {
         return std::ptr::null_mut();
     }
-    unsafe { malloc(size) }
+    let p = unsafe { malloc(size) };
+    assert_eq!(p as usize % 8, 0);
+    LIVE.with(|l| l.borrow_mut().insert(p as usize, size));
+    p
 }
 
-unsafe extern "C" fn test_calloc(count: usize, size: usize) -> *mut c_void {
-    if next_fails() {
-        return std::ptr::null_mut();
-    }
-    unsafe { calloc(count, size) }
-}
-
-unsafe extern "C" fn test_free(p: *mut c_void) {
+/// Checks that a block comes back with its context and size.
+unsafe extern "C" fn test_release(ctx: *mut c_void, p: *mut c_void, size: usize) {
+    assert_eq!(ctx, context());
+    let had = LIVE.with(|l| l.borrow_mut().remove(&(p as usize)));
+    assert_eq!(had, Some(size), "released with another size");
     FREES.with(|f| f.set(f.get() + 1));
     unsafe { free(p) }
+}
+
+fn test_allocator() -> Allocator {
+    Allocator::own(Some(test_allocate), Some(test_release), context()).unwrap()
 }
 
 fn long_key(i: u64) -> Vec<u8> {
     format!("a long key, past the inline limit, number {i:>8}").into_bytes()
 }
 
-fn m_alloc(_m: &Map) -> Allocator {
-    Allocator::new(Some(test_malloc), Some(test_calloc), Some(test_free)).unwrap()
+fn m_alloc(m: &Map) -> Allocator {
+    m.clone_allocator()
 }
 
 #[test]
 fn every_failed_allocation_changes_nothing() {
-    let alloc = Allocator::new(Some(test_malloc), Some(test_calloc), Some(test_free)).unwrap();
+    let alloc = test_allocator();
     // Count the allocations of a clean run.
     ALLOCS.with(|a| a.set(0));
     FAIL_AT.with(|f| f.set(u64::MAX));
@@ -377,6 +396,7 @@ fn every_failed_allocation_changes_nothing() {
         m.free();
         let (allocs, frees) = (ALLOCS.with(|a| a.get()), FREES.with(|f| f.get()));
         assert_eq!(allocs - 1, frees, "leak after failing allocation {n}");
+        assert!(LIVE.with(|l| l.borrow().is_empty()));
         n += 1;
     }
 }

@@ -221,8 +221,9 @@ impl Table {
     /// # Safety
     /// `t` came from [`Table::new`] with `alloc` and is not used afterwards.
     pub unsafe fn free(t: *mut Table, alloc: &Allocator) {
-        // SAFETY: the caller's guarantee.
-        unsafe { alloc.free(t.cast()) }
+        // SAFETY: the caller's guarantee; the header is read before the
+        // table is released.
+        unsafe { alloc.free(t.cast(), (*t).memory()) }
     }
 
     #[inline]

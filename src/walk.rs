@@ -119,12 +119,15 @@ static WALKS: AtomicUsize = AtomicUsize::new(0);
 #[derive(Clone, Copy)]
 pub struct Scratch {
     pub block: *mut u8,
+    /// The block's size, as allocated.
+    pub bytes: usize,
     pub alloc: Allocator,
 }
 
 impl Scratch {
     pub const NONE: Scratch = Scratch {
         block: ptr::null_mut(),
+        bytes: 0,
         alloc: Allocator::C,
     };
 }
@@ -258,7 +261,7 @@ fn drop_where(mut gone: impl FnMut(&Walk, usize) -> bool) {
         for s in w.scratch {
             // SAFETY: the walk that owned the block was abandoned: nothing
             // uses it any more, and it came from `s.alloc`.
-            unsafe { s.alloc.free(s.block) };
+            unsafe { s.alloc.free(s.block, s.bytes) };
         }
     }
 }

@@ -114,5 +114,6 @@ void test_take(void);               /* everyday.c */
 void test_key_decoding(void);       /* everyday.c */
 void test_pin_seed(void);           /* everyday.c */
 void test_cursors(void);            /* cursor.c */
+void test_allocators(void);         /* allocators.c */
 
 #endif

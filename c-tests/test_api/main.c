@@ -50,5 +50,6 @@ int main(void) {
   test_key_decoding();
   test_pin_seed();
   test_cursors();
+  test_allocators();
   return TEST_SUMMARY();
 }

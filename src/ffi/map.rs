@@ -10,7 +10,8 @@ use crate::map::{GetOrInsert, Iter, Map, Placed, Set, Upsert};
 use crate::Error;
 
 use super::{
-    code, fresh, guard, guard_walk, read, unless_walked, write, write_unwalked, Guarded, Shell,
+    code, fresh, guard, guard_walk, own_allocator, read, slate_allocator_s, unless_walked, write,
+    write_unwalked, Guarded, Shell,
 };
 
 /// A map. A complete type: put it on the stack, in a struct or in an array,
@@ -779,6 +780,41 @@ unsafe fn decode(key: *const c_char, key_length: u32, tag: u8, out: *mut u64) ->
     })
 }
 
+/// Gives the map its own allocator (arenas, pools, accounting), or with a
+/// NULL `allocator` the process default back (`slate_use_allocator`, or
+/// the C library's). `*allocator` is copied: the caller's struct may go
+/// away, but its `context` must stay valid while the map holds memory.
+/// Every byte the map allocates from then on (tables, directory, copies of
+/// long keys) comes from `allocate` and goes back through `release` with
+/// the same context and size. `slate_free` keeps the allocator, `slate()`
+/// drops it; a clone of the map uses it too (a clone of a map without one
+/// uses the process default in force). No map call allocates memory it
+/// does not keep: `allocate` runs only where the map grows (set, entry,
+/// reserve, compact, clone).
+///
+/// Allowed while the map holds no memory: after `slate()`, after
+/// `slate_free`, or after a `slate_compact` that left it empty (not after
+/// `slate_clear` or deleting every entry, which keep its tables).
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a NULL
+/// `allocate` or `release`, a map that holds memory, or from inside the
+/// map's own walk (nothing changed).
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `allocator` is NULL or readable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_set_allocator(
+    map: *mut slate_s,
+    allocator: *const slate_allocator_s,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { write(map)? };
+        // SAFETY: the caller's guarantee.
+        m.set_allocator(unsafe { own_allocator(allocator)? })
+    })
+}
+
 /// Pins the map's hash seed to `seed`, so that the same calls in the same
 /// order give the same iteration order (for tests and golden files), for
 /// this library version and byte order. Allowed while the map holds no
@@ -1282,7 +1318,7 @@ pub unsafe extern "C" fn slate_clone(copy: *mut slate_s, map: *const slate_s) ->
         if ptr::eq(copy.cast_const(), map) {
             return Err(Error::Invalid);
         }
-        let alloc = Allocator::current();
+        let alloc = m.clone_allocator();
         let (result, cloned) = match m.try_clone(alloc) {
             Ok(c) => (Ok(()), c),
             Err(e) => (Err(e), Map::new(alloc)),
@@ -1308,24 +1344,26 @@ pub unsafe extern "C" fn slate_free(map: *mut slate_s) {
     });
 }
 
-/// Sets the allocator of maps initialized from now on (by `slate()` or
-/// `slate_clone()`). Pass all three functions, or all NULL to go back to
-/// the C library's `malloc`, `calloc` and `free`. Maps keep the allocator
-/// they were initialized with. Thread-safe. The header's
-/// `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks call this before `main`.
+/// Sets the process default allocator: the one that maps and slotmaps
+/// initialized from now on (by `slate()`, `slotmap()`, or a clone of a
+/// structure without an allocator of its own) take. Pass all three
+/// functions, or all NULL to go back to the C library's `malloc`, `calloc`
+/// and `free`. Structures keep the allocator they were initialized with;
+/// `slate_set_allocator` gives one structure its own. Thread-safe. The
+/// header's `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks call this
+/// before `main`.
 ///
-/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` when some but not all are
-/// NULL.
+/// Returns `SLATE_OK`; `SLATE_ERROR_INVALID` when some but not all are
+/// NULL; `SLATE_ERROR_ALLOC` when the library cannot record a set of
+/// functions it has not been given before (a few bytes from the C
+/// library's `malloc`, once per set, kept for the life of the process).
 #[no_mangle]
 pub extern "C" fn slate_use_allocator(
     malloc_fn: slate_malloc_f,
     calloc_fn: slate_calloc_f,
     free_fn: slate_free_f,
 ) -> c_int {
-    guard(|| {
-        Allocator::new(malloc_fn, calloc_fn, free_fn)?.install();
-        Ok(())
-    })
+    guard(|| Allocator::install(malloc_fn, calloc_fn, free_fn))
 }
 
 /// Fills `*info` with the map's shape (introspection for tests and tools).

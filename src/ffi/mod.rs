@@ -21,6 +21,7 @@ use core::ffi::{c_char, c_int, c_void};
 use std::panic::{catch_unwind, set_hook, take_hook, AssertUnwindSafe, PanicHookInfo};
 use std::sync::OnceLock;
 
+use crate::alloc::Allocator;
 use crate::map::Guard;
 use crate::walk;
 use crate::Error;
@@ -43,6 +44,35 @@ pub enum slate_error_e {
     SLATE_ERROR_ALLOC = -2,
     /// A size limit would be passed.
     SLATE_ERROR_FULL = -3,
+}
+
+/// A structure's own allocator: `slate_set_allocator`,
+/// `slotmap_set_allocator`. `allocate` returns `size` bytes aligned to at
+/// least 8, or NULL when it cannot (the call then fails with
+/// `SLATE_ERROR_ALLOC` and changes nothing); `release` takes back a block
+/// that `allocate` gave, with the `size` it was allocated with. Both get
+/// `context` as given; `size` is never 0. Both run on the thread that
+/// calls into the structure, and must not call into the structure they
+/// serve.
+#[repr(C)]
+pub struct slate_allocator_s {
+    pub allocate: Option<unsafe extern "C" fn(context: *mut c_void, size: usize) -> *mut c_void>,
+    pub release:
+        Option<unsafe extern "C" fn(context: *mut c_void, pointer: *mut c_void, size: usize)>,
+    pub context: *mut c_void,
+}
+
+/// The allocator a `slate_allocator_s` pointer asks for: its functions,
+/// or the process default for NULL.
+///
+/// # Safety
+/// `a` is NULL or points to a readable `slate_allocator_s`.
+pub(crate) unsafe fn own_allocator(a: *const slate_allocator_s) -> Result<Allocator, Error> {
+    // SAFETY: the caller's guarantee.
+    match unsafe { a.as_ref() } {
+        None => Ok(Allocator::current()),
+        Some(a) => Allocator::own(a.allocate, a.release, a.context),
+    }
 }
 
 /// `SLATE_OK` as an `int`.

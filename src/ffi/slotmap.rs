@@ -9,7 +9,8 @@ use crate::slotmap::{Grow, SlotMap};
 use crate::Error;
 
 use super::{
-    code, fresh, guard, guard_walk, read, unless_walked, write, write_unwalked, Shell, SLATE_OK,
+    code, fresh, guard, guard_walk, own_allocator, read, slate_allocator_s, unless_walked, write,
+    write_unwalked, Shell, SLATE_OK,
 };
 
 /// A slotmap key: the low 32 bits name a slot, the high 32 bits its
@@ -107,6 +108,43 @@ pub unsafe extern "C" fn slotmap_columns(
 pub unsafe extern "C" fn slotmap_reserve(sm: *mut slotmap_s, n: u32) -> c_int {
     // SAFETY: the caller's guarantee.
     guard(|| unsafe { write(sm)? }.reserve(n))
+}
+
+/// Gives the slotmap its own allocator (arenas, pools, accounting), or
+/// with a NULL `allocator` the process default back (`slate_use_allocator`,
+/// or the C library's). `*allocator` is copied: the caller's struct may go
+/// away, but its `context` must stay valid while the slotmap holds memory.
+/// Every byte the slotmap allocates from then on (its columns and its
+/// index) comes from `allocate` and goes back through `release` with the
+/// same context and size. `slotmap_free` keeps the allocator, `slotmap()`
+/// and `slotmap_columns()` drop it; a clone uses it too (a clone of a
+/// slotmap without one uses the process default in force). Besides the
+/// calls that grow the slotmap (insert, reserve, clone), `slotmap_erase_if`
+/// and `slotmap_sort` allocate temporary memory and release it before they
+/// return.
+///
+/// Allowed while the slotmap holds no memory: after `slotmap()` or
+/// `slotmap_columns()`, or after `slotmap_free` (not after `slotmap_clear`
+/// or erasing every row, which keep the capacity).
+///
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a NULL
+/// `allocate` or `release`, a slotmap that holds memory, or from inside
+/// its own walk (nothing changed).
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; `allocator` is NULL or
+/// readable.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_set_allocator(
+    sm: *mut slotmap_s,
+    allocator: *const slate_allocator_s,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { write(sm)? };
+        // SAFETY: the caller's guarantee.
+        m.set_allocator(unsafe { own_allocator(allocator)? })
+    })
 }
 
 /// Gives the slotmap a fixed capacity: an insert beyond `max_rows` rows
@@ -486,7 +524,7 @@ pub unsafe extern "C" fn slotmap_clone(copy: *mut slotmap_s, sm: *const slotmap_
         if ptr::eq(copy.cast_const(), sm) {
             return Err(Error::Invalid);
         }
-        let alloc = Allocator::current();
+        let alloc = m.clone_allocator();
         let (result, body) = match m.try_clone(alloc) {
             Ok(c) => (Ok(()), c),
             Err(e) => (Err(e), m.empty_like(alloc)),

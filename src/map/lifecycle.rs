@@ -69,6 +69,25 @@ impl Map {
         Ok(())
     }
 
+    /// Gives the map its own allocator (or, with [`Allocator::current`],
+    /// the process default back): only while it holds no memory, since
+    /// every block must go back to the allocator that gave it.
+    pub fn set_allocator(&mut self, alloc: Allocator) -> Result<(), Error> {
+        if self.mode != MODE_EMPTY {
+            return Err(Error::Invalid);
+        }
+        self.alloc = alloc;
+        // A zero-filled map adopts the default when it first allocates
+        // (`adopt_allocator`) unless it has an id: give it one.
+        self.ensure_id();
+        Ok(())
+    }
+
+    /// The allocator a clone of this map takes.
+    pub fn clone_allocator(&self) -> Allocator {
+        self.alloc.for_clone()
+    }
+
     /// An independent copy allocating through `alloc`: same seed and
     /// tables, copied byte for byte (so the same iteration order), long keys
     /// duplicated. On failure nothing is left allocated.

@@ -38,6 +38,7 @@ impl SlotMap {
         let scratch = [
             Scratch {
                 block: marks.cast(),
+                bytes: words * size_of::<u64>(),
                 alloc,
             },
             Scratch::NONE,
@@ -61,7 +62,7 @@ impl SlotMap {
         });
         if let Err(e) = walked {
             // SAFETY: allocated above, unused.
-            unsafe { alloc.free(marks.cast()) };
+            unsafe { alloc.free(marks.cast(), words * size_of::<u64>()) };
             return Err(e);
         }
         if any {
@@ -85,7 +86,7 @@ impl SlotMap {
             m.len = write;
         }
         // SAFETY: allocated above from this allocator.
-        unsafe { alloc.free(marks.cast()) };
+        unsafe { alloc.free(marks.cast(), words * size_of::<u64>()) };
         Ok(())
     }
 
@@ -141,7 +142,7 @@ impl SlotMap {
             Ok(b) => b,
             Err(e) => {
                 // SAFETY: allocated above, unused.
-                unsafe { alloc.free(perm.cast()) };
+                unsafe { alloc.free(perm.cast(), perm_bytes) };
                 return Err(e);
             }
         };
@@ -157,9 +158,14 @@ impl SlotMap {
         let scratch = [
             Scratch {
                 block: perm.cast(),
+                bytes: perm_bytes,
                 alloc,
             },
-            Scratch { block, alloc },
+            Scratch {
+                block,
+                bytes: layout.bytes,
+                alloc,
+            },
         ];
         let sorted = walk::walk(this.cast_const().cast(), scratch, || {
             heapsort(order, |a, b| {
@@ -172,8 +178,8 @@ impl SlotMap {
         if let Err(e) = sorted {
             // SAFETY: allocated above, unused.
             unsafe {
-                alloc.free(perm.cast());
-                alloc.free(block);
+                alloc.free(perm.cast(), perm_bytes);
+                alloc.free(block, layout.bytes);
             }
             return Err(e);
         }
@@ -206,8 +212,8 @@ impl SlotMap {
         }
         // SAFETY: the old block and the permutation are no longer used.
         unsafe {
-            alloc.free(m.block);
-            alloc.free(perm.cast());
+            alloc.free(m.block, layout.bytes);
+            alloc.free(perm.cast(), perm_bytes);
         }
         m.block = block;
         m.col0 = new.wrapping_add(layout.offsets[0]);
@@ -242,8 +248,8 @@ impl SlotMap {
         }
         // SAFETY: both came from this allocator and are dropped here.
         unsafe {
-            self.alloc.free(self.block);
-            self.alloc.free(self.sparse.cast());
+            self.alloc.free(self.block, self.block_bytes());
+            self.alloc.free(self.sparse.cast(), self.sparse_bytes());
         }
         self.block = ptr::null_mut();
         self.col0 = ptr::null_mut();
@@ -255,6 +261,23 @@ impl SlotMap {
         self.slot_cap = 0;
         self.free_head = NONE;
         self.free_len = 0;
+    }
+
+    /// Gives the slotmap its own allocator (or, with
+    /// [`Allocator::current`], the process default back): only while it
+    /// holds no memory, since every block must go back to the allocator
+    /// that gave it.
+    pub fn set_allocator(&mut self, alloc: Allocator) -> Result<(), Error> {
+        if !self.block.is_null() || !self.sparse.is_null() {
+            return Err(Error::Invalid);
+        }
+        self.alloc = alloc;
+        Ok(())
+    }
+
+    /// The allocator a clone of this slotmap takes.
+    pub fn clone_allocator(&self) -> Allocator {
+        self.alloc.for_clone()
     }
 
     /// An empty slotmap of the same columns, allocating through `alloc`.
@@ -306,7 +329,7 @@ impl SlotMap {
                 Ok(p) => p.cast::<Slot>(),
                 Err(e) => {
                     // SAFETY: allocated above, unused.
-                    unsafe { alloc.free(copy.block) };
+                    unsafe { alloc.free(copy.block, copy.block_bytes()) };
                     return Err(e);
                 }
             };

@@ -120,6 +120,20 @@ pub(super) fn base_of(block: *mut u8) -> *mut u8 {
 }
 
 impl SlotMap {
+    /// Bytes of the dense block as allocated (0 when there is none).
+    pub(super) fn block_bytes(&self) -> usize {
+        if self.block.is_null() {
+            0
+        } else {
+            self.layout(self.cap).expect("allocated layout").bytes
+        }
+    }
+
+    /// Bytes of the sparse index as allocated.
+    pub(super) fn sparse_bytes(&self) -> usize {
+        self.slot_cap as usize * size_of::<Slot>()
+    }
+
     pub(super) fn layout(&self, cap: u32) -> Option<Layout> {
         let mut offsets = [0usize; MAX_COLUMNS];
         let mut at = 0usize;
@@ -196,9 +210,9 @@ impl SlotMap {
             match bytes.and_then(|b| self.alloc.alloc(b)) {
                 Ok(p) => sparse = Some((cap, p.cast::<Slot>())),
                 Err(e) => {
-                    if let Some((_, _, p)) = block {
+                    if let Some((_, layout, p)) = block {
                         // SAFETY: allocated above, unused.
-                        unsafe { self.alloc.free(p) };
+                        unsafe { self.alloc.free(p, layout.bytes) };
                     }
                     return Err(e);
                 }
@@ -228,6 +242,7 @@ impl SlotMap {
                     );
                 }
                 retired.block = self.block;
+                retired.block_bytes = self.block_bytes();
             }
             self.block = p;
             self.cap = cap;
@@ -239,6 +254,7 @@ impl SlotMap {
                 // SAFETY: the old index holds `slots` initialized slots.
                 unsafe { ptr::copy_nonoverlapping(self.sparse, p, self.slots as usize) };
                 retired.sparse = self.sparse.cast();
+                retired.sparse_bytes = self.sparse_bytes();
             }
             self.sparse = p;
             self.slot_cap = cap;
@@ -251,8 +267,8 @@ impl SlotMap {
         // SAFETY: both are NULL or old allocations of this slotmap that
         // nothing refers to any more.
         unsafe {
-            self.alloc.free(retired.block);
-            self.alloc.free(retired.sparse);
+            self.alloc.free(retired.block, retired.block_bytes);
+            self.alloc.free(retired.sparse, retired.sparse_bytes);
         }
     }
 

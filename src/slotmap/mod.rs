@@ -231,14 +231,18 @@ pub struct Grow;
 /// Allocations replaced by a growth, freed once nothing reads them.
 struct Retired {
     block: *mut u8,
+    block_bytes: usize,
     sparse: *mut u8,
+    sparse_bytes: usize,
 }
 
 impl Default for Retired {
     fn default() -> Retired {
         Retired {
             block: ptr::null_mut(),
+            block_bytes: 0,
             sparse: ptr::null_mut(),
+            sparse_bytes: 0,
         }
     }
 }
