@@ -42,6 +42,13 @@ pub type slotmap_each_f =
     Option<unsafe extern "C" fn(slotmap_key, *mut c_void, *mut c_void) -> c_int>;
 pub type less_f = Option<unsafe extern "C" fn(*const c_void, *const c_void, *mut c_void) -> c_int>;
 pub type malloc_f = Option<unsafe extern "C" fn(usize) -> *mut c_void>;
+
+#[repr(C)]
+pub struct slate_allocator_s {
+    pub allocate: Option<unsafe extern "C" fn(*mut c_void, usize) -> *mut c_void>,
+    pub release: Option<unsafe extern "C" fn(*mut c_void, *mut c_void, usize)>,
+    pub context: *mut c_void,
+}
 pub type calloc_f = Option<unsafe extern "C" fn(usize, usize) -> *mut c_void>;
 pub type free_f = Option<unsafe extern "C" fn(*mut c_void)>;
 
@@ -151,6 +158,9 @@ extern "C" {
     pub fn slate_clone(copy: *mut slate_s, map: *const slate_s) -> c_int;
     pub fn slate_free(map: *mut slate_s);
     pub fn slate_use_allocator(m: malloc_f, c: calloc_f, f: free_f) -> c_int;
+    pub fn slate_set_allocator(map: *mut slate_s, allocator: *const slate_allocator_s) -> c_int;
+    pub fn slotmap_set_allocator(sm: *mut slotmap_s, allocator: *const slate_allocator_s)
+        -> c_int;
     pub fn slate_info(map: *const slate_s, info: *mut slate_info_s) -> c_int;
     pub fn slate_check(map: *const slate_s, message: *mut c_char, capacity: u32) -> c_int;
 
@@ -319,5 +329,47 @@ pub mod failing {
         let rc =
             unsafe { super::slate_use_allocator(Some(f_malloc), Some(f_calloc), Some(f_free)) };
         assert_eq!(rc, super::OK);
+    }
+
+    /// The context of `own`'s functions, checked on every call.
+    static CONTEXT: u8 = 0;
+
+    fn context() -> *mut c_void {
+        (&raw const CONTEXT).cast_mut().cast()
+    }
+
+    /// As `f_malloc`, as a structure's own allocator: each block carries
+    /// its size, which its release must pass back.
+    unsafe extern "C" fn f_allocate(ctx: *mut c_void, size: usize) -> *mut c_void {
+        assert_eq!(ctx, context());
+        assert!(size > 0);
+        // SAFETY: `f_malloc`'s contract; 16 bytes in front hold the size.
+        unsafe {
+            let p = f_malloc(size + 16).cast::<u8>();
+            if p.is_null() {
+                return p.cast();
+            }
+            p.cast::<usize>().write(size);
+            p.add(16).cast()
+        }
+    }
+
+    unsafe extern "C" fn f_release(ctx: *mut c_void, p: *mut c_void, size: usize) {
+        assert_eq!(ctx, context());
+        // SAFETY: `p` came from `f_allocate`, 16 bytes into its block.
+        unsafe {
+            let block = p.cast::<u8>().sub(16);
+            assert_eq!(block.cast::<usize>().read(), size, "released with another size");
+            f_free(block.cast());
+        }
+    }
+
+    /// The failing allocator as a structure's own (`slate_set_allocator`).
+    pub fn own() -> super::slate_allocator_s {
+        super::slate_allocator_s {
+            allocate: Some(f_allocate),
+            release: Some(f_release),
+            context: context(),
+        }
     }
 }
