@@ -7,10 +7,16 @@
  *                   allocates), HASH_ADD / HASH_FIND / HASH_DEL.
  *                   str: one malloc per entry holding the key's bytes after
  *                   the struct, HASH_ADD_KEYPTR / HASH_FIND.
+ *                   upsert: HASH_FIND, then (new key) malloc + HASH_ADD:
+ *                   uthash has no get-or-insert, so a new key is hashed
+ *                   twice and probed once, then linked in.
  *   --impl stb_ds   u64: struct { u64 key; u64 value; } *, hmput / hmgeti /
  *                   hmdel; str: struct { char *key; u64 value; } * with
  *                   sh_new_strdup (the map copies each key), shput / shgeti /
  *                   shdel (NUL-terminated keys).
+ *                   upsert: hmgeti / shgeti, then m[i].value++ or (new key)
+ *                   hmput / shput(k, 1): stb_ds has no get-or-insert either,
+ *                   so a new key takes two lookups.
  *
  * The workload, the modes and the output are described in common.h.
  */
@@ -141,6 +147,17 @@ static uint64_t ut_del_u64(void *h, const workload *w) {
     return deleted;
 }
 
+static uint64_t ut_upsert_u64(void *h, const workload *w) {
+    ut_u64 **head = (ut_u64 **)h, *e;
+    for (uint32_t j = 0; j < 2 * w->n; j++) {
+        uint64_t k = w->ups[j];
+        HASH_FIND(hh, *head, &k, sizeof k, e);
+        if (e) e->value++;
+        else ut_add_u64(head, k, 1);
+    }
+    return HASH_COUNT(*head);
+}
+
 static inline void ut_add_str(ut_str **head, const char *key, uint32_t len, uint64_t v) {
     ut_str *e = (ut_str *)malloc(sizeof *e + len + 1);
     if (!e) die(prog, "out of memory", 0);
@@ -213,6 +230,17 @@ static uint64_t ut_del_str(void *h, const workload *w) {
         }
     }
     return deleted;
+}
+
+static uint64_t ut_upsert_str(void *h, const workload *w) {
+    ut_str **head = (ut_str **)h, *e;
+    for (uint32_t j = 0; j < 2 * w->n; j++) {
+        const char *k = w->s_ups + (size_t)KEY_STRIDE * j;
+        HASH_FIND(hh, *head, k, w->l_ups[j], e);
+        if (e) e->value++;
+        else ut_add_str(head, k, w->l_ups[j], 1);
+    }
+    return HASH_COUNT(*head);
 }
 
 /* ================================================================ stb_ds */
@@ -311,6 +339,17 @@ static uint64_t stb_del_u64(void *h, const workload *w) {
     return deleted;
 }
 
+static uint64_t stb_upsert_u64(void *h, const workload *w) {
+    stb_u64 *m = *(stb_u64 **)h;
+    for (uint32_t j = 0; j < 2 * w->n; j++) {
+        ptrdiff_t i = hmgeti(m, w->ups[j]);
+        if (i >= 0) m[i].value++;
+        else hmput(m, w->ups[j], 1);
+    }
+    *(stb_u64 **)h = m;
+    return (uint64_t)hmlen(m);
+}
+
 static uint64_t stb_insert_str(void *h, const workload *w) {
     stb_str *m = *(stb_str **)h;
     for (uint32_t i = 0; i < w->n; i++) shput(m, w->s_keys + (size_t)KEY_STRIDE * i, (uint64_t)i + 1u);
@@ -369,21 +408,33 @@ static uint64_t stb_del_str(void *h, const workload *w) {
     return deleted;
 }
 
+static uint64_t stb_upsert_str(void *h, const workload *w) {
+    stb_str *m = *(stb_str **)h;
+    for (uint32_t j = 0; j < 2 * w->n; j++) {
+        char *k = w->s_ups + (size_t)KEY_STRIDE * j;
+        ptrdiff_t i = shgeti(m, k);
+        if (i >= 0) m[i].value++;
+        else shput(m, k, 1);
+    }
+    *(stb_str **)h = m;
+    return (uint64_t)shlen(m);
+}
+
 int main(int argc, char **argv) {
     options o;
     parse_options(&o, argc, argv, "uthash");
     impl_ops ops;
     if (!strcmp(o.impl, "uthash")) {
         impl_ops u64 = {ut_create, ut_destroy_u64, ut_insert_u64, ut_hit_u64, ut_miss_u64,
-                        ut_iterate_u64, ut_del_u64, ut_length_u64, ut_tail_u64, NULL};
+                        ut_iterate_u64, ut_del_u64, ut_upsert_u64, ut_length_u64, ut_tail_u64, NULL};
         impl_ops str = {ut_create, ut_destroy_str, ut_insert_str, ut_hit_str, ut_miss_str,
-                        ut_iterate_str, ut_del_str, ut_length_str, ut_tail_str, NULL};
+                        ut_iterate_str, ut_del_str, ut_upsert_str, ut_length_str, ut_tail_str, NULL};
         ops = o.strings ? str : u64;
     } else if (!strcmp(o.impl, "stb_ds")) {
         impl_ops u64 = {stb_create_u64, stb_destroy_u64, stb_insert_u64, stb_hit_u64, stb_miss_u64,
-                        stb_iterate_u64, stb_del_u64, stb_length_u64, stb_tail_u64, NULL};
+                        stb_iterate_u64, stb_del_u64, stb_upsert_u64, stb_length_u64, stb_tail_u64, NULL};
         impl_ops str = {stb_create_str, stb_destroy_str, stb_insert_str, stb_hit_str, stb_miss_str,
-                        stb_iterate_str, stb_del_str, stb_length_str, stb_tail_str, NULL};
+                        stb_iterate_str, stb_del_str, stb_upsert_str, stb_length_str, stb_tail_str, NULL};
         ops = o.strings ? str : u64;
     } else {
         fprintf(stderr, "%s: unknown --impl %s (uthash, stb_ds)\n", prog, o.impl);
