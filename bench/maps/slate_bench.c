@@ -8,6 +8,8 @@
  * the known lengths (no strlen in the library).
  * Values: the integer in the pointer, (void*)(uintptr_t)v.
  * Iteration: slate_each with a callback summing the values.
+ * Upsert: slate_entry_u64 / slate_entry_bytes (one hash, one probe), the
+ * value a counter in the pointer: *v = (void*)((uintptr_t)*v + 1).
  *
  * Batch lookups (extra phases, see common.h): hit_b16, hit_b64, hit_b256,
  * miss_b16, miss_b64, miss_b256 repeat the hit and miss phases with the
@@ -82,6 +84,16 @@ static uint64_t del_u64(void *mp, const workload *w) {
     return deleted;
 }
 
+static uint64_t upsert_u64(void *mp, const workload *w) {
+    slate_s *m = (slate_s *)mp;
+    for (uint32_t j = 0; j < 2 * w->n; j++) {
+        void **v;
+        if (slate_entry_u64(m, w->ups[j], &v, NULL) != SLATE_OK) die(PROG, "slate_entry_u64 failed", w->n);
+        *v = (void *)((uintptr_t)*v + 1);
+    }
+    return slate_length(m);
+}
+
 static void tail_u64(void *mp, const workload *w, uint32_t *lat) {
     slate_s *m = (slate_s *)mp;
     for (uint32_t i = 0; i < w->n; i++) {
@@ -131,6 +143,17 @@ static uint64_t del_str(void *mp, const workload *w) {
     for (uint32_t i = 0; i < w->n; i++)
         deleted += slate_delete_bytes(m, w->s_del + (size_t)KEY_STRIDE * i, w->l_del[i]) == SLATE_OK;
     return deleted;
+}
+
+static uint64_t upsert_str(void *mp, const workload *w) {
+    slate_s *m = (slate_s *)mp;
+    for (uint32_t j = 0; j < 2 * w->n; j++) {
+        void **v;
+        if (slate_entry_bytes(m, w->s_ups + (size_t)KEY_STRIDE * j, w->l_ups[j], &v, NULL) != SLATE_OK)
+            die(PROG, "slate_entry_bytes failed", w->n);
+        *v = (void *)((uintptr_t)*v + 1);
+    }
+    return slate_length(m);
 }
 
 static void tail_str(void *mp, const workload *w, uint32_t *lat) {
@@ -252,12 +275,13 @@ static uint64_t iterate(void *mp, const workload *w) {
 int main(int argc, char **argv) {
     options o;
     parse_options(&o, argc, argv, "slate");
-    impl_ops ops = {create, destroy, insert_u64, hit_u64, miss_u64, iterate, del_u64, length, tail_u64, NULL};
+    impl_ops ops = {create, destroy, insert_u64, hit_u64, miss_u64, iterate, del_u64, upsert_u64, length, tail_u64, NULL};
     if (o.strings) {
         ops.insert = insert_str;
         ops.hit = hit_str;
         ops.miss = miss_str;
         ops.del = del_str;
+        ops.upsert = upsert_str;
         ops.tail = tail_str;
         ops.prepare = prepare_many;
     }

@@ -12,11 +12,12 @@
 // Go's map keeps the string header only: inserting a string key shares its
 // bytes with the caller (no copy), where the C, C++ and Rust maps copy them.
 // The delete checksum is the length before minus the length after (Go's
-// delete returns nothing).
+// delete returns nothing). The upsert phase counts with m[k]++, which the
+// compiler turns into one map access (mapassign) per op.
 //
 // Usage: maps [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
 //
-//	[--clock cpu|wall] [--ops K] [N ...]
+//	[--clock cpu|wall] [--phases P,P,...] [--ops K] [N ...]
 package main
 
 import (
@@ -25,6 +26,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -99,10 +101,10 @@ func die(what string, n int) {
 }
 
 type workload struct {
-	n                        int
-	keys, hit, del, miss     []uint64
-	sKeys, sHit, sDel, sMiss []string
-	wantHit, wantSum         uint64
+	n                              int
+	keys, hit, del, miss, ups      []uint64
+	sKeys, sHit, sDel, sMiss, sUps []string
+	wantHit, wantSum, wantUps      uint64
 }
 
 func makeWorkload(n int, strings, lookups bool) *workload {
@@ -129,6 +131,15 @@ func makeWorkload(n int, strings, lookups bool) *workload {
 		for i, p := range perm {
 			w.del[i] = w.keys[p]
 		}
+		// upserts: op j counts key p[j] mod N, p a permutation of 0..2N-1
+		perm = shuffle(2*n, 9)
+		w.ups = make([]uint64, 2*n)
+		for j, p := range perm {
+			w.ups[j] = w.keys[p%n]
+		}
+		for _, k := range w.keys {
+			w.wantUps += k ^ 2
+		}
 	}
 	if strings {
 		f := func(v []uint64) []string {
@@ -141,22 +152,27 @@ func makeWorkload(n int, strings, lookups bool) *workload {
 			}
 			return out
 		}
-		w.sKeys, w.sHit, w.sDel, w.sMiss = f(w.keys), f(w.hit), f(w.del), f(w.miss)
+		w.sKeys, w.sHit, w.sDel, w.sMiss, w.sUps = f(w.keys), f(w.hit), f(w.del), f(w.miss), f(w.ups)
 	}
 	return w
 }
+
+var phaseNames = []string{"insert", "hit", "miss", "iterate", "delete", "upsert"}
+
+const phaseUpsert = 5
 
 type options struct {
 	impl    string
 	strings bool
 	mode    int
 	wall    bool
+	phases  [6]bool // phaseNames asked for (--phases; default all)
 	ops     uint64
 	sizes   []int
 }
 
 func parse() options {
-	o := options{impl: "go", ops: 1000000}
+	o := options{impl: "go", ops: 1000000, phases: [6]bool{true, true, true, true, true, true}}
 	args := os.Args[1:]
 	bad := func(a string) {
 		fmt.Fprintf(os.Stderr, "maps(go): bad argument %s\n", a)
@@ -203,6 +219,23 @@ func parse() options {
 			default:
 				bad(a)
 			}
+		case "--phases":
+			o.phases = [6]bool{}
+			any := false
+			for _, name := range strings.Split(next(), ",") {
+				ok := false
+				for p, pn := range phaseNames {
+					if name == pn {
+						o.phases[p], ok, any = true, true, true
+					}
+				}
+				if !ok && name != "" {
+					bad(a)
+				}
+			}
+			if !any {
+				bad(a)
+			}
 		case "--ops":
 			v, err := strconv.ParseUint(next(), 10, 64)
 			if err != nil {
@@ -241,6 +274,7 @@ type bench interface {
 	miss(w *workload) uint64
 	iterate(w *workload) uint64
 	del(w *workload) uint64
+	upsert(w *workload) uint64
 }
 
 type u64Map struct{ m map[uint64]uint64 }
@@ -320,6 +354,15 @@ func (b *u64Map) del(w *workload) uint64 {
 	return uint64(before - len(m))
 }
 
+//go:noinline
+func (b *u64Map) upsert(w *workload) uint64 {
+	m := b.m
+	for _, k := range w.ups {
+		m[k]++
+	}
+	return uint64(len(m))
+}
+
 type strMap struct{ m map[string]uint64 }
 
 func (b *strMap) create()     { b.m = make(map[string]uint64) }
@@ -395,6 +438,15 @@ func (b *strMap) del(w *workload) uint64 {
 		delete(m, k)
 	}
 	return uint64(before - len(m))
+}
+
+//go:noinline
+func (b *strMap) upsert(w *workload) uint64 {
+	m := b.m
+	for _, k := range w.sUps {
+		m[k]++
+	}
+	return uint64(len(m))
 }
 
 func rusage() syscall.Rusage {
@@ -478,49 +530,69 @@ func main() {
 			if reps > 1000 {
 				reps = 1000
 			}
-			t := make([][]int64, 5)
+			core := false
+			for p := 0; p < phaseUpsert; p++ {
+				core = core || o.phases[p]
+			}
+			t := make([][]int64, len(phaseNames))
 			for p := range t {
 				t[p] = make([]int64, reps)
 			}
-			var ck [5]uint64
+			var ck [6]uint64
 			clock := newPhaseClock(o.wall)
 			for r := 0; r < reps; r++ {
-				b.create()
-				var c [5]uint64
-				t0 := clock.now()
-				c[0] = b.insert(w)
-				t[0][r] = clock.since(t0)
-				t0 = clock.now()
-				c[1] = b.hit(w)
-				t[1][r] = clock.since(t0)
-				t0 = clock.now()
-				c[2] = b.miss(w)
-				t[2][r] = clock.since(t0)
-				t0 = clock.now()
-				c[3] = b.iterate(w)
-				t[3][r] = clock.since(t0)
-				t0 = clock.now()
-				c[4] = b.del(w)
-				t[4][r] = clock.since(t0)
-				if c[0] != uint64(n) {
-					die("insert: wrong length", n)
+				var c [6]uint64
+				timed := func(p int, phase func(*workload) uint64) {
+					t0 := clock.now()
+					c[p] = phase(w)
+					t[p][r] = clock.since(t0)
 				}
-				if c[1] != w.wantHit {
-					die("hit: wrong checksum", n)
+				if core {
+					b.create()
+					timed(0, b.insert)
+					timed(1, b.hit)
+					timed(2, b.miss)
+					timed(3, b.iterate)
+					timed(4, b.del)
+					if c[0] != uint64(n) {
+						die("insert: wrong length", n)
+					}
+					if c[1] != w.wantHit {
+						die("hit: wrong checksum", n)
+					}
+					if c[2] != uint64(n) {
+						die("miss: a miss key was found", n)
+					}
+					if c[3] != w.wantSum {
+						die("iterate: wrong sum", n)
+					}
+					if c[4] != uint64(n) || b.length() != 0 {
+						die("delete: map not emptied", n)
+					}
 				}
-				if c[2] != uint64(n) {
-					die("miss: a miss key was found", n)
-				}
-				if c[3] != w.wantSum {
-					die("iterate: wrong sum", n)
-				}
-				if c[4] != uint64(n) || b.length() != 0 {
-					die("delete: map not emptied", n)
+				if o.phases[phaseUpsert] {
+					b.create()
+					timed(phaseUpsert, b.upsert)
+					if c[5] != uint64(n) || b.length() != n {
+						die("upsert: wrong length", n)
+					}
+					// the checksum: hit's sum(k ^ value) over the counts, untimed
+					c[5] = b.hit(w)
+					if c[5] != w.wantUps {
+						die("upsert: wrong counts", n)
+					}
 				}
 				ck = c
 			}
-			for p, name := range []string{"insert", "hit", "miss", "iterate", "delete"} {
-				line(name, n, median(t[p])/float64(n), ck[p])
+			for p, name := range phaseNames {
+				if !o.phases[p] {
+					continue
+				}
+				ops := float64(n)
+				if p == phaseUpsert {
+					ops = float64(2 * n) // upsert: 2N ops
+				}
+				line(name, n, median(t[p])/ops, ck[p])
 			}
 			b.create() // drop the last map
 			runtime.KeepAlive(w)

@@ -11,13 +11,18 @@
 //! insert clones the key's `String`: one allocation, as slate's copy of a
 //! key longer than 12 bytes); lookups and deletes pass `&str`.
 //!
+//! Upsert (one lookup an op): `*m.entry(k).or_insert(0) += 1` for u64 keys;
+//! `*m.entry_ref(k.as_str()).or_insert(0) += 1` for strings, which makes
+//! the key's `String` only when the key is new (`entry` would take an owned
+//! `String`, a clone on every op).
+//!
 //! The workload, the modes and the output are those of `../common.h`:
 //! same keys (splitmix64 from 42; "key:" + decimal), same shuffles (state 7
 //! for hits, 8 for deletes), same checksums, and the same lines:
 //!   <impl> <u64|str> <phase> <N> <ns_per_op> <checksum>
 //!
 //! Usage: maps_bench [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
-//!                   [--clock cpu|wall] [--ops K] [N ...]
+//!                   [--clock cpu|wall] [--phases P,P,...] [--ops K] [N ...]
 
 use std::hash::BuildHasher;
 use std::hint::black_box;
@@ -151,12 +156,15 @@ struct Workload {
     hit: Vec<u64>,
     del: Vec<u64>,
     miss: Vec<u64>,
+    ups: Vec<u64>,
     s_keys: Vec<String>,
     s_hit: Vec<String>,
     s_del: Vec<String>,
     s_miss: Vec<String>,
+    s_ups: Vec<String>,
     want_hit: u64,
     want_sum: u64,
+    want_ups: u64,
 }
 
 impl Workload {
@@ -169,12 +177,15 @@ impl Workload {
             hit: Vec::new(),
             del: Vec::new(),
             miss: Vec::new(),
+            ups: Vec::new(),
             s_keys: Vec::new(),
             s_hit: Vec::new(),
             s_del: Vec::new(),
             s_miss: Vec::new(),
+            s_ups: Vec::new(),
             want_hit: 0,
             want_sum: (n as u64) * (n as u64 + 1) / 2,
+            want_ups: 0,
         };
         if lookups {
             w.miss = (0..n).map(|_| splitmix64(&mut s)).collect();
@@ -186,13 +197,21 @@ impl Workload {
                 .fold(0u64, u64::wrapping_add);
             let perm = shuffle(n, 8);
             w.del = perm.iter().map(|&p| w.keys[p]).collect();
+            // upserts: op j counts key p[j] mod N, p a permutation of 0..2N-1
+            w.ups = shuffle(2 * n, 9).iter().map(|&p| w.keys[p % n]).collect();
+            w.want_ups = w.keys.iter().map(|&k| k ^ 2).fold(0u64, u64::wrapping_add);
         }
         if strings {
-            let f = |v: &Vec<u64>| v.iter().map(|k| format!("key:{k}")).collect::<Vec<String>>();
+            let f = |v: &Vec<u64>| {
+                v.iter()
+                    .map(|k| format!("key:{k}"))
+                    .collect::<Vec<String>>()
+            };
             w.s_keys = f(&w.keys);
             w.s_hit = f(&w.hit);
             w.s_del = f(&w.del);
             w.s_miss = f(&w.miss);
+            w.s_ups = f(&w.ups);
         }
         w
     }
@@ -209,6 +228,8 @@ trait Bench {
     fn miss(&self, w: &Workload) -> u64;
     fn iterate(&self, w: &Workload) -> u64;
     fn del(&mut self, w: &Workload) -> u64;
+    /// The 2N ops of the upsert stream, one lookup each; the length after.
+    fn upsert(&mut self, w: &Workload) -> u64;
 }
 
 struct U64Map<S: BuildHasher + Default>(HashMap<u64, u64, S>);
@@ -267,6 +288,12 @@ impl<S: BuildHasher + Default> Bench for U64Map<S> {
             deleted += self.0.remove(k).is_some() as u64;
         }
         deleted
+    }
+    fn upsert(&mut self, w: &Workload) -> u64 {
+        for &k in &w.ups {
+            *self.0.entry(k).or_insert(0) += 1;
+        }
+        self.0.len() as u64
     }
 }
 
@@ -327,13 +354,23 @@ impl<S: BuildHasher + Default> Bench for StrMap<S> {
         }
         deleted
     }
+    fn upsert(&mut self, w: &Workload) -> u64 {
+        for k in &w.s_ups {
+            *self.0.entry_ref(k.as_str()).or_insert(0) += 1;
+        }
+        self.0.len() as u64
+    }
 }
+
+const PHASES: [&str; 6] = ["insert", "hit", "miss", "iterate", "delete", "upsert"];
+const UPSERT: usize = 5;
 
 struct Options {
     impl_name: String,
     strings: bool,
     mode: u8, // 0 bench, 1 tail, 2 mem
     wall: bool,
+    phases: [bool; 6], // PHASES asked for (--phases; default all)
     ops: u64,
     sizes: Vec<usize>,
 }
@@ -344,6 +381,7 @@ fn parse() -> Options {
         strings: false,
         mode: 0,
         wall: false,
+        phases: [true; 6],
         ops: 1_000_000,
         sizes: Vec::new(),
     };
@@ -381,7 +419,24 @@ fn parse() -> Options {
                     _ => usage(a),
                 }
             }
-            "--ops" => o.ops = next(&mut i).parse::<u64>().unwrap_or_else(|_| usage(a)).max(1),
+            "--phases" => {
+                o.phases = [false; 6];
+                for name in next(&mut i).split(',').filter(|s| !s.is_empty()) {
+                    match PHASES.iter().position(|p| *p == name) {
+                        Some(p) => o.phases[p] = true,
+                        None => usage(a),
+                    }
+                }
+                if !o.phases.contains(&true) {
+                    usage(a);
+                }
+            }
+            "--ops" => {
+                o.ops = next(&mut i)
+                    .parse::<u64>()
+                    .unwrap_or_else(|_| usage(a))
+                    .max(1)
+            }
             _ => o.sizes.push(a.parse().unwrap_or_else(|_| usage(a))),
         }
         i += 1;
@@ -481,7 +536,12 @@ fn run<B: Bench>(o: &Options) {
             if len != n as u64 || m.len() != n {
                 die("mem: wrong length", n);
             }
-            line("mem_bytes_per_entry", n, (peak - base) as f64 / n as f64, len);
+            line(
+                "mem_bytes_per_entry",
+                n,
+                (peak - base) as f64 / n as f64,
+                len,
+            );
             line("mem_peak_mib", n, peak as f64 / (1024.0 * 1024.0), len);
             black_box(&m);
         }
@@ -489,49 +549,63 @@ fn run<B: Bench>(o: &Options) {
             for &n in &o.sizes {
                 let w = Workload::new(n, o.strings, true);
                 let reps = (o.ops / n as u64).clamp(1, 1000) as usize;
-                let mut t = vec![vec![0u64; reps]; 5];
-                let mut ck = [0u64; 5];
+                let core = o.phases[..UPSERT].contains(&true);
+                let mut t = vec![Vec::with_capacity(reps); PHASES.len()];
+                let mut ck = [0u64; 6];
                 let clock = PhaseClock::new(o.wall);
-                for r in 0..reps {
-                    let mut m = B::create();
-                    let mut c = [0u64; 5];
-                    let t0 = clock.now();
-                    c[0] = black_box(m.insert(&w));
-                    t[0][r] = clock.since(t0);
-                    let t0 = clock.now();
-                    c[1] = black_box(m.hit(&w));
-                    t[1][r] = clock.since(t0);
-                    let t0 = clock.now();
-                    c[2] = black_box(m.miss(&w));
-                    t[2][r] = clock.since(t0);
-                    let t0 = clock.now();
-                    c[3] = black_box(m.iterate(&w));
-                    t[3][r] = clock.since(t0);
-                    let t0 = clock.now();
-                    c[4] = black_box(m.del(&w));
-                    t[4][r] = clock.since(t0);
-                    if c[0] != n as u64 {
-                        die("insert: wrong length", n);
+                for _ in 0..reps {
+                    let mut c = [0u64; 6];
+                    // phase p: c[p] = its checksum, its time into t[p]
+                    macro_rules! timed {
+                        ($p:expr, $call:expr) => {{
+                            let t0 = clock.now();
+                            c[$p] = black_box($call);
+                            t[$p].push(clock.since(t0));
+                        }};
                     }
-                    if c[1] != w.want_hit {
-                        die("hit: wrong checksum", n);
+                    if core {
+                        let mut m = B::create();
+                        timed!(0, m.insert(&w));
+                        timed!(1, m.hit(&w));
+                        timed!(2, m.miss(&w));
+                        timed!(3, m.iterate(&w));
+                        timed!(4, m.del(&w));
+                        if c[0] != n as u64 {
+                            die("insert: wrong length", n);
+                        }
+                        if c[1] != w.want_hit {
+                            die("hit: wrong checksum", n);
+                        }
+                        if c[2] != n as u64 {
+                            die("miss: a miss key was found", n);
+                        }
+                        if c[3] != w.want_sum {
+                            die("iterate: wrong sum", n);
+                        }
+                        if c[4] != n as u64 || m.len() != 0 {
+                            die("delete: map not emptied", n);
+                        }
                     }
-                    if c[2] != n as u64 {
-                        die("miss: a miss key was found", n);
-                    }
-                    if c[3] != w.want_sum {
-                        die("iterate: wrong sum", n);
-                    }
-                    if c[4] != n as u64 || m.len() != 0 {
-                        die("delete: map not emptied", n);
+                    if o.phases[UPSERT] {
+                        let mut m = B::create();
+                        timed!(UPSERT, m.upsert(&w));
+                        if c[UPSERT] != n as u64 || m.len() != n {
+                            die("upsert: wrong length", n);
+                        }
+                        // the checksum: hit's sum(k ^ value) over the counts, untimed
+                        c[UPSERT] = m.hit(&w);
+                        if c[UPSERT] != w.want_ups {
+                            die("upsert: wrong counts", n);
+                        }
                     }
                     ck = c;
                 }
-                for (p, name) in ["insert", "hit", "miss", "iterate", "delete"]
-                    .iter()
-                    .enumerate()
-                {
-                    line(name, n, median(&mut t[p]) / n as f64, ck[p]);
+                for (p, name) in PHASES.iter().enumerate() {
+                    if o.phases[p] {
+                        // upsert: 2N ops
+                        let ops = if p == UPSERT { 2 * n } else { n };
+                        line(name, n, median(&mut t[p]) / ops as f64, ck[p]);
+                    }
                 }
             }
         }
