@@ -6,7 +6,7 @@ use crate::alloc::Allocator;
 use crate::walk::{self, Scratch};
 use crate::Error;
 
-use super::columns::base_of;
+use super::columns::{base_of, gather_rows};
 use super::{Slot, SlotMap, COLUMN_ALIGN, NONE};
 
 impl SlotMap {
@@ -186,29 +186,14 @@ impl SlotMap {
         // SAFETY: no callback runs any more; `this` is live.
         let m = unsafe { &mut *this };
         // Gather every column (and the reverse map) in the new order.
-        let (old, new) = (m.base(), base_of(block));
-        for c in 0..m.columns as usize {
-            let size = m.sizes[c] as usize;
-            for (to, &from) in order.iter().enumerate() {
-                // SAFETY: rows below `len` in blocks of the same layout.
-                unsafe {
-                    ptr::copy_nonoverlapping(
-                        old.add(layout.offsets[c] + from as usize * size),
-                        new.add(layout.offsets[c] + to * size),
-                        size,
-                    );
-                }
-            }
-        }
-        for (to, &from) in order.iter().enumerate() {
-            // SAFETY: as above, for the reverse map; then the slot of the
-            // row that moved learns its new row.
-            let slot = unsafe {
-                let slot = *old.add(layout.reverse).cast::<u32>().add(from as usize);
-                *new.add(layout.reverse).cast::<u32>().add(to) = slot;
-                slot
-            };
-            m.slot_mut(slot).link = to as u32;
+        let new = base_of(block);
+        // SAFETY: rows below `len` in blocks of the same layout.
+        unsafe { gather_rows(m.base(), new, &layout, m.sizes(), size_of::<u32>(), order) };
+        for to in 0..n as u32 {
+            // SAFETY: the new reverse map holds `n` entries: the slot of
+            // each row that moved learns its new row.
+            let slot = unsafe { *new.add(layout.trailer).cast::<u32>().add(to as usize) };
+            m.slot_mut(slot).link = to;
         }
         // SAFETY: the old block and the permutation are no longer used.
         unsafe {
@@ -217,7 +202,7 @@ impl SlotMap {
         }
         m.block = block;
         m.col0 = new.wrapping_add(layout.offsets[0]);
-        m.rev = new.wrapping_add(layout.reverse).cast();
+        m.rev = new.wrapping_add(layout.trailer).cast();
         Ok(())
     }
 
@@ -321,7 +306,7 @@ impl SlotMap {
             copy.cap = self.cap;
             copy.len = self.len;
             copy.col0 = base_of(block).wrapping_add(layout.offsets[0]);
-            copy.rev = base_of(block).wrapping_add(layout.reverse).cast();
+            copy.rev = base_of(block).wrapping_add(layout.trailer).cast();
         }
         if !self.sparse.is_null() {
             let bytes = self.slot_cap as usize * size_of::<Slot>();

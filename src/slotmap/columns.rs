@@ -1,5 +1,11 @@
-//! Columns: the dense block's layout (every column aligned, the reverse
-//! map after them), its growth, and copying rows in and moving them.
+//! Columns: the dense block's layout (every column aligned, a per-row
+//! array after them), its growth, and copying rows in and moving them.
+//!
+//! The free functions here are the row code that the slotmap and the
+//! sparse sets (`crate::sparse`) share: a dense block of `cap` rows holds
+//! each column (`sizes`, 16-byte aligned) and then a **trailer**, one
+//! fixed-size entry per row (the slotmap's reverse map, a `u32` slot per
+//! row; a sparse set's keys, a `u64` per row).
 
 use core::ptr;
 
@@ -8,12 +14,138 @@ use crate::Error;
 use super::{Retired, Slot, SlotMap, COLUMN_ALIGN, MAX_COLUMNS, MAX_ROWS};
 
 /// The layout of a dense block of `cap` rows: each column's offset from the
-/// aligned base, the reverse map's, and the bytes to allocate.
+/// aligned base, the trailer's, and the bytes to allocate.
 #[derive(Clone, Copy)]
-pub(super) struct Layout {
-    pub(super) offsets: [usize; MAX_COLUMNS],
-    pub(super) reverse: usize,
-    pub(super) bytes: usize,
+pub(crate) struct Layout {
+    pub(crate) offsets: [usize; MAX_COLUMNS],
+    pub(crate) trailer: usize,
+    pub(crate) bytes: usize,
+}
+
+/// The layout of a block of `cap` rows of columns `sizes` and a trailer of
+/// `trailer`-byte entries; `None` for a size that cannot exist.
+pub(crate) fn layout(sizes: &[u32], cap: u32, trailer: usize) -> Option<Layout> {
+    let mut offsets = [0usize; MAX_COLUMNS];
+    let mut at = 0usize;
+    for (off, &size) in offsets.iter_mut().zip(sizes) {
+        *off = at;
+        at = align_up(
+            at.checked_add((size as usize).checked_mul(cap as usize)?)?,
+            COLUMN_ALIGN,
+        )?;
+    }
+    let end = at.checked_add((cap as usize).checked_mul(trailer)?)?;
+    let bytes = end.checked_add(COLUMN_ALIGN - 1)?;
+    if bytes > isize::MAX as usize {
+        return None;
+    }
+    Some(Layout {
+        offsets,
+        trailer: at,
+        bytes,
+    })
+}
+
+/// Copies one packed row (the columns' fields back to back; NULL: zeroes)
+/// into row `r` of the block at `base` of `cap` rows.
+///
+/// # Safety
+/// `r < cap`; `row` is NULL or has the sum of `sizes` readable bytes.
+pub(crate) unsafe fn copy_in_columns(base: *mut u8, cap: usize, sizes: &[u32], row: *const u8, r: u32) {
+    let (mut off, mut src) = (0usize, row);
+    for &size in sizes {
+        let size = size as usize;
+        // SAFETY: row `r` is inside the block (`r < cap`); `src` has the
+        // row's bytes when not NULL.
+        unsafe {
+            let dst = base.add(off + r as usize * size);
+            if src.is_null() {
+                ptr::write_bytes(dst, 0, size);
+            } else {
+                copy_in(src, dst, size);
+                src = src.add(size);
+            }
+        }
+        off = next_column(off, size, cap);
+    }
+}
+
+/// Copies row `from` over row `to` in every column of the block at `base`
+/// of `cap` rows (not the trailer).
+///
+/// # Safety
+/// Both rows are below `cap`, initialized, and distinct.
+pub(crate) unsafe fn move_columns(base: *mut u8, cap: usize, sizes: &[u32], from: u32, to: u32) {
+    let mut off = 0usize;
+    for &size in sizes {
+        let size = size as usize;
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            copy_element(
+                base.add(off + from as usize * size),
+                base.add(off + to as usize * size),
+                size,
+            )
+        };
+        off = next_column(off, size, cap);
+    }
+}
+
+/// Copies rows `0 .. len` of every column and the trailer from the block
+/// at `old` (laid out as `from`) to the block at `new` (laid out as `to`).
+///
+/// # Safety
+/// Both blocks hold at least `len` rows in their layouts of `sizes` and
+/// `trailer`-byte entries; they do not overlap.
+pub(crate) unsafe fn copy_rows(
+    (old, from): (*const u8, &Layout),
+    (new, to): (*mut u8, &Layout),
+    sizes: &[u32],
+    trailer: usize,
+    len: usize,
+) {
+    for (c, &size) in sizes.iter().enumerate() {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            ptr::copy_nonoverlapping(
+                old.add(from.offsets[c]),
+                new.add(to.offsets[c]),
+                len * size as usize,
+            )
+        };
+    }
+    // SAFETY: as above, for the trailer.
+    unsafe { ptr::copy_nonoverlapping(old.add(from.trailer), new.add(to.trailer), len * trailer) };
+}
+
+/// Gathers the rows of the block at `old` into the block at `new` (same
+/// layout): new row `to` is old row `order[to]`, in every column and the
+/// trailer.
+///
+/// # Safety
+/// Both blocks are laid out as `layout` with at least `order.len()` rows,
+/// every entry of `order` is below that, and they do not overlap.
+pub(crate) unsafe fn gather_rows(
+    old: *const u8,
+    new: *mut u8,
+    layout: &Layout,
+    sizes: &[u32],
+    trailer: usize,
+    order: &[u32],
+) {
+    let columns = sizes.iter().enumerate().map(|(c, &s)| (layout.offsets[c], s as usize));
+    for (off, size) in columns.chain([(layout.trailer, trailer)]) {
+        for (to, &from) in order.iter().enumerate() {
+            // SAFETY: the caller's guarantee.
+            unsafe {
+                ptr::copy_nonoverlapping(
+                    old.add(off + from as usize * size),
+                    new.add(off + to * size),
+                    size,
+                );
+            }
+        }
+    }
 }
 
 /// The offset of the column after one at `off` of `size`-byte elements, in
@@ -134,27 +266,13 @@ impl SlotMap {
         self.slot_cap as usize * size_of::<Slot>()
     }
 
+    /// The columns' sizes.
+    pub(super) fn sizes(&self) -> &[u32] {
+        &self.sizes[..self.columns as usize]
+    }
+
     pub(super) fn layout(&self, cap: u32) -> Option<Layout> {
-        let mut offsets = [0usize; MAX_COLUMNS];
-        let mut at = 0usize;
-        for (c, off) in offsets.iter_mut().enumerate().take(self.columns as usize) {
-            *off = at;
-            at = align_up(
-                at.checked_add((self.sizes[c] as usize).checked_mul(cap as usize)?)?,
-                COLUMN_ALIGN,
-            )?;
-        }
-        let reverse = at;
-        let end = reverse.checked_add((cap as usize).checked_mul(size_of::<u32>())?)?;
-        let bytes = end.checked_add(COLUMN_ALIGN - 1)?;
-        if bytes > isize::MAX as usize {
-            return None;
-        }
-        Some(Layout {
-            offsets,
-            reverse,
-            bytes,
-        })
+        layout(self.sizes(), cap, size_of::<u32>())
     }
 
     #[inline]
@@ -222,32 +340,23 @@ impl SlotMap {
             let new_base = base_of(p);
             if !self.block.is_null() {
                 let old = self.layout(self.cap).expect("allocated layout");
-                for c in 0..self.columns as usize {
-                    let size = self.sizes[c] as usize;
-                    // SAFETY: both blocks hold `len` rows of each column.
-                    unsafe {
-                        ptr::copy_nonoverlapping(
-                            self.base().add(old.offsets[c]),
-                            new_base.add(layout.offsets[c]),
-                            self.len as usize * size,
-                        );
-                    }
-                }
-                // SAFETY: as above, for the reverse map.
+                // SAFETY: both blocks hold `len` rows in their layouts.
                 unsafe {
-                    ptr::copy_nonoverlapping(
-                        self.base().add(old.reverse),
-                        new_base.add(layout.reverse),
-                        self.len as usize * size_of::<u32>(),
-                    );
-                }
+                    copy_rows(
+                        (self.base(), &old),
+                        (new_base, &layout),
+                        self.sizes(),
+                        size_of::<u32>(),
+                        self.len as usize,
+                    )
+                };
                 retired.block = self.block;
                 retired.block_bytes = self.block_bytes();
             }
             self.block = p;
             self.cap = cap;
             self.col0 = new_base.wrapping_add(layout.offsets[0]);
-            self.rev = new_base.wrapping_add(layout.reverse).cast();
+            self.rev = new_base.wrapping_add(layout.trailer).cast();
         }
         if let Some((cap, p)) = sparse {
             if !self.sparse.is_null() {
@@ -290,23 +399,8 @@ impl SlotMap {
     /// As for `place`; `r < cap`.
     #[inline(never)]
     pub(super) unsafe fn copy_in_columns(&mut self, row: *const u8, r: u32) {
-        let (base, cap) = (self.base(), self.cap as usize);
-        let (mut off, mut src) = (0usize, row);
-        for &size in self.sizes.iter().take(self.columns as usize) {
-            let size = size as usize;
-            // SAFETY: row `r` is inside the block (`r < cap`); `src` has
-            // `row_size` bytes when not NULL.
-            unsafe {
-                let dst = base.add(off + r as usize * size);
-                if src.is_null() {
-                    ptr::write_bytes(dst, 0, size);
-                } else {
-                    copy_in(src, dst, size);
-                    src = src.add(size);
-                }
-            }
-            off = next_column(off, size, cap);
-        }
+        // SAFETY: the caller's guarantee.
+        unsafe { copy_in_columns(self.base(), self.cap as usize, self.sizes(), row, r) }
     }
 
     /// Copies row `from` over row `to` in every column and the reverse map,
@@ -364,19 +458,7 @@ impl SlotMap {
     /// (kept out of the hot path).
     #[inline(never)]
     pub(super) fn move_columns(&mut self, from: u32, to: u32) {
-        let (base, cap) = (self.base(), self.cap as usize);
-        let mut off = 0usize;
-        for &size in self.sizes.iter().take(self.columns as usize) {
-            let size = size as usize;
-            // SAFETY: both rows are below `len`, inside the block; distinct.
-            unsafe {
-                copy_element(
-                    base.add(off + from as usize * size),
-                    base.add(off + to as usize * size),
-                    size,
-                )
-            };
-            off = next_column(off, size, cap);
-        }
+        // SAFETY: both rows are below `len`, inside the block; distinct.
+        unsafe { move_columns(self.base(), self.cap as usize, self.sizes(), from, to) }
     }
 }

@@ -76,7 +76,7 @@ mod batch;
 mod bulk;
 #[cfg(test)]
 mod check;
-mod columns;
+pub(crate) mod columns;
 #[cfg(test)]
 mod tests;
 
