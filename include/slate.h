@@ -286,6 +286,32 @@ typedef uint64_t slotmap_key;
 typedef int (*slotmap_each_f)(slotmap_key key, void *row, void *data);
 
 /**
+ * A sparse set keyed by slotmap keys: an entity's optional part (a
+ * velocity, a tag) beside the slotmap that issues the keys. It maps
+ * slotmap keys to dense rows of its own columns, or holds bare membership.
+ * A complete type, caller-allocated like `slotmap_s`: initialize it with
+ * `slotmap_sparse()` or `slotmap_sparse_columns()`, release it with
+ * `slotmap_sparse_free()`. It may be moved with `memcpy` while no call on
+ * it is in progress. Its fields are private.
+ *
+ * Keys are full generational keys: a key whose slot the owner reissued
+ * for a new entity never finds the old entity's row. A set holds at most
+ * one key per slot index (the key's low 32 bits).
+ */
+typedef struct slotmap_sparse_s {
+  uint64_t _private[24];
+} slotmap_sparse_s;
+
+/**
+ * Called by `slotmap_join` once per key present in every set: `rows[i]`
+ * is the key's dense row in `sets[i]` and `elements[i]` its column-0
+ * element there (NULL for a membership set); with an owner, `rows[count]`
+ * and `elements[count]` are the key's row and column-0 element in the
+ * owner. Both arrays are valid during the call only. Return 0 to go on.
+ */
+typedef int (*slotmap_join_f)(slotmap_key key, const uint32_t *rows, void *const *elements, void *data);
+
+/**
  * `struct _Unwind_Context`, opaque.
  */
 typedef void Context;
@@ -1235,6 +1261,333 @@ int slotmap_clone(struct slotmap_s *copy, const struct slotmap_s *sm);
  * `sm` is NULL or an initialized slotmap.
  */
 void slotmap_free(struct slotmap_s *sm);
+
+/**
+ * Initializes `sp` as an empty set of one column of `element_size`-byte
+ * elements, or, with `element_size` 0, as a **membership set** (keys
+ * only: `get` gives NULL elements for present keys, `column` is NULL, a
+ * walk's `row` pointer is NULL, `sort` is `SLATE_ERROR_INVALID`).
+ * Allocates nothing. Calling it on a set that holds rows forgets them
+ * without freeing: call `slotmap_sparse_free` first.
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or from
+ * inside a walk of `sp`.
+ *
+ * # Safety
+ * `sp` is NULL or points to writable memory for a `slotmap_sparse_s`.
+ */
+int slotmap_sparse(struct slotmap_sparse_s *sp, uint32_t element_size);
+
+/**
+ * Initializes `sp` as an empty set of `count` columns (structure of
+ * arrays) of `sizes[i]`-byte elements, as `slotmap_columns` does.
+ * Allocates nothing.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_INVALID` for a NULL `sp` or `sizes`,
+ * `count` 0 or a zero size; `SLATE_ERROR_FULL` for more than 16 columns.
+ *
+ * # Safety
+ * `sp` is NULL or writable; `sizes` is NULL or holds `count` sizes.
+ */
+int slotmap_sparse_columns(struct slotmap_sparse_s *sp, const uint32_t *sizes, uint32_t count);
+
+/**
+ * Gives the set its own allocator, as `slotmap_set_allocator` does for a
+ * slotmap: while it holds no memory (after `slotmap_sparse()`,
+ * `slotmap_sparse_columns()` or `slotmap_sparse_free`); copied; kept by
+ * `free`, dropped by re-initialisation, inherited by clones; NULL goes
+ * back to the process default. Every byte the set allocates (its rows,
+ * keys and index pages) comes from it; `slotmap_sparse_erase_if` and
+ * `slotmap_sparse_sort` also take temporary memory from it and give it
+ * back before they return.
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`, a NULL
+ * `allocate` or `release`, a set that holds memory, or from inside its
+ * walk.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `allocator` is NULL or readable.
+ */
+int slotmap_sparse_set_allocator(struct slotmap_sparse_s *sp,
+                                 const struct slate_allocator_s *allocator);
+
+/**
+ * Makes room for `n` more rows: the next `n` new keys allocate nothing
+ * for their rows (the index may still allocate pages for slot indices it
+ * has not seen). May move the columns.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond 2^32 - 2 rows;
+ * `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL
+ * `sp` or from inside its walk.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+int slotmap_sparse_reserve(struct slotmap_sparse_s *sp, uint32_t n);
+
+/**
+ * Sets `key`'s row to a copy of `row` (the columns' fields back to back;
+ * NULL: zeroes): inserts the key, or overwrites the row of a present key
+ * (which moves nothing). A key of the same slot index but another
+ * generation (with an owner, always a dead entity's) has its row taken
+ * over: that counts as setting a new key.
+ *
+ * With a non-NULL `owner`, a key the owner does not accept
+ * (`slotmap_contains(owner, key) == 0`: a dead entity's, a forged one) is
+ * `SLATE_ERROR_NOT_FOUND` and changes nothing, so a stale handle never
+ * writes a live entity's row; with a NULL `owner` any non-zero key is
+ * taken as given.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` (above);
+ * `SLATE_ERROR_INVALID` for a NULL `sp`, key 0, or from inside a walk of
+ * `sp`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (nothing changed).
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `owner` is NULL or an initialized
+ * slotmap; `row` is NULL or holds the columns' sizes in bytes.
+ */
+int slotmap_sparse_set(struct slotmap_sparse_s *sp,
+                       const struct slotmap_s *owner,
+                       slotmap_key key,
+                       const void *row);
+
+/**
+ * Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in
+ * `*element` unless `element` is NULL (a presence test); for a membership
+ * set the element is NULL. On `SLATE_ERROR_NOT_FOUND` (a key not present:
+ * 0, forged, stale, another generation of a present slot) leaves
+ * `*element` as it was. The pointer is valid until the next call that
+ * sets a new key, erases, prunes, sorts, reserves, clears or frees the
+ * set. Allocates nothing.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `element` is NULL or writable.
+ */
+int slotmap_sparse_get(const struct slotmap_sparse_s *sp, slotmap_key key, void **element);
+
+/**
+ * Looks up `count` keys at once, `slate_get_many`'s shape: for each
+ * `i < count`, `found[i]` becomes 1 and `elements[i]` the key's column-0
+ * element (NULL for a membership set), or `found[i]` 0 with `elements[i]`
+ * left as it was. `elements` may be NULL (a presence test). The results
+ * equal those of `count` calls of `slotmap_sparse_get`, faster for large
+ * sets (the keys' cache misses overlap). Allocates nothing.
+ *
+ * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID`
+ * with nothing written for a NULL set, or a NULL `keys` or `found` when
+ * `count > 0`.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `keys` has `count` keys, `found`
+ * room for `count` bytes, and `elements` is NULL or has room for `count`
+ * pointers.
+ */
+int slotmap_sparse_get_many(const struct slotmap_sparse_s *sp,
+                            const slotmap_key *keys,
+                            size_t count,
+                            void **elements,
+                            uint8_t *found);
+
+/**
+ * 1 if the set holds exactly `key`, else 0 (also for NULL). Allocates
+ * nothing.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+int slotmap_sparse_contains(const struct slotmap_sparse_s *sp, slotmap_key key);
+
+/**
+ * Stores `key`'s dense row in `*row` (valid until the next call that
+ * sets a new key, erases, prunes, sorts, clears or frees the set).
+ *
+ * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
+ * for a NULL `sp` or `row`.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `row` is NULL or writable.
+ */
+int slotmap_sparse_row(const struct slotmap_sparse_s *sp, slotmap_key key, uint32_t *row);
+
+/**
+ * Removes `key`'s row (swap-and-pop: the last row moves into its place,
+ * so the rows stay packed).
+ *
+ * Inside a walk of the set (`slotmap_sparse_each`, `slotmap_join`), the
+ * callback may erase the key it was given, and only that one.
+ *
+ * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND` (a key not present), or
+ * `SLATE_ERROR_INVALID` for a NULL `sp` or a refused erase inside a walk.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+int slotmap_sparse_erase(struct slotmap_sparse_s *sp, slotmap_key key);
+
+/**
+ * Erases, in one pass, every row for which `predicate(key, element,
+ * data)` returns non-zero (`element`: the row's column-0 element; NULL for
+ * a membership set). The predicate is asked about every row first, in an
+ * unspecified order, and may read the set but not modify it.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
+ * `SLATE_ERROR_INVALID` for a NULL `sp` or `predicate`, or from inside a
+ * walk of the set; `SLATE_ERROR_FULL` inside 32 nested walks.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; the predicate must not unwind.
+ */
+int slotmap_sparse_erase_if(struct slotmap_sparse_s *sp, slotmap_each_f predicate, void *data);
+
+/**
+ * Erases, in one pass, every row whose key `owner` no longer accepts
+ * (`slotmap_contains(owner, key) == 0`): the bulk cleanup after entities
+ * die. Allocates nothing.
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or
+ * `owner`, or from inside a walk of the set.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `owner` is NULL or an initialized
+ * slotmap.
+ */
+int slotmap_sparse_prune(struct slotmap_sparse_s *sp, const struct slotmap_s *owner);
+
+/**
+ * The number of rows; 0 for NULL.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+uint32_t slotmap_sparse_length(const struct slotmap_sparse_s *sp);
+
+/**
+ * The base of dense column `column` (rows `0 .. length - 1`), aligned to
+ * 16 bytes; NULL for a NULL set, a column out of range, a membership set,
+ * or a set that never held a row. Valid as `slotmap_sparse_get`'s
+ * pointers.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+void *slotmap_sparse_column(const struct slotmap_sparse_s *sp, uint32_t column);
+
+/**
+ * The key of dense row `row`; 0 for `row >= length` or a NULL set.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+slotmap_key slotmap_sparse_key_at(const struct slotmap_sparse_s *sp, uint32_t row);
+
+/**
+ * The set's keys as a dense array (row `i`'s key at index `i`, `length`
+ * of them), to pass straight to `slotmap_get_many` or another set's
+ * `get_many`; NULL for a NULL or empty set. Valid as
+ * `slotmap_sparse_get`'s pointers.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+const slotmap_key *slotmap_sparse_keys(const struct slotmap_sparse_s *sp);
+
+/**
+ * Calls `callback(key, element, data)` for every row in dense order, row
+ * 0 first (`element`: the column-0 element; NULL for a membership set). A
+ * non-zero return stops the walk and becomes the result. The callback may
+ * erase the key it was given (the walk then stays on the row that
+ * swap-and-pop refilled, so every other row is still visited once); every
+ * other call that would modify the set returns `SLATE_ERROR_INVALID`, and
+ * `slotmap_sparse_free` of it does nothing. Other structures may change.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; the callback must not unwind.
+ */
+int slotmap_sparse_each(const struct slotmap_sparse_s *sp, slotmap_each_f callback, void *data);
+
+/**
+ * Reorders the rows by column 0 so that rows for which `less(a, b, data)`
+ * is non-zero come first (`a`, `b`: column-0 elements); every key stays.
+ * Not stable. Needs memory for a second copy of the rows.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
+ * `SLATE_ERROR_INVALID` for a NULL `sp` or `less`, a membership set, or
+ * from inside a walk of the set; `SLATE_ERROR_FULL` inside 32 nested
+ * walks.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `less` must not unwind or modify
+ * the set.
+ */
+int slotmap_sparse_sort(struct slotmap_sparse_s *sp,
+                        int (*less)(const void *a, const void *b, void *data),
+                        void *data);
+
+/**
+ * Removes every row (their keys are no longer present); keeps the
+ * capacity and the index's pages.
+ *
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or from
+ * inside a walk of the set.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+int slotmap_sparse_clear(struct slotmap_sparse_s *sp);
+
+/**
+ * Initializes `copy` as an independent copy of `sp` (same columns, keys
+ * and rows; row order not kept necessarily). `copy` is overwritten, not
+ * freed. A copy of a set with its own allocator uses it; otherwise the
+ * process default in force.
+ *
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty set of
+ * the same columns); `SLATE_ERROR_INVALID` for NULL arguments, `copy ==
+ * sp`, or a `copy` the calling thread walks.
+ *
+ * # Safety
+ * `copy` is NULL or writable; `sp` is NULL or an initialized set.
+ */
+int slotmap_sparse_clone(struct slotmap_sparse_s *copy, const struct slotmap_sparse_s *sp);
+
+/**
+ * Releases everything. The set stays usable (same columns, empty);
+ * freeing twice is harmless. Does nothing for NULL, or from inside a walk
+ * of the set.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+void slotmap_sparse_free(struct slotmap_sparse_s *sp);
+
+/**
+ * Visits every key present in all `count` sets (and, with a non-NULL
+ * `owner`, valid in `owner` at the moment it is reached), each once:
+ * walks the set with the fewest rows (the first such in `sets` on a tie)
+ * in row order and tests the others. Calls `callback(key, rows,
+ * elements, data)`: see `slotmap_join_f`. A non-zero return stops the
+ * join and becomes its result.
+ *
+ * The callback may erase the key it was given from any of the sets (the
+ * walk then stays on the row that swap-and-pop refilled); every other call
+ * that would modify one of the sets returns `SLATE_ERROR_INVALID`. The
+ * owner and every other structure may be modified. The join itself
+ * modifies nothing.
+ *
+ * Returns 0 (`SLATE_OK`) or the callback's stopping value;
+ * `SLATE_ERROR_INVALID` for `count` 0, a NULL `sets`, set or callback;
+ * `SLATE_ERROR_FULL` when the sets, as walks, would nest more than 32
+ * deep on this thread.
+ *
+ * # Safety
+ * `owner` is NULL or an initialized slotmap; `sets` holds `count`
+ * pointers to initialized sets; the callback must not unwind.
+ */
+int slotmap_join(const struct slotmap_s *owner,
+                 struct slotmap_sparse_s *const *sets,
+                 uint32_t count,
+                 slotmap_join_f callback,
+                 void *data);
 
 extern int _Unwind_Backtrace(Trace trace, void *arg);
 

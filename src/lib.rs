@@ -309,6 +309,7 @@ pub(crate) mod map;
 mod model_tests;
 pub(crate) mod seed;
 pub(crate) mod slotmap;
+pub(crate) mod sparse;
 pub(crate) mod table;
 mod walk;
 

@@ -138,6 +138,9 @@ struct Walk {
     walked: *const (),
     mark: *const u64,
     token: u64,
+    /// The key the walk's callback was given, which it may erase (sparse
+    /// sets' walks; 0: none).
+    given: u64,
     scratch: [Scratch; 2],
 }
 
@@ -146,8 +149,39 @@ impl Walk {
         walked: ptr::null(),
         mark: ptr::null(),
         token: 0,
+        given: 0,
         scratch: [Scratch::NONE; 2],
     };
+}
+
+/// A running walk, as its body sees it (see [`walk_marked`]).
+#[derive(Clone, Copy)]
+pub struct Mark(*const u64);
+
+impl Mark {
+    /// Records the key the walk's callback is about to get: the one
+    /// modification [`erasable`] allows from it.
+    pub fn give(self, key: u64) {
+        with(|r| {
+            if let Some(w) = r.walks[..r.len].iter_mut().find(|w| w.mark == self.0) {
+                w.given = key;
+            }
+        });
+    }
+}
+
+/// Whether the calling thread, which walks the structure at `p`, may
+/// erase `key` from it: every walk of `p` in progress on this thread gave
+/// its callback `key` (a sparse set's walk allows erasing the key it
+/// gave, and nothing else).
+pub fn erasable(p: *const (), key: u64) -> bool {
+    registered(p)
+        && with(|r| {
+            r.walks[..r.len]
+                .iter()
+                .filter(|w| w.walked == p)
+                .all(|w| w.given == key)
+        })
 }
 
 /// A thread's walks, innermost last; marks strictly decrease upwards.
@@ -281,11 +315,20 @@ fn holds(mark: *const u64, token: u64) -> bool {
 /// abandoned (left by `longjmp`) and belongs to the caller otherwise.
 /// `Error::Full` when this thread already runs [`DEPTH`] walks.
 pub fn walk<R>(p: *const (), scratch: [Scratch; 2], body: impl FnOnce() -> R) -> Result<R, Error> {
+    walk_marked(p, scratch, |_| body())
+}
+
+/// [`walk`], its body given the walk's [`Mark`].
+pub fn walk_marked<R>(
+    p: *const (),
+    scratch: [Scratch; 2],
+    body: impl FnOnce(Mark) -> R,
+) -> Result<R, Error> {
     let mut body = Some(body);
     let mut out = None;
     // Opaque, so that the optimizer keeps one `frame` for every body
     // instead of a copy specialised to each (`proof` knows one).
-    let body: &mut dyn FnMut() = &mut || out = body.take().map(|b| b());
+    let body: &mut dyn FnMut(Mark) = &mut |m| out = body.take().map(|b| b(m));
     if frame(p, scratch, core::hint::black_box(body)) {
         Ok(out.expect("the body ran"))
     } else {
@@ -301,7 +344,7 @@ pub fn walk<R>(p: *const (), scratch: [Scratch; 2], body: impl FnOnce() -> R) ->
 /// walks would share one frame, in no order), and `proof` recognises the
 /// frame by its return address and the mark's place in it.
 #[inline(never)]
-fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut()) -> bool {
+fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut(Mark)) -> bool {
     /// Ends the walk, also when `body` unwinds: drops its record, which
     /// keeps no scratch (that stays with the caller), and any record above
     /// it: walks nested in this one that were left by `longjmp` to a point
@@ -340,6 +383,7 @@ fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut()) -> bool {
             walked: p,
             mark,
             token: word,
+            given: 0,
             scratch,
         };
         r.len += 1;
@@ -350,7 +394,7 @@ fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut()) -> bool {
     }
     WALKS.fetch_add(1, Ordering::Relaxed);
     let _end = End(mark);
-    body();
+    body(Mark(mark));
     // Keeps `word` in memory, holding its token, until the walk ends.
     core::hint::black_box(&word);
     true
@@ -385,7 +429,7 @@ mod proof {
         use core::ffi::{c_int, c_void};
         use core::sync::atomic::{AtomicUsize, Ordering};
 
-        use super::super::{frame, with, NO_SCRATCH};
+        use super::super::{frame, Mark, NO_SCRATCH};
 
         /// `struct _Unwind_Context`, opaque.
         type Context = c_void;
@@ -451,10 +495,7 @@ mod proof {
             }
             let mut found = None;
             // A walk of nothing, known to run while its body asks.
-            let body: &mut dyn FnMut() = &mut || {
-                let mark = with(|r| r.walks[r.len - 1].mark);
-                found = holder(mark as usize);
-            };
+            let body: &mut dyn FnMut(Mark) = &mut |mark| found = holder(mark.0 as usize);
             frame(core::ptr::null(), NO_SCRATCH, core::hint::black_box(body));
             let (ip, offset) = found?;
             OFFSET.store(offset, Ordering::Relaxed);
@@ -595,6 +636,7 @@ mod tests {
                 walked,
                 mark,
                 token,
+                given: 0,
                 scratch: NO,
             };
             r.len += 1;

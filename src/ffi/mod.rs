@@ -28,6 +28,7 @@ use crate::Error;
 
 pub mod map;
 pub mod slotmap;
+pub mod sparse;
 
 /// Result codes. Every function that can fail returns one of these as an
 /// `int`; a call that fails leaves its map exactly as it was.

@@ -196,7 +196,7 @@ unsafe fn insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) 
     };
     // SAFETY: `row` is NULL or a packed row.
     unsafe {
-        m.try_insert(row.cast(), |m, r| match r {
+        m.try_insert(row.cast(), move |m, r| match r {
             Ok(Ok(k)) => {
                 // SAFETY: `key` is writable.
                 key.write(k);

@@ -330,7 +330,7 @@ impl SlotMap {
 
 /// Sorts `v` in place by `less` (heapsort: no allocation, O(n log n), and
 /// no panic even if `less` is not a consistent order).
-pub(super) fn heapsort(v: &mut [u32], mut less: impl FnMut(u32, u32) -> bool) {
+pub(crate) fn heapsort(v: &mut [u32], mut less: impl FnMut(u32, u32) -> bool) {
     pub(super) fn sift(
         v: &mut [u32],
         mut root: usize,

@@ -51,7 +51,13 @@ pub(crate) fn layout(sizes: &[u32], cap: u32, trailer: usize) -> Option<Layout> 
 ///
 /// # Safety
 /// `r < cap`; `row` is NULL or has the sum of `sizes` readable bytes.
-pub(crate) unsafe fn copy_in_columns(base: *mut u8, cap: usize, sizes: &[u32], row: *const u8, r: u32) {
+pub(crate) unsafe fn copy_in_columns(
+    base: *mut u8,
+    cap: usize,
+    sizes: &[u32],
+    row: *const u8,
+    r: u32,
+) {
     let (mut off, mut src) = (0usize, row);
     for &size in sizes {
         let size = size as usize;
@@ -133,7 +139,10 @@ pub(crate) unsafe fn gather_rows(
     trailer: usize,
     order: &[u32],
 ) {
-    let columns = sizes.iter().enumerate().map(|(c, &s)| (layout.offsets[c], s as usize));
+    let columns = sizes
+        .iter()
+        .enumerate()
+        .map(|(c, &s)| (layout.offsets[c], s as usize));
     for (off, size) in columns.chain([(layout.trailer, trailer)]) {
         for (to, &from) in order.iter().enumerate() {
             // SAFETY: the caller's guarantee.
@@ -152,7 +161,7 @@ pub(crate) unsafe fn gather_rows(
 /// a block of `cap` rows: `layout`'s arithmetic, unchecked (`layout`
 /// checked it when the block was allocated).
 #[inline(always)]
-pub(super) fn next_column(off: usize, size: usize, cap: usize) -> usize {
+pub(crate) fn next_column(off: usize, size: usize, cap: usize) -> usize {
     (off + size * cap + (COLUMN_ALIGN - 1)) & !(COLUMN_ALIGN - 1)
 }
 
@@ -245,7 +254,7 @@ pub(super) fn align_up(n: usize, a: usize) -> Option<usize> {
 }
 
 /// Aligns a raw allocation for the columns.
-pub(super) fn base_of(block: *mut u8) -> *mut u8 {
+pub(crate) fn base_of(block: *mut u8) -> *mut u8 {
     let addr = block as usize;
     let pad = (COLUMN_ALIGN - addr % COLUMN_ALIGN) % COLUMN_ALIGN;
     block.wrapping_add(pad)
@@ -266,9 +275,10 @@ impl SlotMap {
         self.slot_cap as usize * size_of::<Slot>()
     }
 
-    /// The columns' sizes.
+    /// The columns' sizes (the bound spares hot paths a check that could
+    /// panic).
     pub(super) fn sizes(&self) -> &[u32] {
-        &self.sizes[..self.columns as usize]
+        &self.sizes[..(self.columns as usize).min(MAX_COLUMNS)]
     }
 
     pub(super) fn layout(&self, cap: u32) -> Option<Layout> {

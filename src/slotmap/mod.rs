@@ -86,6 +86,7 @@ use crate::alloc::Allocator;
 use crate::seed::slotmap_generation;
 use crate::Error;
 
+pub(crate) use bulk::heapsort;
 use columns::{copy_in, copy_simple};
 
 /// Columns a slotmap may have.

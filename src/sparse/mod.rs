@@ -1,0 +1,687 @@
+//! Sparse sets keyed by slotmap keys: an entity's optional parts.
+//!
+//! # Why
+//!
+//! A slotmap gives every entity a stable key and packs the columns every
+//! entity has. The parts only some entities have (a velocity, a target, a
+//! "hungry" tag) live beside it in sparse sets: each maps slotmap keys to
+//! dense rows of its own columns, or holds bare membership, with O(1) add,
+//! test and remove and iteration over packed memory. Systems that walk
+//! "every entity that has A and B" join sets: walk the smallest, test the
+//! others.
+//!
+//! # Terms
+//!
+//! - **key**: a slotmap key, `version << 32 | slot`; the full key is what
+//!   a set stores, so a key whose slot the owner reissued never finds the
+//!   old entity's row.
+//! - **row**, **column**, **trailer**: the slotmap's dense rows
+//!   ([`crate::slotmap::columns`]); a set's trailer is its keys, row `r`'s
+//!   key at `keys[r]`, so the keys are themselves a dense array.
+//! - **index**: slot index -> row, in three levels of pages, so that only
+//!   the slot indices a set has seen take memory:
+//!
+//! ```text
+//!  slot index (32 bits):  top (12) | mid (10) | entry (10)
+//!
+//!  top: grows to the highest   mid: 1024 page         page: 1024 entries,
+//!  top index seen (at most     pointers (8 KiB)       row + 1, 0 = absent
+//!  4096 mid pointers)                                 (4 KiB)
+//! ```
+//!
+//! # Operations
+//!
+//! - **get**: the key's entry (its page is found through two small,
+//!   usually cached arrays), then `keys[row] == key`: the index and then
+//!   the row, two dependent reads, as a dense sparse set pays.
+//! - **set** of a new key appends a row and points the key's entry at it;
+//!   a key whose slot holds another generation (a dead entity's) takes
+//!   over that row. Every allocation it needs (a bigger block, the index's
+//!   pages) is made first, so a failure changes nothing.
+//! - **erase**: swap-and-pop; the moved row's key has its entry repointed.
+//! - **walks** (`each`, `join`) go through rows in dense order; a callback
+//!   may erase the key it was given (the walk then stays on the row that
+//!   swap-and-pop refilled), and nothing else in the walked sets
+//!   (`crate::walk::erasable`).
+//!
+//! # Memory
+//!
+//! Per row: the columns' sizes and 8 bytes of key. The index: 4 bytes per
+//! slot index in touched pages of 1024, an 8 KiB array per touched
+//! range of 2^20 slot indices, and 8 bytes per such range up to the
+//! highest. Every allocation goes through the set's allocator.
+
+pub mod join;
+#[cfg(test)]
+mod tests;
+mod walks;
+
+pub use join::join;
+
+use core::mem::size_of;
+use core::ptr;
+
+use crate::alloc::Allocator;
+use crate::slotmap::columns::{
+    base_of, copy_in_columns, copy_rows, layout, move_columns, next_column, Layout,
+};
+use crate::slotmap::{SlotMap, MAX_COLUMNS, MAX_ROWS};
+use crate::Error;
+
+/// Bits of a slot index resolved by a page, and by a mid array.
+const PAGE_BITS: u32 = 10;
+const MID_BITS: u32 = 10;
+/// Entries of a page; page pointers in a mid array.
+const PAGE: usize = 1 << PAGE_BITS;
+const MID: usize = 1 << MID_BITS;
+/// Top entries that cover every slot index.
+const TOP_MAX: u32 = 1 << (32 - PAGE_BITS - MID_BITS);
+/// Bytes of a row's key (the trailer).
+const KEY: usize = size_of::<u64>();
+
+/// A page of the index: row + 1 per slot index, 0 when absent.
+type Page = *mut u32;
+/// A mid array: `MID` page pointers.
+type Mid = *mut Page;
+
+/// A sparse set; the body of the C `slotmap_sparse_s`.
+#[repr(C)]
+pub struct Sparse {
+    len: u32,
+    /// Rows the dense block holds.
+    cap: u32,
+    /// Columns (0: a membership set).
+    columns: u32,
+    /// Entries of `top`.
+    top_len: u32,
+    sizes: [u32; MAX_COLUMNS],
+    /// The dense block as allocated (NULL: none).
+    block: *mut u8,
+    /// Column 0's first element (NULL for a membership set or no block).
+    col0: *mut u8,
+    /// The keys of rows `0 .. len` (the trailer).
+    keys: *mut u64,
+    /// The index's top level: `top_len` mid pointers (NULL: none yet).
+    top: *mut Mid,
+    alloc: Allocator,
+}
+
+/// What a new key needs allocated before it is placed: each part `None`
+/// when it is there already.
+#[derive(Default)]
+struct Room {
+    block: Option<(u32, Layout, *mut u8)>,
+    top: Option<(u32, *mut Mid)>,
+    mid: Option<Mid>,
+    page: Option<Page>,
+}
+
+impl Sparse {
+    /// An empty set of columns `sizes` (none: a membership set), validated
+    /// here: each column at least one byte, at most `MAX_COLUMNS`.
+    pub fn new(sizes: &[u32], alloc: Allocator) -> Result<Sparse, Error> {
+        if sizes.contains(&0) {
+            return Err(Error::Invalid);
+        }
+        if sizes.len() > MAX_COLUMNS {
+            return Err(Error::Full);
+        }
+        sizes
+            .iter()
+            .try_fold(0u32, |a, &s| a.checked_add(s))
+            .ok_or(Error::Full)?;
+        let mut fixed = [0u32; MAX_COLUMNS];
+        fixed[..sizes.len()].copy_from_slice(sizes);
+        Ok(Sparse {
+            len: 0,
+            cap: 0,
+            columns: sizes.len() as u32,
+            top_len: 0,
+            sizes: fixed,
+            block: ptr::null_mut(),
+            col0: ptr::null_mut(),
+            keys: ptr::null_mut(),
+            top: ptr::null_mut(),
+            alloc,
+        })
+    }
+
+    /// An empty set of the same columns, allocating through `alloc`.
+    pub fn empty_like(&self, alloc: Allocator) -> Sparse {
+        Sparse::new(self.sizes(), alloc).expect("valid columns")
+    }
+
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// The columns' sizes (the bound spares a check that could panic).
+    pub fn sizes(&self) -> &[u32] {
+        &self.sizes[..(self.columns as usize).min(MAX_COLUMNS)]
+    }
+
+    pub fn is_membership(&self) -> bool {
+        self.columns == 0
+    }
+
+    /// The key of every row, in row order.
+    pub fn keys(&self) -> &[u64] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `keys` holds `len` initialized keys.
+        unsafe { core::slice::from_raw_parts(self.keys, self.len as usize) }
+    }
+
+    /// The dense key array (NULL when empty).
+    pub fn keys_ptr(&self) -> *const u64 {
+        if self.len == 0 {
+            ptr::null()
+        } else {
+            self.keys
+        }
+    }
+
+    pub fn key_at(&self, row: u32) -> Option<u64> {
+        self.keys().get(row as usize).copied()
+    }
+
+    // ---- the index --------------------------------------------------------
+
+    /// The index entry of slot index `i`, if its page exists.
+    #[inline(always)]
+    fn entry(&self, i: u32) -> Option<*mut u32> {
+        let t = i >> (PAGE_BITS + MID_BITS);
+        if t >= self.top_len {
+            return None;
+        }
+        // SAFETY: `t < top_len`; mid arrays hold `MID` page pointers and
+        // pages `PAGE` entries, NULL where not allocated.
+        unsafe {
+            let mid = *self.top.add(t as usize);
+            if mid.is_null() {
+                return None;
+            }
+            let page = *mid.add((i >> PAGE_BITS) as usize & (MID - 1));
+            if page.is_null() {
+                return None;
+            }
+            Some(page.add(i as usize & (PAGE - 1)))
+        }
+    }
+
+    /// The row that slot index `i` holds (of whatever generation).
+    #[inline(always)]
+    fn slot_row(&self, i: u32) -> Option<u32> {
+        // SAFETY: an entry of an allocated page.
+        let e = unsafe { *self.entry(i)? };
+        e.checked_sub(1)
+    }
+
+    /// Points slot index `i`'s entry (its page exists) at `row`, or marks
+    /// it absent (`None`).
+    #[inline(always)]
+    fn point(&mut self, i: u32, row: Option<u32>) {
+        let e = self.entry(i).expect("the key's page exists");
+        // SAFETY: an entry of an allocated page.
+        unsafe { *e = row.map_or(0, |r| r + 1) };
+    }
+
+    /// The row of `key`, when the set holds exactly that key.
+    #[inline(always)]
+    pub fn row_of(&self, key: u64) -> Option<u32> {
+        let row = self.slot_row(key as u32)?;
+        // SAFETY: an entry points at a row below `len`, whose key is set.
+        (unsafe { *self.keys.add(row as usize) } == key).then_some(row)
+    }
+
+    /// Column 0's element of `row` (NULL for a membership set).
+    #[inline(always)]
+    pub fn element(&self, row: u32) -> *mut u8 {
+        self.col0
+            .wrapping_add(row as usize * self.sizes[0] as usize)
+    }
+
+    /// Column 0's element of `key`: `Some(NULL)` for a present key of a
+    /// membership set.
+    #[inline(always)]
+    pub fn get(&self, key: u64) -> Option<*mut u8> {
+        self.row_of(key).map(|r| self.element(r))
+    }
+
+    /// Column `c`'s first element, or NULL (no block, no such column).
+    pub fn column(&self, c: usize) -> *mut u8 {
+        if self.block.is_null() || c >= self.columns as usize {
+            return ptr::null_mut();
+        }
+        let cap = self.cap as usize;
+        let off = self
+            .sizes
+            .iter()
+            .take(c)
+            .fold(0, |off, &size| next_column(off, size as usize, cap));
+        base_of(self.block).wrapping_add(off)
+    }
+
+    fn layout(&self, cap: u32) -> Option<Layout> {
+        layout(self.sizes(), cap, KEY)
+    }
+
+    fn block_bytes(&self) -> usize {
+        if self.block.is_null() {
+            0
+        } else {
+            self.layout(self.cap).expect("allocated layout").bytes
+        }
+    }
+
+    /// Points the set at a dense block of `cap` rows laid out as `l`.
+    fn adopt_block(&mut self, block: *mut u8, cap: u32, l: &Layout) {
+        let base = base_of(block);
+        self.block = block;
+        self.cap = cap;
+        self.col0 = if self.columns == 0 {
+            ptr::null_mut()
+        } else {
+            base.wrapping_add(l.offsets[0])
+        };
+        self.keys = base.wrapping_add(l.trailer).cast();
+    }
+
+    // ---- set ---------------------------------------------------------------
+
+    /// Inserts `key` with a copy of `row` (NULL: zeroes), or overwrites the
+    /// row of a present key; a key holding another generation of the same
+    /// slot takes over that row. With an `owner`, a key it does not accept
+    /// is `NotFound` and changes nothing.
+    ///
+    /// # Safety
+    /// `row` is NULL or has the columns' sizes in readable bytes; `owner`
+    /// is a live slotmap.
+    pub unsafe fn set(
+        &mut self,
+        owner: Option<&SlotMap>,
+        key: u64,
+        row: *const u8,
+    ) -> Result<(), Error> {
+        if key == 0 {
+            return Err(Error::Invalid);
+        }
+        if owner.is_some_and(|o| o.row_of(key).is_none()) {
+            return Err(Error::NotFound);
+        }
+        if let Some(r) = self.slot_row(key as u32) {
+            // SAFETY: row `r` is below `len`; the caller's guarantee.
+            unsafe { self.overwrite(r, row) };
+            // SAFETY: as above, for its key.
+            unsafe { *self.keys.add(r as usize) = key };
+            return Ok(());
+        }
+        let room = self.room_for(key as u32, 1)?;
+        let old_block = self.install(room, key as u32);
+        let r = self.len;
+        // SAFETY: `r < cap` after `install`; `row` may lie in the old
+        // block, which is released only below.
+        unsafe {
+            copy_in_columns(base_of(self.block), self.cap as usize, self.sizes(), row, r);
+            *self.keys.add(r as usize) = key;
+        }
+        self.point(key as u32, Some(r));
+        self.len += 1;
+        if let Some((block, bytes)) = old_block {
+            // SAFETY: the old block, no longer used.
+            unsafe { self.alloc.free(block, bytes) };
+        }
+        Ok(())
+    }
+
+    /// Copies `row` (NULL: zeroes) over row `r`; `row` may be one of this
+    /// set's own rows, `r` included.
+    ///
+    /// # Safety
+    /// `r < len`; `row` as for `set`.
+    unsafe fn overwrite(&mut self, r: u32, row: *const u8) {
+        let (base, cap) = (base_of(self.block), self.cap as usize);
+        let (mut off, mut src) = (0usize, row);
+        for &size in self.sizes() {
+            let size = size as usize;
+            // SAFETY: row `r` lies in the block; `src` has the row's bytes;
+            // `copy` allows the source to be the destination.
+            unsafe {
+                let dst = base.add(off + r as usize * size);
+                if src.is_null() {
+                    ptr::write_bytes(dst, 0, size);
+                } else {
+                    ptr::copy(src, dst, size);
+                    src = src.add(size);
+                }
+            }
+            off = next_column(off, size, cap);
+        }
+    }
+
+    /// Allocates what `new` more rows and slot index `i`'s page need; all
+    /// or nothing.
+    fn room_for(&self, i: u32, new: u32) -> Result<Room, Error> {
+        let mut room = Room::default();
+        match self.allocate_room(i, new, &mut room) {
+            Ok(()) => Ok(room),
+            Err(e) => {
+                self.release_room(room);
+                Err(e)
+            }
+        }
+    }
+
+    fn allocate_room(&self, i: u32, new: u32, room: &mut Room) -> Result<(), Error> {
+        let rows = self.len.checked_add(new).ok_or(Error::Full)?;
+        if rows > MAX_ROWS {
+            return Err(Error::Full);
+        }
+        if rows > self.cap {
+            let cap = rows.max(self.cap.saturating_mul(2)).clamp(8, MAX_ROWS);
+            let l = self.layout(cap).ok_or(Error::Full)?;
+            room.block = Some((cap, l, self.alloc.alloc(l.bytes)?));
+        }
+        let t = i >> (PAGE_BITS + MID_BITS);
+        if t >= self.top_len {
+            let len = (t + 1).max(self.top_len.saturating_mul(2)).min(TOP_MAX);
+            let top = self.alloc.alloc_zeroed(len as usize, size_of::<Mid>())?;
+            room.top = Some((len, top.cast()));
+        }
+        let mid = if t < self.top_len {
+            // SAFETY: `t < top_len`.
+            unsafe { *self.top.add(t as usize) }
+        } else {
+            ptr::null_mut()
+        };
+        if mid.is_null() {
+            room.mid = Some(self.alloc.alloc_zeroed(MID, size_of::<Page>())?.cast());
+        }
+        // SAFETY: a live mid array has `MID` entries.
+        let page = if mid.is_null() {
+            ptr::null_mut()
+        } else {
+            unsafe { *mid.add((i >> PAGE_BITS) as usize & (MID - 1)) }
+        };
+        if page.is_null() {
+            room.page = Some(self.alloc.alloc_zeroed(PAGE, size_of::<u32>())?.cast());
+        }
+        Ok(())
+    }
+
+    fn release_room(&self, room: Room) {
+        // SAFETY: each was allocated by `allocate_room` and is unused.
+        unsafe {
+            if let Some((_, l, p)) = room.block {
+                self.alloc.free(p, l.bytes);
+            }
+            if let Some((len, p)) = room.top {
+                self.alloc.free(p.cast(), len as usize * size_of::<Mid>());
+            }
+            if let Some(p) = room.mid {
+                self.alloc.free(p.cast(), MID * size_of::<Page>());
+            }
+            if let Some(p) = room.page {
+                self.alloc.free(p.cast(), PAGE * size_of::<u32>());
+            }
+        }
+    }
+
+    /// Puts what `room_for` allocated in place (completing slot index
+    /// `i`'s path through the index with its mid array and page, where
+    /// `room` has them). Returns the replaced block and its size, for the
+    /// caller to release once it has read its row.
+    fn install(&mut self, room: Room, i: u32) -> Option<(*mut u8, usize)> {
+        let mut old_block = None;
+        if let Some((cap, l, p)) = room.block {
+            if !self.block.is_null() {
+                let old = self.layout(self.cap).expect("allocated layout");
+                // SAFETY: both blocks hold `len` rows in their layouts.
+                unsafe {
+                    copy_rows(
+                        (base_of(self.block), &old),
+                        (base_of(p), &l),
+                        self.sizes(),
+                        KEY,
+                        self.len as usize,
+                    )
+                };
+                old_block = Some((self.block, old.bytes));
+            }
+            self.adopt_block(p, cap, &l);
+        }
+        if let Some((len, top)) = room.top {
+            if !self.top.is_null() {
+                // SAFETY: the old top has `top_len` entries, the new more.
+                unsafe {
+                    ptr::copy_nonoverlapping(self.top, top, self.top_len as usize);
+                    self.alloc
+                        .free(self.top.cast(), self.top_len as usize * size_of::<Mid>());
+                }
+            }
+            self.top = top;
+            self.top_len = len;
+        }
+        let t = (i >> (PAGE_BITS + MID_BITS)) as usize;
+        // SAFETY: with a mid array or a page, `room_for` saw to a top
+        // past `t`; mid arrays have `MID` entries.
+        unsafe {
+            if let Some(m) = room.mid {
+                *self.top.add(t) = m;
+            }
+            if let Some(p) = room.page {
+                *(*self.top.add(t)).add((i >> PAGE_BITS) as usize & (MID - 1)) = p;
+            }
+        }
+        old_block
+    }
+
+    // ---- erase -------------------------------------------------------------
+
+    /// Swap-and-pop: the last row fills the hole.
+    pub fn erase(&mut self, key: u64) -> Result<(), Error> {
+        let r = self.row_of(key).ok_or(Error::NotFound)?;
+        self.remove_row(r);
+        Ok(())
+    }
+
+    /// Removes row `r` (below `len`) by swap-and-pop.
+    fn remove_row(&mut self, r: u32) {
+        let last = self.len - 1;
+        // SAFETY: `r` and `last` are below `len`.
+        let key = unsafe { *self.keys.add(r as usize) };
+        if r != last {
+            // SAFETY: both rows are below `len`, distinct.
+            let moved = unsafe {
+                move_columns(
+                    base_of(self.block),
+                    self.cap as usize,
+                    self.sizes(),
+                    last,
+                    r,
+                );
+                let moved = *self.keys.add(last as usize);
+                *self.keys.add(r as usize) = moved;
+                moved
+            };
+            self.point(moved as u32, Some(r));
+        }
+        self.point(key as u32, None);
+        self.len = last;
+    }
+
+    /// Keeps the rows for which `keep(row, key)` holds, in order, and
+    /// removes the others, in one pass.
+    pub(super) fn retain(&mut self, mut keep: impl FnMut(u32, u64) -> bool) {
+        let n = self.len;
+        let mut write = 0u32;
+        for read in 0..n {
+            // SAFETY: `read < len`.
+            let key = unsafe { *self.keys.add(read as usize) };
+            if keep(read, key) {
+                if write != read {
+                    // SAFETY: rows below `len`, `write < read`.
+                    unsafe {
+                        move_columns(
+                            base_of(self.block),
+                            self.cap as usize,
+                            self.sizes(),
+                            read,
+                            write,
+                        );
+                        *self.keys.add(write as usize) = key;
+                    }
+                    self.point(key as u32, Some(write));
+                }
+                write += 1;
+            } else {
+                self.point(key as u32, None);
+            }
+        }
+        self.len = write;
+    }
+
+    /// Erases every row whose key `owner` no longer accepts.
+    pub fn prune(&mut self, owner: &SlotMap) {
+        self.retain(|_, key| owner.row_of(key).is_some());
+    }
+
+    // ---- capacity and lifetime ---------------------------------------------
+
+    /// Room for `n` more rows (the next `n` new keys allocate nothing for
+    /// their rows).
+    pub fn reserve(&mut self, n: u32) -> Result<(), Error> {
+        let rows = self.len.checked_add(n).ok_or(Error::Full)?;
+        if rows > MAX_ROWS {
+            return Err(Error::Full);
+        }
+        if rows <= self.cap {
+            return Ok(());
+        }
+        let l = self.layout(rows).ok_or(Error::Full)?;
+        let p = self.alloc.alloc(l.bytes)?;
+        let room = Room {
+            block: Some((rows, l, p)),
+            ..Room::default()
+        };
+        if let Some((block, bytes)) = self.install(room, 0) {
+            // SAFETY: the old block, no longer used.
+            unsafe { self.alloc.free(block, bytes) };
+        }
+        Ok(())
+    }
+
+    /// Removes every row; the block and the index's pages stay.
+    pub fn clear(&mut self) {
+        for r in 0..self.len {
+            // SAFETY: `r < len`.
+            let key = unsafe { *self.keys.add(r as usize) };
+            self.point(key as u32, None);
+        }
+        self.len = 0;
+    }
+
+    /// Gives the set its own allocator (or the default back): only while it
+    /// holds no memory.
+    pub fn set_allocator(&mut self, alloc: Allocator) -> Result<(), Error> {
+        if !self.block.is_null() || !self.top.is_null() {
+            return Err(Error::Invalid);
+        }
+        self.alloc = alloc;
+        Ok(())
+    }
+
+    /// The allocator a clone of this set takes.
+    pub fn clone_allocator(&self) -> Allocator {
+        self.alloc.for_clone()
+    }
+
+    /// Every mid array and page of the index, with their top positions.
+    fn mids(&self) -> impl Iterator<Item = (usize, Mid)> + '_ {
+        (0..self.top_len as usize).filter_map(|t| {
+            // SAFETY: `t < top_len`.
+            let m = unsafe { *self.top.add(t) };
+            (!m.is_null()).then_some((t, m))
+        })
+    }
+
+    /// Releases everything; the set stays usable (same columns, empty).
+    pub fn free(&mut self) {
+        let alloc = self.alloc;
+        for (_, m) in self.mids() {
+            for j in 0..MID {
+                // SAFETY: a live mid array; its pages came from `alloc`.
+                unsafe {
+                    let p = *m.add(j);
+                    alloc.free(p.cast(), PAGE * size_of::<u32>());
+                }
+            }
+            // SAFETY: as above.
+            unsafe { alloc.free(m.cast(), MID * size_of::<Page>()) };
+        }
+        // SAFETY: the top and the block came from `alloc`; nothing uses
+        // them any more.
+        unsafe {
+            alloc.free(self.top.cast(), self.top_len as usize * size_of::<Mid>());
+            alloc.free(self.block, self.block_bytes());
+        }
+        *self = self.empty_like(alloc);
+    }
+
+    /// An independent copy allocating through `alloc`; on failure nothing
+    /// is left allocated.
+    pub fn try_clone(&self, alloc: Allocator) -> Result<Sparse, Error> {
+        let mut copy = self.empty_like(alloc);
+        let result = self.fill_clone(&mut copy);
+        if result.is_err() {
+            copy.free();
+        }
+        result.map(|()| copy)
+    }
+
+    fn fill_clone(&self, copy: &mut Sparse) -> Result<(), Error> {
+        let alloc = copy.alloc;
+        if !self.block.is_null() {
+            let l = self.layout(self.cap).expect("allocated layout");
+            let p = alloc.alloc(l.bytes)?;
+            // SAFETY: same layout; rows `0 .. len` are initialized.
+            unsafe {
+                copy_rows(
+                    (base_of(self.block), &l),
+                    (base_of(p), &l),
+                    self.sizes(),
+                    KEY,
+                    self.len as usize,
+                )
+            };
+            copy.adopt_block(p, self.cap, &l);
+            copy.len = self.len;
+        }
+        if !self.top.is_null() {
+            let top = alloc.alloc_zeroed(self.top_len as usize, size_of::<Mid>())?;
+            copy.top = top.cast();
+            copy.top_len = self.top_len;
+            for (t, m) in self.mids() {
+                let mid = alloc.alloc_zeroed(MID, size_of::<Page>())?.cast::<Page>();
+                // SAFETY: `t < top_len` of the copy's top too.
+                unsafe { *copy.top.add(t) = mid };
+                for j in 0..MID {
+                    // SAFETY: a live mid array of `MID` entries.
+                    let page = unsafe { *m.add(j) };
+                    if page.is_null() {
+                        continue;
+                    }
+                    let to = alloc.alloc(PAGE * size_of::<u32>())?.cast::<u32>();
+                    // SAFETY: both pages hold `PAGE` entries.
+                    unsafe {
+                        ptr::copy_nonoverlapping(page, to, PAGE);
+                        *mid.add(j) = to;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,103 @@
+//! Unit tests of sparse sets (small enough for Miri); the C suites test
+//! every call against a model.
+
+use std::collections::HashMap;
+
+use super::Sparse;
+use crate::alloc::Allocator;
+
+fn key(slot: u32, version: u32) -> u64 {
+    (version as u64) << 32 | slot as u64
+}
+
+fn set(s: &mut Sparse, k: u64, v: u32) {
+    // SAFETY: a 4-byte row.
+    unsafe { s.set(None, k, (&raw const v).cast()) }.unwrap();
+}
+
+fn value(s: &Sparse, k: u64) -> Option<u32> {
+    // SAFETY: a present key's element is a 4-byte row.
+    s.get(k)
+        .map(|p| unsafe { p.cast::<u32>().read_unaligned() })
+}
+
+/// Every key of `model` is found with its value, and nothing else.
+fn agrees(s: &Sparse, model: &HashMap<u64, u32>) {
+    assert_eq!(s.len() as usize, model.len());
+    for (&k, &v) in model {
+        assert_eq!(value(s, k), Some(v), "key {k:#x}");
+    }
+    for (r, &k) in s.keys().iter().enumerate() {
+        assert_eq!(s.row_of(k), Some(r as u32));
+        assert!(model.contains_key(&k));
+    }
+}
+
+#[test]
+fn set_get_erase_against_a_model() {
+    let mut s = Sparse::new(&[4], Allocator::default()).unwrap();
+    let mut model = HashMap::new();
+    let slots = [0u32, 1, 2, 1023, 1024, 5000, (1 << 20) + 3, u32::MAX - 1];
+    for (i, &slot) in slots.iter().enumerate() {
+        set(&mut s, key(slot, 1), i as u32);
+        model.insert(key(slot, 1), i as u32);
+    }
+    agrees(&s, &model);
+    // Another generation of a slot replaces the old one's row.
+    set(&mut s, key(1024, 3), 77);
+    model.remove(&key(1024, 1));
+    model.insert(key(1024, 3), 77);
+    agrees(&s, &model);
+    assert_eq!(s.get(key(1024, 1)), None);
+    assert_eq!(s.get(key(9, 1)), None);
+    assert_eq!(s.get(0), None);
+    // Swap-and-pop erases, from the front, the middle and the back.
+    for k in [key(0, 1), key(5000, 1), key(u32::MAX - 1, 1)] {
+        s.erase(k).unwrap();
+        model.remove(&k);
+        agrees(&s, &model);
+        assert!(s.erase(k).is_err());
+    }
+    s.clear();
+    model.clear();
+    agrees(&s, &model);
+    set(&mut s, key(2, 5), 9);
+    model.insert(key(2, 5), 9);
+    agrees(&s, &model);
+    let c = s.try_clone(Allocator::default()).unwrap();
+    agrees(&c, &model);
+    let mut c = c;
+    c.free();
+    s.free();
+    assert_eq!(s.len(), 0);
+    assert_eq!(s.get(key(2, 5)), None);
+}
+
+#[test]
+fn retain_keeps_order_and_index() {
+    let mut s = Sparse::new(&[4, 8], Allocator::default()).unwrap();
+    for i in 0..100u32 {
+        // SAFETY: a 12-byte row.
+        unsafe { s.set(None, key(i * 7, 1), [i; 3].as_ptr().cast()) }.unwrap();
+    }
+    s.retain(|_, k| (k as u32 / 7) % 3 != 0);
+    assert_eq!(s.len(), 66);
+    for (r, &k) in s.keys().iter().enumerate() {
+        assert_eq!(s.row_of(k), Some(r as u32));
+        assert_ne!((k as u32 / 7) % 3, 0);
+        assert_eq!(value(&s, k), Some(k as u32 / 7));
+    }
+    s.free();
+}
+
+#[test]
+fn membership_sets_have_no_elements() {
+    let mut s = Sparse::new(&[], Allocator::default()).unwrap();
+    // SAFETY: no columns: the row is not read.
+    unsafe { s.set(None, key(3, 1), core::ptr::null()) }.unwrap();
+    assert_eq!(s.get(key(3, 1)), Some(core::ptr::null_mut()));
+    assert!(s.column(0).is_null());
+    // SAFETY: `s` is live.
+    assert!(unsafe { Sparse::sort(&raw mut s, |_, _| true) }.is_err());
+    s.free();
+}

@@ -1,0 +1,247 @@
+//! Walks over a set's rows (`each`, `erase_if`, `sort`) and its batch
+//! lookup.
+//!
+//! Walks take a raw pointer: a callback may read the set through the C API,
+//! and `each`'s may erase the key it was given, so no reference to the set
+//! is held across a callback. Each row's fields are read afresh after one.
+
+use core::mem::size_of;
+
+use super::{Sparse, KEY};
+use crate::slotmap::columns::{base_of, gather_rows};
+use crate::slotmap::heapsort;
+use crate::table::prefetch;
+use crate::walk::{self, Scratch};
+use crate::Error;
+
+/// Keys per chunk of a batch lookup.
+const CHUNK: usize = 16;
+
+impl Sparse {
+    /// Calls `f(key, element)` for every row in dense order until it
+    /// returns non-zero; returns that value or 0. `f` may erase the key it
+    /// was given: the walk then stays on the row that swap-and-pop
+    /// refilled. `Error::Full` when this thread is nested too deep in
+    /// walks.
+    ///
+    /// # Safety
+    /// `this` points to a live set.
+    pub unsafe fn each(
+        this: *const Sparse,
+        mut f: impl FnMut(u64, *mut u8) -> i32,
+    ) -> Result<i32, Error> {
+        walk::walk_marked(this.cast(), walk::NO_SCRATCH, |mark| {
+            let mut r = 0u32;
+            loop {
+                // SAFETY: `this` is live; this look ends before `f` runs.
+                let (key, element) = unsafe {
+                    let s = &*this;
+                    match s.key_at(r) {
+                        Some(key) => (key, s.element(r)),
+                        None => return 0,
+                    }
+                };
+                mark.give(key);
+                let rc = f(key, element);
+                if rc != 0 {
+                    return rc;
+                }
+                // SAFETY: as above.
+                if unsafe { (*this).key_at(r) } == Some(key) {
+                    r += 1;
+                }
+            }
+        })
+    }
+
+    /// Asks `pred(key, element)` about every row (in dense order), then
+    /// erases the rows it answered non-zero for, in one pass. The
+    /// predicate may not modify the set.
+    ///
+    /// # Safety
+    /// `this` points to a live set.
+    pub unsafe fn erase_if(
+        this: *mut Sparse,
+        mut pred: impl FnMut(u64, *mut u8) -> i32,
+    ) -> Result<(), Error> {
+        // SAFETY: `this` is live; shared looks end before each `pred` call.
+        let (n, alloc) = unsafe { ((*this).len as usize, (*this).alloc) };
+        if n == 0 {
+            return Ok(());
+        }
+        let words = n.div_ceil(64);
+        let bytes = words * size_of::<u64>();
+        let marks = alloc.alloc_zeroed(words, size_of::<u64>())?.cast::<u64>();
+        let mut any = false;
+        // Left by `longjmp`, the walk leaves the set as it was and `marks`
+        // to the walk registry, which releases it.
+        let scratch = [
+            Scratch {
+                block: marks.cast(),
+                bytes,
+                alloc,
+            },
+            Scratch::NONE,
+        ];
+        let walked = walk::walk(this.cast_const().cast(), scratch, || {
+            for row in 0..n as u32 {
+                // SAFETY: a short shared look; `pred` cannot modify the set.
+                let (key, element) = unsafe {
+                    let s = &*this;
+                    (s.key_at(row).expect("row below len"), s.element(row))
+                };
+                if pred(key, element) != 0 {
+                    // SAFETY: `row / 64` is below `words`.
+                    unsafe { *marks.add(row as usize / 64) |= 1 << (row % 64) };
+                    any = true;
+                }
+            }
+        });
+        if walked.is_ok() && any {
+            // SAFETY: no callback runs any more; `this` is live.
+            let s = unsafe { &mut *this };
+            // SAFETY: `row / 64` is below `words`.
+            s.retain(|row, _| unsafe { *marks.add(row as usize / 64) } >> (row % 64) & 1 == 0);
+        }
+        // SAFETY: allocated above from this allocator, unused now.
+        unsafe { alloc.free(marks.cast(), bytes) };
+        walked
+    }
+
+    /// Reorders rows by column 0 so that `less(a, b)` rows come first;
+    /// every key stays. `Error::Invalid` for a membership set (no column
+    /// 0). Needs one new block (all or nothing).
+    ///
+    /// # Safety
+    /// `this` points to a live set.
+    pub unsafe fn sort(
+        this: *mut Sparse,
+        mut less: impl FnMut(*const u8, *const u8) -> bool,
+    ) -> Result<(), Error> {
+        // SAFETY: `this` is live; this shared look ends before `less` runs.
+        let (n, cap, alloc, size0, col0, membership) = unsafe {
+            let s = &*this;
+            (
+                s.len as usize,
+                s.cap,
+                s.alloc,
+                s.sizes[0] as usize,
+                s.col0,
+                s.is_membership(),
+            )
+        };
+        if membership {
+            return Err(Error::Invalid);
+        }
+        if n < 2 {
+            return Ok(());
+        }
+        // SAFETY: as above.
+        let layout = unsafe { (*this).layout(cap) }.expect("allocated layout");
+        let perm_bytes = n * size_of::<u32>();
+        let perm = alloc.alloc(perm_bytes)?.cast::<u32>();
+        let block = match alloc.alloc(layout.bytes) {
+            Ok(b) => b,
+            Err(e) => {
+                // SAFETY: allocated above, unused.
+                unsafe { alloc.free(perm.cast(), perm_bytes) };
+                return Err(e);
+            }
+        };
+        // SAFETY: `perm` holds `n` u32s, initialized here before use.
+        let order = unsafe {
+            for i in 0..n {
+                perm.add(i).write(i as u32);
+            }
+            core::slice::from_raw_parts_mut(perm, n)
+        };
+        let scratch = [
+            Scratch {
+                block: perm.cast(),
+                bytes: perm_bytes,
+                alloc,
+            },
+            Scratch {
+                block,
+                bytes: layout.bytes,
+                alloc,
+            },
+        ];
+        let sorted = walk::walk(this.cast_const().cast(), scratch, || {
+            heapsort(order, |a, b| {
+                less(
+                    col0.wrapping_add(a as usize * size0),
+                    col0.wrapping_add(b as usize * size0),
+                )
+            })
+        });
+        if let Err(e) = sorted {
+            // SAFETY: allocated above, unused.
+            unsafe {
+                alloc.free(perm.cast(), perm_bytes);
+                alloc.free(block, layout.bytes);
+            }
+            return Err(e);
+        }
+        // SAFETY: no callback runs any more; `this` is live.
+        let s = unsafe { &mut *this };
+        // SAFETY: rows below `len` in blocks of the same layout.
+        unsafe {
+            gather_rows(
+                base_of(s.block),
+                base_of(block),
+                &layout,
+                s.sizes(),
+                KEY,
+                order,
+            )
+        };
+        let old = s.block;
+        s.adopt_block(block, cap, &layout);
+        for r in 0..n as u32 {
+            // SAFETY: the new block holds `n` keys.
+            let key = unsafe { *s.keys.add(r as usize) };
+            s.point(key as u32, Some(r));
+        }
+        // SAFETY: the old block and the permutation are no longer used.
+        unsafe {
+            alloc.free(old, layout.bytes);
+            alloc.free(perm.cast(), perm_bytes);
+        }
+        Ok(())
+    }
+
+    /// Looks up `count` keys, `key(i)` for `i < count`, and tells `found`
+    /// each one's row and column-0 element (`None`: absent), in order:
+    /// `count` calls of [`Sparse::row_of`], a chunk's index entries
+    /// requested first so that their cache misses overlap. Allocates
+    /// nothing.
+    #[inline(always)]
+    pub fn get_many(
+        &self,
+        count: usize,
+        key: impl Fn(usize) -> u64,
+        mut found: impl FnMut(usize, Option<*mut u8>),
+    ) {
+        let mut start = 0;
+        while start < count {
+            let n = (count - start).min(CHUNK);
+            for i in start..start + n {
+                if let Some(e) = self.entry(key(i) as u32) {
+                    prefetch(e.cast());
+                }
+            }
+            let mut rows = [None; CHUNK];
+            for (j, r) in rows.iter_mut().enumerate().take(n) {
+                *r = self.row_of(key(start + j));
+                if let Some(r) = *r {
+                    prefetch(self.element(r));
+                }
+            }
+            for (j, r) in rows.iter().enumerate().take(n) {
+                found(start + j, r.map(|r| self.element(r)));
+            }
+            start += n;
+        }
+    }
+}
