@@ -80,11 +80,11 @@ fn retain_keeps_order_and_index() {
         // SAFETY: a 12-byte row.
         unsafe { s.set(None, key(i * 7, 1), [i; 3].as_ptr().cast()) }.unwrap();
     }
-    s.retain(|_, k| (k as u32 / 7) % 3 != 0);
+    s.retain(|_, k| !(k as u32 / 7).is_multiple_of(3));
     assert_eq!(s.len(), 66);
     for (r, &k) in s.keys().iter().enumerate() {
         assert_eq!(s.row_of(k), Some(r as u32));
-        assert_ne!((k as u32 / 7) % 3, 0);
+        assert!(!(k as u32 / 7).is_multiple_of(3));
         assert_eq!(value(&s, k), Some(k as u32 / 7));
     }
     s.free();
