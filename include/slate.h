@@ -15,9 +15,12 @@
  * slate_error_e as an int, and a failed call leaves the map as it was.
  *
  * Walks (slate_each, slate_delete_if, slotmap_each, slotmap_erase_if,
- * slotmap_sort): a callback may read the walked structure and modify
- * others; a call that would modify the walked one returns
- * SLATE_ERROR_INVALID. A callback may leave its walk with longjmp (as
+ * slotmap_sort, and the sparse sets' slotmap_sparse_each,
+ * slotmap_sparse_erase_if, slotmap_sparse_sort and slotmap_join): a
+ * callback may read the walked structure and modify others; a call that
+ * would modify the walked one returns SLATE_ERROR_INVALID (except that
+ * slotmap_sparse_each's and slotmap_join's callbacks may erase the key
+ * they were given from the walked sets). A callback may leave its walk with longjmp (as
  * C error handling does): the walked structure keeps what the walk had
  * done so far, and every later call on it and on every other structure
  * behaves as if the walk had returned. (A C++ exception must not leave a

@@ -287,6 +287,18 @@
 //! A one-column slotmap of 4, 8, 12 or 16-byte elements takes a
 //! straight-line path with no calls.
 //!
+//! # Sparse sets
+//!
+//! An entity's optional parts live in sparse sets keyed by the slotmap's
+//! keys (see [`sparse`]): dense rows in the slotmap's columns (its row
+//! code, [`slotmap::columns`]), each row's full key after them, and an
+//! index from slot index to row in pages of 1024, so a set takes memory
+//! only for the slot indices it has seen. A lookup reads the index and then
+//! the row's key, which must equal the key asked for: a reissued slot never
+//! finds the old entity's row. A join walks the smallest of several sets
+//! and tests the others (and the owner slotmap). Walks let their callback
+//! erase the key it was given, and nothing else (`walk::erasable`).
+//!
 //! The C ABI is in [`ffi`]; `include/slate.h` is generated from it.
 
 #![deny(unsafe_op_in_unsafe_fn)]
