@@ -314,13 +314,6 @@ typedef struct slotmap_sparse_s {
  */
 typedef int (*slotmap_join_f)(slotmap_key key, const uint32_t *rows, void *const *elements, void *data);
 
-/**
- * `struct _Unwind_Context`, opaque.
- */
-typedef void Context;
-
-typedef int (*Trace)(Context*, void*);
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -1591,12 +1584,6 @@ int slotmap_join(const struct slotmap_s *owner,
                  uint32_t count,
                  slotmap_join_f callback,
                  void *data);
-
-extern int _Unwind_Backtrace(Trace trace, void *arg);
-
-extern size_t _Unwind_GetIP(Context *context);
-
-extern size_t _Unwind_GetCFA(Context *context);
 
 #ifdef __cplusplus
 } // extern "C"
