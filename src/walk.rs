@@ -138,9 +138,6 @@ struct Walk {
     walked: *const (),
     mark: *const u64,
     token: u64,
-    /// The key the walk's callback was given, which it may erase (sparse
-    /// sets' walks; 0: none).
-    given: u64,
     scratch: [Scratch; 2],
 }
 
@@ -149,38 +146,42 @@ impl Walk {
         walked: ptr::null(),
         mark: ptr::null(),
         token: 0,
-        given: 0,
         scratch: [Scratch::NONE; 2],
     };
 }
 
-/// A running walk, as its body sees it (see [`walk_marked`]).
+/// A running walk, as its body sees it (see [`walk_marked`]): the address
+/// of its frame's two words, the token and then the **given** key.
 #[derive(Clone, Copy)]
-pub struct Mark(*const u64);
+pub struct Mark(*mut u64);
 
 impl Mark {
     /// Records the key the walk's callback is about to get: the one
-    /// modification [`erasable`] allows from it.
+    /// modification [`erasable`] allows from it. One store into the walk's
+    /// own frame.
+    #[inline(always)]
     pub fn give(self, key: u64) {
-        with(|r| {
-            if let Some(w) = r.walks[..r.len].iter_mut().find(|w| w.mark == self.0) {
-                w.given = key;
-            }
-        });
+        // SAFETY: the walk runs, so its frame and the word after the mark
+        // live; the body holds no reference to them.
+        unsafe { ptr::write_volatile(self.0.add(1), key) }
     }
 }
 
 /// Whether the calling thread, which walks the structure at `p`, may
 /// erase `key` from it: every walk of `p` in progress on this thread gave
 /// its callback `key` (a sparse set's walk allows erasing the key it
-/// gave, and nothing else).
+/// gave, and nothing else). Reads the given word of records that the
+/// registry keeps as running, as it reads their tokens.
 pub fn erasable(p: *const (), key: u64) -> bool {
     registered(p)
         && with(|r| {
-            r.walks[..r.len]
-                .iter()
-                .filter(|w| w.walked == p)
-                .all(|w| w.given == key)
+            r.walks[..r.len].iter().filter(|w| w.walked == p).all(|w| {
+                let given = w.mark.wrapping_add(1);
+                // SAFETY: as in `holds`: a running walk's frame lies above
+                // the asker, in live stack of this thread (`registered`
+                // dropped the records shown abandoned).
+                valgrind::defined(given) && unsafe { ptr::read_volatile(given) } == key
+            })
         })
 }
 
@@ -365,11 +366,14 @@ fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut(Mark)) -> boo
     }
     // Fails only while the thread ends, after its exit check ran.
     let _ = AT_EXIT.try_with(|e| e.0.set(true));
-    let word = with(|r| {
+    let token = with(|r| {
         r.drawn = r.drawn.wrapping_add(1);
         r.drawn.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1
     });
-    let mark = ptr::addr_of!(word);
+    // The token, then the key the body last gave (`Mark::give`).
+    let mut words = [token, 0u64];
+    let own = ptr::addr_of_mut!(words).cast::<u64>();
+    let mark = own.cast_const();
     // Records at or below this frame were abandoned.
     drop_where(|w, _| !above(w.mark, mark as usize));
     if with(|r| r.len) == DEPTH {
@@ -382,8 +386,7 @@ fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut(Mark)) -> boo
         r.walks[r.len] = Walk {
             walked: p,
             mark,
-            token: word,
-            given: 0,
+            token,
             scratch,
         };
         r.len += 1;
@@ -394,9 +397,9 @@ fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut(Mark)) -> boo
     }
     WALKS.fetch_add(1, Ordering::Relaxed);
     let _end = End(mark);
-    body(Mark(mark));
-    // Keeps `word` in memory, holding its token, until the walk ends.
-    core::hint::black_box(&word);
+    body(Mark(own));
+    // Keeps `words` in memory, holding the token, until the walk ends.
+    core::hint::black_box(&words);
     true
 }
 
@@ -636,7 +639,6 @@ mod tests {
                 walked,
                 mark,
                 token,
-                given: 0,
                 scratch: NO,
             };
             r.len += 1;

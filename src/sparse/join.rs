@@ -90,7 +90,12 @@ unsafe fn run(
     while let Some(key) = unsafe { (*sets[lead]).key_at(r) } {
         let mut present = true;
         for (i, &s) in sets.iter().enumerate() {
-            match unsafe { (*s).row_of(key) } {
+            let row = if i == lead {
+                Some(r)
+            } else {
+                unsafe { (*s).row_of(key) }
+            };
+            match row {
                 Some(row) => {
                     rows[i] = row;
                     elements[i] = unsafe { (*s).element(row) }.cast();

@@ -212,10 +212,19 @@ impl Sparse {
     }
 
     /// Looks up `count` keys, `key(i)` for `i < count`, and tells `found`
-    /// each one's row and column-0 element (`None`: absent), in order:
-    /// `count` calls of [`Sparse::row_of`], a chunk's index entries
-    /// requested first so that their cache misses overlap. Allocates
-    /// nothing.
+    /// each one's column-0 element (`None`: absent), in order: the results
+    /// of `count` calls of [`Sparse::get`]. A chunk of keys goes through
+    /// the lookup's dependent reads one stage at a time, each stage
+    /// requesting the lines the next one reads, so that the chunk's cache
+    /// misses overlap:
+    ///
+    /// ```text
+    /// stage 1  find each key's index entry      request it
+    /// stage 2  read the entry: the row          request the row's key
+    /// stage 3  compare the row's key            request the element
+    /// ```
+    ///
+    /// Allocates nothing.
     #[inline(always)]
     pub fn get_many(
         &self,
@@ -226,14 +235,24 @@ impl Sparse {
         let mut start = 0;
         while start < count {
             let n = (count - start).min(CHUNK);
-            for i in start..start + n {
-                if let Some(e) = self.entry(key(i) as u32) {
+            let mut rows = [None::<u32>; CHUNK];
+            let mut entries = [None::<*mut u32>; CHUNK];
+            for (j, e) in entries.iter_mut().enumerate().take(n) {
+                *e = self.entry(key(start + j) as u32);
+                if let Some(e) = *e {
                     prefetch(e.cast());
                 }
             }
-            let mut rows = [None; CHUNK];
+            for (r, e) in rows.iter_mut().zip(&entries).take(n) {
+                // SAFETY: an entry of an allocated page.
+                *r = e.and_then(|e| unsafe { *e }.checked_sub(1));
+                if let Some(r) = *r {
+                    prefetch(self.keys.wrapping_add(r as usize).cast());
+                }
+            }
             for (j, r) in rows.iter_mut().enumerate().take(n) {
-                *r = self.row_of(key(start + j));
+                // SAFETY: an entry points at a row below `len`.
+                *r = r.filter(|&r| unsafe { *self.keys.add(r as usize) } == key(start + j));
                 if let Some(r) = *r {
                     prefetch(self.element(r));
                 }
