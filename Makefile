@@ -409,7 +409,9 @@ bench-quick: $(STATIC)
 bench-maps: $(STATIC)
 	bash bench/maps/run.sh
 
-# slotmap vs the slotmap crate (SlotMap, DenseSlotMap) and a plain C++ one.
+# slotmap vs the slotmap crate (SlotMap, DenseSlotMap) and a plain C++ one;
+# then the sparse sets vs SecondaryMap, SparseSecondaryMap and shipyard
+# (bench/slotmap/run.sh --sparse-only for those alone).
 bench-slotmap: $(STATIC)
 	bash bench/slotmap/run.sh
 

@@ -46,67 +46,12 @@
  *   gcc -std=c11 -O2 -Wall -Wextra -Iinclude bench/slotmap/slotmap_slate.c \
  *       target/release/libslate.a -lpthread -ldl -lm -o slotmap_slate
  */
-#define _POSIX_C_SOURCE 200809L
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
+#include "common.h"
 #include "slate.h"
 
-typedef struct {
-    uint64_t id;
-    float x;
-    float y;
-} elem;
-
-_Static_assert(sizeof(elem) == 16, "16-byte element");
-
 #define PHASES 8
-/* The label printed on every result line (--name): "slate-lto" for the
- * cross-language-LTO build of this same file. */
-static const char *impl_name = "slate";
-
 static const char *const phase_names[PHASES] = {"insert",  "get",     "get_b16", "get_b64",
                                                  "get_b256", "iterate", "each",    "erase"};
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Keeps a value (and all memory writes before it) from being optimized away
- * or moved past the clock reading that follows. */
-static inline void keep(uint64_t v) { __asm__ volatile("" : : "r"(v) : "memory"); }
-
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-/* perm[0..n) = a permutation of 0..n, Fisher-Yates. */
-static void shuffle(uint32_t *perm, uint32_t n, uint64_t seed) {
-    uint64_t s = seed;
-    for (uint32_t i = 0; i < n; i++) perm[i] = i;
-    for (uint32_t i = n; i > 1; i--) {
-        uint32_t j = (uint32_t)(splitmix64(&s) % i);
-        uint32_t t = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = t;
-    }
-}
-
-static inline uint64_t bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static inline uint64_t weigh(const elem *e) { return e->id + bits(e->x); }
 
 #define BATCH_MAX 256
 
@@ -132,29 +77,7 @@ static inline uint64_t get_many(const slotmap_s *sm, const uint64_t *keys, uint3
     return sum;
 }
 
-/* The iterate loop, out of line and 64-byte aligned so that its speed does
- * not depend on where the linker happens to place main (measured: up to
- * 20% between two builds of identical C code against different archives). */
-__attribute__((noinline, aligned(64))) static uint64_t sum_rows(const elem *col, uint32_t len) {
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < len; i++) sum += weigh(&col[i]);
-    return sum;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static uint64_t median(uint64_t *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_u64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static void fail(const char *what, uint32_t n) {
-    fprintf(stderr, "slotmap_slate: N=%u: %s\n", n, what);
-    exit(1);
-}
+static void fail(const char *what, uint32_t n) { fail_in("slotmap_slate", what, n); }
 
 typedef struct {
     uint64_t sum;
@@ -184,7 +107,7 @@ static void run(uint32_t n, uint32_t reps) {
 
     uint64_t expect = 0;
     for (uint32_t i = 0; i < n; i++) {
-        elem e = {i + 1u, (float)i, (float)(2u * i)};
+        elem e = make_elem(i);
         expect += weigh(&e);
     }
     uint64_t checks[PHASES] = {0};
@@ -198,7 +121,7 @@ static void run(uint32_t n, uint32_t reps) {
         uint32_t bad = 0;
         uint64_t t0 = now_ns();
         for (uint32_t i = 0; i < n; i++) {
-            elem e = {i + 1u, (float)i, (float)(2u * i)};
+            elem e = make_elem(i);
             bad += slotmap_insert(&sm, &e, &keys[i]) != SLATE_OK;
         }
         keep(bad);
@@ -289,35 +212,4 @@ static void run(uint32_t n, uint32_t reps) {
     free(erase_perm);
 }
 
-static uint32_t default_reps(uint32_t n) {
-    uint32_t r = 4000000u / n;
-    return r < 7 ? 7 : r > 301 ? 301 : r;
-}
-
-int main(int argc, char **argv) {
-    uint32_t reps = 0;
-    uint32_t sizes[64];
-    int count = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            reps = (uint32_t)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
-            impl_name = argv[++i];
-        } else {
-            unsigned long v = strtoul(argv[i], NULL, 10);
-            if (v == 0 || v > 100000000ul || count == 64) {
-                fprintf(stderr, "usage: %s [--reps K] [--name LABEL] [N ...]\n", argv[0]);
-                return 2;
-            }
-            sizes[count++] = (uint32_t)v;
-        }
-    }
-    if (count == 0) {
-        sizes[0] = 1000;
-        sizes[1] = 100000;
-        sizes[2] = 1000000;
-        count = 3;
-    }
-    for (int i = 0; i < count; i++) run(sizes[i], reps ? reps : default_reps(sizes[i]));
-    return 0;
-}
+int main(int argc, char **argv) { return bench_main(argc, argv, run); }

@@ -20,72 +20,9 @@ use std::process::exit;
 use std::time::Instant;
 
 use slotmap::{DefaultKey, DenseSlotMap, Key, SlotMap};
-
-#[derive(Clone, Copy)]
-#[repr(C)]
-struct Elem {
-    id: u64,
-    x: f32,
-    y: f32,
-}
-
-const _: () = assert!(std::mem::size_of::<Elem>() == 16);
+use slotmap_bench::{default_reps, elem, fail, median, ns, parse_args, shuffle, weigh, Elem};
 
 const PHASES: [&str; 5] = ["insert", "get", "iterate", "each", "erase"];
-
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A permutation of `0..n`, Fisher-Yates, as in the C programs.
-fn shuffle(n: u32, seed: u64) -> Vec<u32> {
-    let mut s = seed;
-    let mut perm: Vec<u32> = (0..n).collect();
-    let mut i = n;
-    while i > 1 {
-        let j = (splitmix64(&mut s) % i as u64) as usize;
-        perm.swap(i as usize - 1, j);
-        i -= 1;
-    }
-    perm
-}
-
-#[inline(always)]
-fn elem(i: u32) -> Elem {
-    Elem {
-        id: i as u64 + 1,
-        x: i as f32,
-        y: (2 * i) as f32,
-    }
-}
-
-#[inline(always)]
-fn weigh(e: &Elem) -> u64 {
-    e.id.wrapping_add(e.x.to_bits() as u64)
-}
-
-fn median(mut v: Vec<u64>) -> u64 {
-    v.sort_unstable();
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2
-    }
-}
-
-fn fail(name: &str, what: &str, n: u32) -> ! {
-    eprintln!("slotmap_bench: {name} N={n}: {what}");
-    exit(1);
-}
-
-fn ns(t0: Instant) -> u64 {
-    t0.elapsed().as_nanos() as u64
-}
 
 /// The same benchmark for both maps (their APIs match).
 macro_rules! bench {
@@ -204,43 +141,18 @@ macro_rules! bench {
 bench!(run_slotmap, SlotMap, "SlotMap");
 bench!(run_dense, DenseSlotMap, "DenseSlotMap");
 
-fn default_reps(n: u32) -> u32 {
-    (4_000_000 / n).clamp(7, 301)
-}
-
-fn usage() -> ! {
-    eprintln!("usage: slotmap_bench [--impl slotmap|dense|both] [--reps K] [N ...]");
-    exit(2);
-}
+const USAGE: &str = "slotmap_bench [--impl slotmap|dense|both] [--reps K] [N ...]";
 
 fn main() {
-    let mut which = String::from("both");
-    let mut reps = 0u32;
-    let mut sizes: Vec<u32> = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--impl" => which = args.next().unwrap_or_else(|| usage()),
-            "--reps" => {
-                reps = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or_else(|| usage())
-            }
-            _ => match a.parse::<u32>() {
-                Ok(v) if v > 0 && v <= 100_000_000 => sizes.push(v),
-                _ => usage(),
-            },
-        }
-    }
-    if sizes.is_empty() {
-        sizes = vec![1000, 100_000, 1_000_000];
-    }
+    let (which, reps, sizes) = parse_args("both", USAGE);
     let (sm, dense) = match which.as_str() {
         "slotmap" => (true, false),
         "dense" => (false, true),
         "both" => (true, true),
-        _ => usage(),
+        _ => {
+            eprintln!("usage: {USAGE}");
+            exit(2)
+        }
     };
     for n in sizes {
         let r = if reps > 0 { reps } else { default_reps(n) };
