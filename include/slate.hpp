@@ -1216,6 +1216,57 @@ struct slate {
     slotmap_key raw_ = 0;
   };
 
+ private:
+  /*
+   * The trampolines of the slotmap and sparse-set walks (each, erase_if):
+   * `f(slate::key, U&)`, or `f(slate::key)` when U is void (a membership
+   * set, whose walks pass no element). See call_caught.
+   */
+  template <class F, class U>
+  struct keyed_walk {
+    F& f;
+    pending caught;
+
+    bool call(slotmap_key k, void* row) noexcept {
+      if constexpr (std::is_void_v<U>) {
+        (void)row;
+        return call_caught(caught, f, key(k));
+      } else {
+        return call_caught(caught, f, key(k), *static_cast<U*>(row));
+      }
+    }
+    static int visit(slotmap_key k, void* row, void* data) noexcept {
+      return static_cast<keyed_walk*>(data)->call(k, row) ? 0 : 1;
+    }
+    static int predicate(slotmap_key k, void* row, void* data) noexcept {
+      auto* self = static_cast<keyed_walk*>(data);
+      if (self->caught.failed()) {
+        return 0;  // f threw: keep everything from here on
+      }
+      return self->call(k, row) && !self->caught.failed() ? 1 : 0;
+    }
+  };
+
+  /* The trampoline of slotmap_sort / slotmap_sparse_sort over T elements. */
+  template <class Compare, class T>
+  struct sorter {
+    Compare& comp;
+    pending caught;
+
+    static int less(const void* a, const void* b, void* data) noexcept {
+      auto* self = static_cast<sorter*>(data);
+      if (self->caught.failed()) {
+        return 0;  // comp threw: finish quickly in any order
+      }
+      return call_caught(self->caught, self->comp, *static_cast<const T*>(a),
+                         *static_cast<const T*>(b)) &&
+                     !self->caught.failed()
+                 ? 1
+                 : 0;
+    }
+  };
+
+ public:
   // --------------------------------------------------------------------------
   // slotmap<T>
   // --------------------------------------------------------------------------
@@ -1462,8 +1513,8 @@ struct slate {
       static_assert(std::is_invocable_r_v<bool, F&, key, T&>,
                     "slate::slotmap<T>::erase_if: f must be callable as bool f(slate::key, T&)");
       const std::uint32_t before = slotmap_length(&raw_);
-      walk<std::remove_reference_t<F>, T> w{f, {}};
-      int rc = slotmap_erase_if(&raw_, &walk<std::remove_reference_t<F>, T>::predicate, &w);
+      keyed_walk<std::remove_reference_t<F>, T> w{f, {}};
+      int rc = slotmap_erase_if(&raw_, &keyed_walk<std::remove_reference_t<F>, T>::predicate, &w);
       w.caught.rethrow();
       check(rc);
       return static_cast<std::size_t>(before - slotmap_length(&raw_));
@@ -1508,8 +1559,8 @@ struct slate {
     status try_sort(Compare comp = Compare{}) {
       static_assert(std::is_invocable_r_v<bool, Compare&, const T&, const T&>,
                     "slate::slotmap<T>::sort: comp must be callable as bool comp(const T&, const T&)");
-      sorter<Compare> s{comp, {}};
-      int rc = slotmap_sort(&raw_, &sorter<Compare>::less, &s);
+      sorter<Compare, T> s{comp, {}};
+      int rc = slotmap_sort(&raw_, &sorter<Compare, T>::less, &s);
       s.caught.rethrow();
       return status(rc);
     }
@@ -1609,45 +1660,6 @@ struct slate {
     const slotmap_s* native() const noexcept { return &raw_; }
 
    private:
-    template <class F, class U>
-    struct walk {
-      F& f;
-      pending caught;
-
-      static int visit(slotmap_key k, void* row, void* data) noexcept {
-        auto* self = static_cast<walk*>(data);
-        return call_caught(self->caught, self->f, key(k), *static_cast<U*>(row)) ? 0 : 1;
-      }
-      static int predicate(slotmap_key k, void* row, void* data) noexcept {
-        auto* self = static_cast<walk*>(data);
-        if (self->caught.failed()) {
-          return 0;
-        }
-        return call_caught(self->caught, self->f, key(k), *static_cast<U*>(row)) &&
-                       !self->caught.failed()
-                   ? 1
-                   : 0;
-      }
-    };
-
-    template <class Compare>
-    struct sorter {
-      Compare& comp;
-      pending caught;
-
-      static int less(const void* a, const void* b, void* data) noexcept {
-        auto* self = static_cast<sorter*>(data);
-        if (self->caught.failed()) {
-          return 0;  // comp threw: finish quickly in any order
-        }
-        return call_caught(self->caught, self->comp, *static_cast<const T*>(a),
-                              *static_cast<const T*>(b)) &&
-                       !self->caught.failed()
-                   ? 1
-                   : 0;
-      }
-    };
-
     template <class U, class F>
     bool for_each_impl(F& f) const {
       static_assert(std::is_invocable_v<F&, key, U&>,
@@ -1655,8 +1667,8 @@ struct slate {
                     "(const T& on a const slotmap)");
       static_assert(void_or_bool_v<std::invoke_result_t<F&, key, U&>>,
                     "slate::slotmap<T>::for_each: f must return void or bool");
-      walk<F, U> w{f, {}};
-      int rc = slotmap_each(&raw_, &walk<F, U>::visit, &w);
+      keyed_walk<F, U> w{f, {}};
+      int rc = slotmap_each(&raw_, &keyed_walk<F, U>::visit, &w);
       w.caught.rethrow();
       if (rc < 0) {
         throw_code(rc);
