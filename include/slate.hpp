@@ -1284,6 +1284,251 @@ struct slate {
     }
   };
 
+  /*
+   * The C calls of the keyed containers by the struct they take: the
+   * slotmap's and the sparse set's have the same shapes under their own
+   * names, so that keyed_base serves both. (A partial specialization: GCC
+   * refuses an explicit one inside a class.)
+   */
+  template <class Raw, class = void>
+  struct c_calls;
+  template <class V>
+  struct c_calls<slotmap_s, V> {
+    static void init(slotmap_s* raw, std::uint32_t size) noexcept { (void)::slotmap(raw, size); }
+    static constexpr auto release = &slotmap_free;
+    static constexpr auto clone = &slotmap_clone;
+    static constexpr auto set_allocator = &slotmap_set_allocator;
+    static constexpr auto contains = &slotmap_contains;
+    static constexpr auto erase = &slotmap_erase;
+    static constexpr auto length = &slotmap_length;
+    static constexpr auto key_at = &slotmap_key_at;
+    static constexpr auto row = &slotmap_row;
+    static constexpr auto clear = &slotmap_clear;
+    static constexpr auto reserve = &slotmap_reserve;
+    static constexpr auto get = &slotmap_get;
+    static constexpr auto each = &slotmap_each;
+    static constexpr auto erase_if = &slotmap_erase_if;
+    static constexpr auto sort = &slotmap_sort;
+  };
+  template <class V>
+  struct c_calls<slotmap_sparse_s, V> {
+    static void init(slotmap_sparse_s* raw, std::uint32_t size) noexcept { (void)slotmap_sparse(raw, size); }
+    static constexpr auto release = &slotmap_sparse_free;
+    static constexpr auto clone = &slotmap_sparse_clone;
+    static constexpr auto set_allocator = &slotmap_sparse_set_allocator;
+    static constexpr auto contains = &slotmap_sparse_contains;
+    static constexpr auto erase = &slotmap_sparse_erase;
+    static constexpr auto length = &slotmap_sparse_length;
+    static constexpr auto key_at = &slotmap_sparse_key_at;
+    static constexpr auto row = &slotmap_sparse_row;
+    static constexpr auto clear = &slotmap_sparse_clear;
+    static constexpr auto reserve = &slotmap_sparse_reserve;
+    static constexpr auto get = &slotmap_sparse_get;
+    static constexpr auto each = &slotmap_sparse_each;
+    static constexpr auto erase_if = &slotmap_sparse_erase_if;
+    static constexpr auto sort = &slotmap_sparse_sort;
+  };
+
+  /**
+   * What slotmap<T>, sparse<T> and sparse<void> share: the RAII owner of
+   * one `Raw` (slotmap_s or slotmap_sparse_s) of `Size`-byte elements (0:
+   * a membership set), and the calls that do not depend on the element
+   * type. `Self` is the derived class (clone and with_allocator return
+   * it).
+   */
+  template <class Self, class Raw, std::uint32_t Size>
+  class keyed_base {
+    using C = c_calls<Raw>;
+
+   public:
+    keyed_base(const keyed_base&) = delete;
+    keyed_base& operator=(const keyed_base&) = delete;
+
+    /** Exchanges the contents. Not from inside a walk of either. */
+    void swap(Self& other) noexcept {
+      keyed_base& with = other;
+      Raw tmp = raw_;
+      raw_ = with.raw_;
+      with.raw_ = tmp;
+    }
+    /** a.swap(b). */
+    friend void swap(Self& a, Self& b) noexcept { a.swap(b); }
+
+    /**
+     * An independent copy: the same keys, each with the same element (the
+     * dense order may differ), the same limit (a slotmap) and allocator.
+     * Throws std::bad_alloc (this container is unchanged either way).
+     */
+    Self clone() const {
+      Self out;
+      check(try_clone(out));
+      return out;
+    }
+    /**
+     * clone() without exceptions: on SLATE_OK `out` holds the copy (its old
+     * rows were freed); on failure `out` is empty. `out` must not be this
+     * container (SLATE_ERROR_INVALID).
+     */
+    status try_clone(Self& out) const noexcept {
+      keyed_base& to = out;
+      if (&to == this) {
+        return status(SLATE_ERROR_INVALID);
+      }
+      C::release(&to.raw_);
+      return status(C::clone(&to.raw_, &raw_));
+    }
+
+    /**
+     * An empty container that allocates through `allocator` (copied; its
+     * context must outlive the container's memory); see
+     * slotmap_set_allocator / slotmap_sparse_set_allocator. Clones inherit
+     * it. Throws slate::error (SLATE_ERROR_INVALID) for a NULL `allocate`
+     * or `release`.
+     */
+    static Self with_allocator(const slate_allocator_s& allocator) {
+      Self s;
+      s.set_allocator(allocator);
+      return s;
+    }
+    /**
+     * Gives the container its own allocator; only while it holds no memory
+     * (a new one). Throws slate::error (SLATE_ERROR_INVALID) otherwise.
+     */
+    void set_allocator(const slate_allocator_s& allocator) { check(try_set_allocator(&allocator)); }
+    /** set_allocator() without exceptions; NULL: the process default again. */
+    status try_set_allocator(const slate_allocator_s* allocator) noexcept {
+      return status(C::set_allocator(&raw_, allocator));
+    }
+
+    /** True when `k` is valid here (for a sparse set: held, exactly this generation). */
+    bool contains(key k) const noexcept { return C::contains(&raw_, k.raw()) == 1; }
+
+    /** The dense row of `k`, or std::nullopt. */
+    std::optional<std::size_t> row_of(key k) const noexcept {
+      std::uint32_t row = 0;
+      if (C::row(&raw_, k.raw(), &row) == SLATE_OK) {
+        return row;
+      }
+      return std::nullopt;
+    }
+
+    /** The key that owns dense row `row`; the null key when row >= size(). */
+    key key_at(std::size_t row) const noexcept {
+      if (row >= size()) {
+        return key();
+      }
+      return key(C::key_at(&raw_, static_cast<std::uint32_t>(row)));
+    }
+
+    /**
+     * Erases `k`'s element (the last row moves into its place). Returns true
+     * when `k` was there, false when stale, null or foreign (nothing
+     * changes). Throws slate::error (SLATE_ERROR_INVALID) only from inside
+     * this container's own walk, where a sparse set allows erasing the key
+     * the walk gave, and nothing else.
+     */
+    bool erase(key k) {
+      int rc = C::erase(&raw_, k.raw());
+      if (rc == SLATE_ERROR_NOT_FOUND) {
+        return false;
+      }
+      check(rc);
+      return true;
+    }
+
+    /** The number of elements (dense rows). */
+    std::size_t size() const noexcept { return C::length(&raw_); }
+    /** True when size() is 0. */
+    bool empty() const noexcept { return C::length(&raw_) == 0; }
+
+    /**
+     * Erases every element; every old key is gone (a slotmap's keys become
+     * stale). Keeps the capacity. Throws slate::error (INVALID) only from
+     * inside the container's own walk.
+     */
+    void clear() { check(C::clear(&raw_)); }
+
+    /**
+     * Makes room so that `n` elements fit without allocating rows (a
+     * slotmap: `n` in all; a sparse set: `n` more, though its index may
+     * still allocate a page for a slot index it has not seen). Throws
+     * std::bad_alloc, or slate::error (SLATE_ERROR_FULL beyond a slotmap's
+     * limit() or 2^32 - 1); unchanged then.
+     */
+    void reserve(std::size_t n) { check(try_reserve(n)); }
+    /** reserve() without exceptions. */
+    status try_reserve(std::size_t n) noexcept {
+      if (n > std::numeric_limits<std::uint32_t>::max()) {
+        return status(SLATE_ERROR_FULL);
+      }
+      return status(C::reserve(&raw_, static_cast<std::uint32_t>(n)));
+    }
+
+    /**
+     * The C struct this object owns, for the C API. Do not free or
+     * re-initialize it through this pointer.
+     */
+    Raw* native() noexcept { return &raw_; }
+    /** native(), for read-only C calls. */
+    const Raw* native() const noexcept { return &raw_; }
+
+   protected:
+    keyed_base() noexcept : raw_() { C::init(&raw_, Size); }
+    ~keyed_base() { C::release(&raw_); }
+    /* Takes `other`'s rows without copying (pointers into them stay
+       valid); `other` becomes valid and empty (a slotmap without a
+       limit). Not from inside one of `other`'s callbacks. */
+    keyed_base(keyed_base&& other) noexcept : raw_(other.raw_) { C::init(&other.raw_, Size); }
+    keyed_base& operator=(keyed_base&& other) noexcept {
+      if (this != &other) {
+        C::release(&raw_);
+        std::memcpy(static_cast<void*>(&raw_), static_cast<const void*>(&other.raw_), sizeof raw_);
+        C::init(&other.raw_, Size);
+      }
+      return *this;
+    }
+
+    /* The column-0 element of `k`, or nullptr when `k` is not there. */
+    void* find_raw(key k) const noexcept {
+      void* p = nullptr;
+      if (C::get(&raw_, k.raw(), &p) == SLATE_OK) {
+        return p;
+      }
+      return nullptr;
+    }
+
+    /* for_each, erase_if and sort over the C walks: U is the element type
+       the callable sees (void: none). */
+    template <class U, class F>
+    bool for_each_impl(F& f) const {
+      keyed_walk<F, U> w{f, {}};
+      int rc = C::each(&raw_, &keyed_walk<F, U>::visit, &w);
+      w.caught.rethrow();
+      if (rc < 0) {
+        throw_code(rc);
+      }
+      return rc == SLATE_OK;
+    }
+    template <class U, class F>
+    std::size_t erase_if_impl(F& f) {
+      const std::uint32_t before = C::length(&raw_);
+      keyed_walk<F, U> w{f, {}};
+      int rc = C::erase_if(&raw_, &keyed_walk<F, U>::predicate, &w);
+      w.caught.rethrow();
+      check(rc);
+      return static_cast<std::size_t>(before - C::length(&raw_));
+    }
+    template <class U, class Compare>
+    status sort_impl(Compare& comp) {
+      sorter<Compare, U> s{comp, {}};
+      int rc = C::sort(&raw_, &sorter<Compare, U>::less, &s);
+      s.caught.rethrow();
+      return status(rc);
+    }
+
+    Raw raw_;
+  };
+
  public:
   // --------------------------------------------------------------------------
   // slotmap<T>
@@ -1312,13 +1557,15 @@ struct slate {
    * clone(). Not thread-safe.
    */
   template <class T>
-  class slotmap {
+  class slotmap : public keyed_base<slotmap<T>, slotmap_s, static_cast<std::uint32_t>(sizeof(T))> {
     static_assert(std::is_trivially_copyable_v<T>, "slate::slotmap<T>: T must be trivially copyable");
     static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
                   "slate::slotmap<T>: T must not be const or volatile");
     static_assert(alignof(T) <= 16, "slate::slotmap<T>: alignof(T) must be at most 16");
     static_assert(sizeof(T) <= std::numeric_limits<std::uint32_t>::max(),
                   "slate::slotmap<T>: sizeof(T) must fit in 32 bits");
+    using base = keyed_base<slotmap<T>, slotmap_s, static_cast<std::uint32_t>(sizeof(T))>;
+    using base::raw_;
 
    public:
     using value_type = T;
@@ -1333,68 +1580,24 @@ struct slate {
     using const_iterator = const T*;
 
     /** An empty slotmap with no limit. Allocates nothing. */
-    slotmap() noexcept : raw_() { (void)::slotmap(&raw_, static_cast<std::uint32_t>(sizeof(T))); }
-
-    /** Releases the rows (slotmap_free). */
-    ~slotmap() { slotmap_free(&raw_); }
-
-    slotmap(const slotmap&) = delete;
-    slotmap& operator=(const slotmap&) = delete;
-
+    slotmap() noexcept = default;
     /**
      * Takes `other`'s rows, keys and limit without copying (pointers into
      * them stay valid); `other` becomes a valid empty slotmap without a
      * limit. Not from inside one of `other`'s callbacks.
      */
-    slotmap(slotmap&& other) noexcept : raw_(other.raw_) {
-      (void)::slotmap(&other.raw_, static_cast<std::uint32_t>(sizeof(T)));
-    }
-
+    slotmap(slotmap&&) noexcept = default;
     /**
      * Frees this slotmap's rows and takes `other`'s; `other` becomes a valid
      * empty slotmap. Self-move does nothing.
      */
-    slotmap& operator=(slotmap&& other) noexcept {
-      if (this != &other) {
-        slotmap_free(&raw_);
-        std::memcpy(static_cast<void*>(&raw_), static_cast<const void*>(&other.raw_), sizeof raw_);
-        (void)::slotmap(&other.raw_, static_cast<std::uint32_t>(sizeof(T)));
-      }
-      return *this;
-    }
+    slotmap& operator=(slotmap&&) noexcept = default;
+    /** Releases the rows (slotmap_free). */
+    ~slotmap() = default;
 
-    /** Exchanges the contents. */
-    void swap(slotmap& other) noexcept {
-      slotmap_s tmp = raw_;
-      raw_ = other.raw_;
-      other.raw_ = tmp;
-    }
-    /** a.swap(b). */
-    friend void swap(slotmap& a, slotmap& b) noexcept { a.swap(b); }
-
-    /**
-     * An independent copy: same elements, keys (every key of this slotmap is
-     * valid in the copy, for the same element) and limit; the dense order may
-     * differ. Throws std::bad_alloc (this slotmap is unchanged either way).
-     */
-    slotmap clone() const {
-      slotmap out;
-      check(try_clone(out));
-      return out;
-    }
-
-    /**
-     * clone() without exceptions: on SLATE_OK `out` holds the copy (its old
-     * rows were freed); on failure `out` is empty. `out` must not be this
-     * slotmap (SLATE_ERROR_INVALID).
-     */
-    status try_clone(slotmap& out) const noexcept {
-      if (&out == this) {
-        return status(SLATE_ERROR_INVALID);
-      }
-      slotmap_free(&out.raw_);
-      return status(slotmap_clone(&out.raw_, &raw_));
-    }
+    /* swap, clone, try_clone, with_allocator, set_allocator, contains,
+       row_of, key_at, erase, size, empty, clear, reserve, native: see
+       keyed_base. */
 
     // ---- insert -----------------------------------------------------------
 
@@ -1429,9 +1632,6 @@ struct slate {
     T* find(key k) noexcept { return find_impl(k); }
     /** find(), read-only. */
     const T* find(key k) const noexcept { return find_impl(k); }
-
-    /** True when `k` is valid here. */
-    bool contains(key k) const noexcept { return slotmap_contains(&raw_, k.raw()) == 1; }
 
     /**
      * Looks up `count` keys at once: `elements[i]` becomes find(keys[i]), the
@@ -1483,39 +1683,7 @@ struct slate {
     /** at(), read-only. */
     const T& at(key k) const { return *at_impl(find_impl(k)); }
 
-    /** The dense row of `k` (an index into data()), or std::nullopt. */
-    std::optional<std::size_t> row_of(key k) const noexcept {
-      std::uint32_t row = 0;
-      if (slotmap_row(&raw_, k.raw(), &row) == SLATE_OK) {
-        return row;
-      }
-      return std::nullopt;
-    }
-
-    /** The key that owns dense row `row`; the null key when row >= size(). */
-    key key_at(std::size_t row) const noexcept {
-      if (row >= size()) {
-        return key();
-      }
-      return key(slotmap_key_at(&raw_, static_cast<std::uint32_t>(row)));
-    }
-
     // ---- erase ------------------------------------------------------------
-
-    /**
-     * Erases `k`'s element (the last row moves into its place). Returns true
-     * when `k` was valid, false when stale, null or foreign (nothing
-     * changes). Throws slate::error (SLATE_ERROR_INVALID) only from inside
-     * this slotmap's own walk.
-     */
-    bool erase(key k) {
-      int rc = slotmap_erase(&raw_, k.raw());
-      if (rc == SLATE_ERROR_NOT_FOUND) {
-        return false;
-      }
-      check(rc);
-      return true;
-    }
 
     /**
      * Erases every element for which `f(slate::key, T&)` returns true, in one
@@ -1530,12 +1698,7 @@ struct slate {
     std::size_t erase_if(F&& f) {
       static_assert(std::is_invocable_r_v<bool, F&, key, T&>,
                     "slate::slotmap<T>::erase_if: f must be callable as bool f(slate::key, T&)");
-      const std::uint32_t before = slotmap_length(&raw_);
-      keyed_walk<std::remove_reference_t<F>, T> w{f, {}};
-      int rc = slotmap_erase_if(&raw_, &keyed_walk<std::remove_reference_t<F>, T>::predicate, &w);
-      w.caught.rethrow();
-      check(rc);
-      return static_cast<std::size_t>(before - slotmap_length(&raw_));
+      return this->template erase_if_impl<T>(f);
     }
 
     /**
@@ -1547,12 +1710,12 @@ struct slate {
      */
     template <class F>
     bool for_each(F&& f) {
-      return for_each_impl<T>(f);
+      return for_each_checked<T>(f);
     }
     /** for_each(), read-only: `f(slate::key, const T&)`. */
     template <class F>
     bool for_each(F&& f) const {
-      return for_each_impl<const T>(f);
+      return for_each_checked<const T>(f);
     }
 
     /**
@@ -1577,59 +1740,10 @@ struct slate {
     status try_sort(Compare comp = Compare{}) {
       static_assert(std::is_invocable_r_v<bool, Compare&, const T&, const T&>,
                     "slate::slotmap<T>::sort: comp must be callable as bool comp(const T&, const T&)");
-      sorter<Compare, T> s{comp, {}};
-      int rc = slotmap_sort(&raw_, &sorter<Compare, T>::less, &s);
-      s.caught.rethrow();
-      return status(rc);
+      return this->template sort_impl<T>(comp);
     }
 
     // ---- size and capacity --------------------------------------------------
-
-    /** The number of elements (dense rows). */
-    std::size_t size() const noexcept { return slotmap_length(&raw_); }
-    /** True when size() is 0. */
-    bool empty() const noexcept { return slotmap_length(&raw_) == 0; }
-
-    /**
-     * Erases every element; every old key becomes stale. Keeps the capacity.
-     * Throws slate::error (INVALID) only from inside the slotmap's own walk.
-     */
-    void clear() { check(slotmap_clear(&raw_)); }
-
-    /**
-     * Makes room for `n` elements in all, so that inserts up to `n` elements
-     * allocate nothing. Throws std::bad_alloc, or slate::error
-     * (SLATE_ERROR_FULL beyond limit() or 2^32 - 1); unchanged then.
-     */
-    void reserve(std::size_t n) { check(try_reserve(n)); }
-    /** reserve() without exceptions. */
-    status try_reserve(std::size_t n) noexcept {
-      if (n > std::numeric_limits<std::uint32_t>::max()) {
-        return status(SLATE_ERROR_FULL);
-      }
-      return status(slotmap_reserve(&raw_, static_cast<std::uint32_t>(n)));
-    }
-
-    /**
-     * An empty slotmap that allocates through `allocator` (copied; its
-     * context must outlive the slotmap's memory); see
-     * slotmap_set_allocator. Clones inherit it. Throws slate::error
-     * (SLATE_ERROR_INVALID) for a NULL `allocate` or `release`.
-     */
-    static slotmap with_allocator(const slate_allocator_s& allocator) {
-      slotmap s;
-      s.set_allocator(allocator);
-      return s;
-    }
-    /**
-     * Gives the slotmap its own allocator; only while it holds no memory (a
-     * new slotmap). Throws slate::error (SLATE_ERROR_INVALID) otherwise.
-     */
-    void set_allocator(const slate_allocator_s& allocator) { check(try_set_allocator(&allocator)); }
-    /** set_allocator() without exceptions; NULL: the process default again. */
-    status try_set_allocator(const slate_allocator_s* allocator) noexcept {
-      return status(slotmap_set_allocator(&raw_, allocator));
-    }
 
     /**
      * Caps the slotmap at `max_rows` elements: an insert beyond throws
@@ -1657,41 +1771,25 @@ struct slate {
     /** First dense row (range-for). */
     iterator begin() noexcept { return data(); }
     /** One past the last dense row. */
-    iterator end() noexcept { return data() + size(); }
+    iterator end() noexcept { return data() + this->size(); }
     /** begin(), read-only. */
     const_iterator begin() const noexcept { return data(); }
     /** end(), read-only. */
-    const_iterator end() const noexcept { return data() + size(); }
+    const_iterator end() const noexcept { return data() + this->size(); }
     /** begin(), read-only, on any slotmap. */
     const_iterator cbegin() const noexcept { return data(); }
     /** end(), read-only, on any slotmap. */
-    const_iterator cend() const noexcept { return data() + size(); }
-
-    // ---- C interop ----------------------------------------------------------
-
-    /**
-     * The slotmap_s this object owns (one column of sizeof(T) bytes), for the
-     * C API. Do not free or re-initialize it through this pointer.
-     */
-    slotmap_s* native() noexcept { return &raw_; }
-    /** native(), for read-only C calls. */
-    const slotmap_s* native() const noexcept { return &raw_; }
+    const_iterator cend() const noexcept { return data() + this->size(); }
 
    private:
     template <class U, class F>
-    bool for_each_impl(F& f) const {
+    bool for_each_checked(F& f) const {
       static_assert(std::is_invocable_v<F&, key, U&>,
                     "slate::slotmap<T>::for_each: f must be callable as f(slate::key, T&) "
                     "(const T& on a const slotmap)");
       static_assert(void_or_bool_v<std::invoke_result_t<F&, key, U&>>,
                     "slate::slotmap<T>::for_each: f must return void or bool");
-      keyed_walk<F, U> w{f, {}};
-      int rc = slotmap_each(&raw_, &keyed_walk<F, U>::visit, &w);
-      w.caught.rethrow();
-      if (rc < 0) {
-        throw_code(rc);
-      }
-      return rc == SLATE_OK;
+      return this->template for_each_impl<U>(f);
     }
 
     template <class P>
@@ -1717,13 +1815,7 @@ struct slate {
       return status();
     }
 
-    T* find_impl(key k) const noexcept {
-      void* p = nullptr;
-      if (slotmap_get(&raw_, k.raw(), &p) == SLATE_OK) {
-        return static_cast<T*>(p);
-      }
-      return nullptr;
-    }
+    T* find_impl(key k) const noexcept { return static_cast<T*>(this->find_raw(k)); }
 
     static T* checked(T* p) noexcept {
       if (p == nullptr) {
@@ -1742,8 +1834,6 @@ struct slate {
       }
       return p;
     }
-
-    slotmap_s raw_;
   };
 
   // --------------------------------------------------------------------------
@@ -1834,89 +1924,14 @@ struct slate {
   static const slotmap_s* owner_native(std::nullptr_t) noexcept { return nullptr; }
 
   /**
-   * What sparse<T> and sparse<void> share: the RAII owner of one
-   * slotmap_sparse_s of `Size`-byte elements (0: membership), and every
-   * call that does not depend on the element type. `Self` is the derived
-   * class (clone and with_allocator return it).
+   * What sparse<T> and sparse<void> add to keyed_base: the owner-checked
+   * set, prune and the dense key array.
    */
   template <class Self, std::uint32_t Size>
-  class sparse_base {
+  class sparse_base : public keyed_base<Self, slotmap_sparse_s, Size> {
+    using base = keyed_base<Self, slotmap_sparse_s, Size>;
+
    public:
-    sparse_base(const sparse_base&) = delete;
-    sparse_base& operator=(const sparse_base&) = delete;
-
-    /** Exchanges the two sets' contents. Not from inside a walk of either. */
-    void swap(Self& other) noexcept {
-      sparse_base& with = other;
-      slotmap_sparse_s tmp = raw_;
-      raw_ = with.raw_;
-      with.raw_ = tmp;
-    }
-    /** a.swap(b). */
-    friend void swap(Self& a, Self& b) noexcept { a.swap(b); }
-
-    /**
-     * An independent copy: the same keys and elements (the row order may
-     * differ), and the same allocator. Throws std::bad_alloc.
-     */
-    Self clone() const {
-      Self out;
-      check(try_clone(out));
-      return out;
-    }
-    /**
-     * clone() without exceptions: on SLATE_OK `out` holds the copy (its old
-     * rows were freed); on failure `out` is empty. `out` must not be this
-     * set (SLATE_ERROR_INVALID).
-     */
-    status try_clone(Self& out) const noexcept {
-      sparse_base& to = out;
-      if (&to == this) {
-        return status(SLATE_ERROR_INVALID);
-      }
-      slotmap_sparse_free(&to.raw_);
-      return status(slotmap_sparse_clone(&to.raw_, &raw_));
-    }
-
-    /**
-     * An empty set that allocates through `allocator` (copied; its context
-     * must outlive the set's memory): rows, keys and index pages, and the
-     * temporary memory of erase_if and sort. Clones inherit it. Throws
-     * slate::error (SLATE_ERROR_INVALID) for a NULL `allocate` or `release`.
-     */
-    static Self with_allocator(const slate_allocator_s& allocator) {
-      Self s;
-      s.set_allocator(allocator);
-      return s;
-    }
-    /**
-     * Gives the set its own allocator; only while it holds no memory (a new
-     * set). Throws slate::error (SLATE_ERROR_INVALID) otherwise.
-     */
-    void set_allocator(const slate_allocator_s& allocator) { check(try_set_allocator(&allocator)); }
-    /** set_allocator() without exceptions; NULL: the process default again. */
-    status try_set_allocator(const slate_allocator_s* allocator) noexcept {
-      return status(slotmap_sparse_set_allocator(&raw_, allocator));
-    }
-
-    /** True when the set holds exactly `k` (not another generation of its slot). */
-    bool contains(key k) const noexcept { return slotmap_sparse_contains(&raw_, k.raw()) == 1; }
-
-    /**
-     * Removes `k` (swap-and-pop: the last row moves into its place). Returns
-     * true when `k` was present, false otherwise (nothing changes). Inside a
-     * walk of this set (for_each, join) only the key the callable was given
-     * may be erased: any other throws slate::error (SLATE_ERROR_INVALID).
-     */
-    bool erase(key k) {
-      int rc = slotmap_sparse_erase(&raw_, k.raw());
-      if (rc == SLATE_ERROR_NOT_FOUND) {
-        return false;
-      }
-      check(rc);
-      return true;
-    }
-
     /**
      * Erases, in one pass, every key that `owner` (a slate::slotmap<U> or
      * a slotmap_s) no longer accepts: the cleanup after entities die.
@@ -1925,85 +1940,29 @@ struct slate {
      */
     template <class O, std::enable_if_t<is_owner_v<O> && !std::is_same_v<O, std::nullptr_t>, int> = 0>
     std::size_t prune(const O& owner) {
-      const std::uint32_t before = slotmap_sparse_length(&raw_);
-      check(slotmap_sparse_prune(&raw_, owner_native(owner)));
-      return static_cast<std::size_t>(before - slotmap_sparse_length(&raw_));
+      const std::uint32_t before = slotmap_sparse_length(&this->raw_);
+      check(slotmap_sparse_prune(&this->raw_, owner_native(owner)));
+      return static_cast<std::size_t>(before - slotmap_sparse_length(&this->raw_));
     }
-
-    /** The number of keys (dense rows). */
-    std::size_t size() const noexcept { return slotmap_sparse_length(&raw_); }
-    /** True when size() is 0. */
-    bool empty() const noexcept { return slotmap_sparse_length(&raw_) == 0; }
 
     /**
      * The keys in dense order (row i's key at i): for the C API's batch
      * calls, or to walk keys while modifying nothing. Valid as find()'s
      * pointers.
      */
-    key_view keys() const noexcept { return key_view(slotmap_sparse_keys(&raw_), size()); }
-    /** The key of dense row `row`; the null key when row >= size(). */
-    key key_at(std::size_t row) const noexcept {
-      if (row >= size()) {
-        return key();
-      }
-      return key(slotmap_sparse_key_at(&raw_, static_cast<std::uint32_t>(row)));
-    }
-    /** The dense row of `k`, or std::nullopt. */
-    std::optional<std::size_t> row_of(key k) const noexcept {
-      std::uint32_t row = 0;
-      if (slotmap_sparse_row(&raw_, k.raw(), &row) == SLATE_OK) {
-        return row;
-      }
-      return std::nullopt;
-    }
-
-    /**
-     * Removes every key; keeps the capacity. Throws slate::error
-     * (SLATE_ERROR_INVALID) only from inside a walk of this set.
-     */
-    void clear() { check(slotmap_sparse_clear(&raw_)); }
-
-    /**
-     * Makes room for `n` more keys' rows (the index may still allocate a
-     * page for a slot index it has not seen). Throws std::bad_alloc, or
-     * slate::error (SLATE_ERROR_FULL beyond 2^32 - 2 rows); unchanged then.
-     */
-    void reserve(std::size_t n) { check(try_reserve(n)); }
-    /** reserve() without exceptions. */
-    status try_reserve(std::size_t n) noexcept {
-      if (n > std::numeric_limits<std::uint32_t>::max()) {
-        return status(SLATE_ERROR_FULL);
-      }
-      return status(slotmap_sparse_reserve(&raw_, static_cast<std::uint32_t>(n)));
-    }
-
-    /**
-     * The slotmap_sparse_s this object owns, for the C API (slotmap_join
-     * with other C sets, a column of a C program's own). Do not free or
-     * re-initialize it through this pointer.
-     */
-    slotmap_sparse_s* native() noexcept { return &raw_; }
-    /** native(), for read-only C calls. */
-    const slotmap_sparse_s* native() const noexcept { return &raw_; }
+    key_view keys() const noexcept { return key_view(slotmap_sparse_keys(&this->raw_), this->size()); }
 
    protected:
-    sparse_base() noexcept : raw_() { (void)slotmap_sparse(&raw_, Size); }
-    ~sparse_base() { slotmap_sparse_free(&raw_); }
-    sparse_base(sparse_base&& other) noexcept : raw_(other.raw_) { (void)slotmap_sparse(&other.raw_, Size); }
-    sparse_base& operator=(sparse_base&& other) noexcept {
-      if (this != &other) {
-        slotmap_sparse_free(&raw_);
-        std::memcpy(static_cast<void*>(&raw_), static_cast<const void*>(&other.raw_), sizeof raw_);
-        (void)slotmap_sparse(&other.raw_, Size);
-      }
-      return *this;
-    }
+    sparse_base() noexcept = default;
+    sparse_base(sparse_base&&) noexcept = default;
+    sparse_base& operator=(sparse_base&&) noexcept = default;
+    ~sparse_base() = default;
 
     /* slotmap_sparse_set, and whether `k` was new to the set (absent
        before: another generation of its slot counts as absent). */
     int set_raw(const slotmap_s* owner, key k, const void* row, bool* inserted) noexcept {
-      const bool present = contains(k);
-      int rc = slotmap_sparse_set(&raw_, owner, k.raw(), row);
+      const bool present = this->contains(k);
+      int rc = slotmap_sparse_set(&this->raw_, owner, k.raw(), row);
       if (inserted != nullptr) {
         *inserted = !present;
       }
@@ -2014,30 +1973,6 @@ struct slate {
       check(set_raw(owner, k, row, &inserted));
       return inserted;
     }
-
-    /* erase_if and for_each over the C walks: U is the element type the
-       callable sees (void: none). */
-    template <class U, class F>
-    std::size_t erase_if_impl(F& f) {
-      const std::uint32_t before = slotmap_sparse_length(&raw_);
-      keyed_walk<F, U> w{f, {}};
-      int rc = slotmap_sparse_erase_if(&raw_, &keyed_walk<F, U>::predicate, &w);
-      w.caught.rethrow();
-      check(rc);
-      return static_cast<std::size_t>(before - slotmap_sparse_length(&raw_));
-    }
-    template <class U, class F>
-    bool for_each_impl(F& f) const {
-      keyed_walk<F, U> w{f, {}};
-      int rc = slotmap_sparse_each(&raw_, &keyed_walk<F, U>::visit, &w);
-      w.caught.rethrow();
-      if (rc < 0) {
-        throw_code(rc);
-      }
-      return rc == SLATE_OK;
-    }
-
-    slotmap_sparse_s raw_;
   };
 
  public:
@@ -2243,10 +2178,7 @@ struct slate {
     status try_sort(Compare comp = Compare{}) {
       static_assert(std::is_invocable_r_v<bool, Compare&, const T&, const T&>,
                     "slate::sparse<T>::sort: comp must be callable as bool comp(const T&, const T&)");
-      sorter<Compare, T> s{comp, {}};
-      int rc = slotmap_sparse_sort(&raw_, &sorter<Compare, T>::less, &s);
-      s.caught.rethrow();
-      return status(rc);
+      return this->template sort_impl<T>(comp);
     }
 
     // ---- dense rows -----------------------------------------------------
@@ -2268,13 +2200,7 @@ struct slate {
     }
 
    private:
-    T* find_impl(key k) const noexcept {
-      void* p = nullptr;
-      if (slotmap_sparse_get(&raw_, k.raw(), &p) == SLATE_OK) {
-        return static_cast<T*>(p);
-      }
-      return nullptr;
-    }
+    T* find_impl(key k) const noexcept { return static_cast<T*>(this->find_raw(k)); }
   };
 
   /**
