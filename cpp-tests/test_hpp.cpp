@@ -281,6 +281,17 @@ static_assert(noexcept(std::declval<const slate::slotmap<int>&>().key_at(0)));
 static_assert(noexcept(std::hash<slate::key>{}(slate::key())));
 static_assert(!noexcept(std::declval<slate::slotmap<int>&>().insert(1)), "insert can throw");
 static_assert(!noexcept(std::declval<slate::slotmap<int>&>().at(slate::key())), "at can throw");
+static_assert(std::is_nothrow_move_constructible_v<slate::sparse<int>> &&
+              std::is_nothrow_move_assignable_v<slate::sparse<int>> &&
+              !std::is_copy_constructible_v<slate::sparse<int>> &&
+              !std::is_copy_assignable_v<slate::sparse<int>>);
+static_assert(std::is_nothrow_move_constructible_v<slate::sparse<void>> &&
+              !std::is_copy_constructible_v<slate::sparse<void>>);
+static_assert(std::is_nothrow_default_constructible_v<slate::sparse<int>>);
+static_assert(noexcept(std::declval<const slate::sparse<int>&>().find(slate::key())));
+static_assert(noexcept(std::declval<slate::sparse<int>&>().try_set(slate::key(), 1)));
+static_assert(!noexcept(std::declval<slate::sparse<int>&>().set(slate::key(), 1)), "set can throw");
+static_assert(std::is_same_v<decltype(*std::declval<slate::sparse<void>&>().begin()), slate::key>);
 
 /* ------------------------------------------------------------------------ */
 /* Compile-fail cases (see the file comment); none is compiled normally.     */
@@ -3412,6 +3423,11 @@ static void test_join() {
   seen.clear();
   CHECK(slate::join(nullptr, a, [&](slate::key k, const int&) { seen.insert(k); }));
   CHECK_EQ_U64(seen.size(), a.size());
+  /* ... and with a C slotmap_s as the owner */
+  seen.clear();
+  const slotmap_s& raw_world = *world.native();
+  CHECK(slate::join(raw_world, a, [&](slate::key k, int&) { seen.insert(k); }));
+  CHECK(seen == intersection(&world, a));
 
   /* two, three, four sets; each element is the key's own */
   seen.clear();
