@@ -2095,6 +2095,7 @@ struct slate {
      * forged one) throws slate::error(SLATE_ERROR_NOT_FOUND) and changes
      * nothing, so a stale handle never writes a live entity's row. Use
      * try_set, or test owner.contains(k) first, where that is expected.
+     * The null key is SLATE_ERROR_INVALID here too; otherwise as set().
      */
     template <class O, std::enable_if_t<is_owner_v<O> && !std::is_same_v<O, std::nullptr_t>, int> = 0>
     bool set(const O& owner, key k, const T& value) {
