@@ -1,6 +1,7 @@
 /*
  * test_hpp.cpp -- tests of include/slate.hpp, the C++17 wrappers
- * (slate::map, slate::slotmap<T>, slate::key, slate::status, slate::error).
+ * (slate::map, slate::slotmap<T>, slate::sparse<T>, slate::sparse<void>,
+ * slate::join, slate::key, slate::status, slate::error).
  *
  * Build and run (from the repository root):
  *   cargo build --release
@@ -14,9 +15,9 @@
  * when M is 0. The differential test's PRNG seed is printed on stderr;
  * SLATE_HPP_SEED=<n> replays another one.
  *
- * Compile-time negative tests: each SLATE_HPP_COMPILE_FAIL=<n> below, 1..12,
+ * Compile-time negative tests: each SLATE_HPP_COMPILE_FAIL=<n> below, 1..15,
  * must make this file fail to compile (with -fsyntax-only), e.g.
- *   for n in $(seq 1 12); do g++ -std=c++17 -Iinclude -Ic-tests -fsyntax-only \
+ *   for n in $(seq 1 15); do g++ -std=c++17 -Iinclude -Ic-tests -fsyntax-only \
  *     -DSLATE_HPP_COMPILE_FAIL=$n cpp-tests/test_hpp.cpp 2>/dev/null \
  *     && echo "case $n compiled"; done
  * prints nothing.
@@ -280,6 +281,17 @@ static_assert(noexcept(std::declval<const slate::slotmap<int>&>().key_at(0)));
 static_assert(noexcept(std::hash<slate::key>{}(slate::key())));
 static_assert(!noexcept(std::declval<slate::slotmap<int>&>().insert(1)), "insert can throw");
 static_assert(!noexcept(std::declval<slate::slotmap<int>&>().at(slate::key())), "at can throw");
+static_assert(std::is_nothrow_move_constructible_v<slate::sparse<int>> &&
+              std::is_nothrow_move_assignable_v<slate::sparse<int>> &&
+              !std::is_copy_constructible_v<slate::sparse<int>> &&
+              !std::is_copy_assignable_v<slate::sparse<int>>);
+static_assert(std::is_nothrow_move_constructible_v<slate::sparse<void>> &&
+              !std::is_copy_constructible_v<slate::sparse<void>>);
+static_assert(std::is_nothrow_default_constructible_v<slate::sparse<int>>);
+static_assert(noexcept(std::declval<const slate::sparse<int>&>().find(slate::key())));
+static_assert(noexcept(std::declval<slate::sparse<int>&>().try_set(slate::key(), 1)));
+static_assert(!noexcept(std::declval<slate::sparse<int>&>().set(slate::key(), 1)), "set can throw");
+static_assert(std::is_same_v<decltype(*std::declval<slate::sparse<void>&>().begin()), slate::key>);
 
 /* ------------------------------------------------------------------------ */
 /* Compile-fail cases (see the file comment); none is compiled normally.     */
@@ -317,6 +329,14 @@ static void compile_fail() {
   slate::slotmap<const int> s; /* const element */
 #elif SLATE_HPP_COMPILE_FAIL == 12
   slate::key k = 5; /* implicit key from an integer */
+#elif SLATE_HPP_COMPILE_FAIL == 13
+  slate::sparse<std::string> s; /* not trivially copyable */
+#elif SLATE_HPP_COMPILE_FAIL == 14
+  slate::sparse<int> s;
+  slate::join(s, [](slate::key, double&) {}); /* callable does not take the elements */
+#elif SLATE_HPP_COMPILE_FAIL == 15
+  slate::sparse<void> s;
+  s.sort(); /* a membership set has nothing to sort */
 #endif
 }
 #endif
@@ -3036,6 +3056,691 @@ static void test_slotmap_get_many(uint64_t seed) {
   fprintf(stderr, "   %zu keys found\n", hits);
 }
 
+/* ------------------------------------------------------------------------ */
+/* sparse<T>, sparse<void> and join, against simple models                   */
+/* ------------------------------------------------------------------------ */
+
+/* An allocator that can be told to fail; counts what it holds. */
+struct failing_allocator_s {
+  bool fail = false;
+  uint64_t live = 0;
+};
+static void* failing_allocate(void* context, size_t size) {
+  auto* f = static_cast<failing_allocator_s*>(context);
+  if (f->fail) return nullptr;
+  void* p = std::malloc(size);
+  if (p != nullptr) f->live++;
+  return p;
+}
+static void failing_release(void* context, void* pointer, size_t) {
+  auto* f = static_cast<failing_allocator_s*>(context);
+  if (pointer != nullptr) f->live--;
+  std::free(pointer);
+}
+
+struct vel2 {
+  float dx, dy;
+};
+
+/* The keys a range (key_view, sparse<void>) gives, as a std::set. */
+template <class Range>
+static std::set<slate::key> key_set(const Range& range) {
+  std::set<slate::key> out;
+  for (slate::key k : range) out.insert(k);
+  return out;
+}
+
+static void test_sparse_basics() {
+  TEST_SECTION("sparse<T> basics: set, find, erase, owner checks, slots");
+  slate::slotmap<int> world;
+  slate::sparse<vel2> v;
+  CHECK(v.empty());
+  CHECK_EQ_U64(v.size(), 0);
+  CHECK(v.begin() == v.end());
+  CHECK(v.keys().empty());
+  CHECK(v.keys().data() == nullptr);
+  CHECK(v.data() == nullptr);
+  CHECK(v.find(slate::key()) == nullptr);
+  CHECK(!v.contains(slate::key()));
+  CHECK(!v.erase(slate::key()));
+  CHECK(!v.key_at(0));
+  CHECK(!v.row_of(slate::key()).has_value());
+
+  slate::key a = world.insert(1), b = world.insert(2), c = world.insert(3);
+  CHECK(v.set(a, {1, 2}));            /* new */
+  CHECK(v.set(world, b, {3, 4}));     /* new, checked */
+  CHECK(!v.set(world, a, {5, 6}));    /* overwritten */
+  CHECK_EQ_U64(v.size(), 2);
+  CHECK(v.find(a) != nullptr && v.find(a)->dx == 5.0f && v.find(a)->dy == 6.0f);
+  CHECK(v.find(c) == nullptr);
+  CHECK(v.contains(b) && !v.contains(c));
+  const auto& cv = v;
+  static_assert(std::is_same_v<decltype(cv.find(a)), const vel2*>);
+  static_assert(std::is_same_v<decltype(v.find(a)), vel2*>);
+  CHECK(cv.find(b) == v.find(b));
+
+  /* rows, keys, data and range-for agree */
+  int bad = 0;
+  for (std::size_t r = 0; r < v.size(); r++) {
+    slate::key k = v.key_at(r);
+    bad += v.keys()[r] != k || v.row_of(k) != r || &v.data()[r] != v.find(k);
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(!v.key_at(v.size()));
+  std::size_t row = 0;
+  for (auto [k, e] : v) {
+    bad += k != v.key_at(row) || &e != v.data() + row;
+    e.dy += 100; /* writes through */
+    row++;
+  }
+  CHECK_EQ_U64(row, 2);
+  CHECK(v.find(a)->dy == 106.0f && v.find(b)->dy == 104.0f);
+  for (auto [k, e] : cv) {
+    static_assert(std::is_same_v<decltype(e), const vel2&>);
+    bad += cv.find(k) != &e;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(v.keys().data() == slotmap_sparse_keys(v.native()));
+  CHECK((key_set(v.keys()) == std::set<slate::key>{a, b}));
+
+  /* owner checks: a dead entity's key is refused, nothing changes */
+  CHECK(world.erase(c));
+  CHECK_EQ_INT(v.try_set(world, c, {9, 9}).code(), SLATE_ERROR_NOT_FOUND);
+  CHECK_EQ_INT(v.try_set(*world.native(), c, {9, 9}).code(), SLATE_ERROR_NOT_FOUND);
+  CHECK_EQ_INT(v.try_set(world, slate::key(0xdead00000007ull), {9, 9}).code(), SLATE_ERROR_NOT_FOUND);
+#if TEST_HAVE_EXCEPTIONS
+  CHECK_EQ_INT(slate_error_of([&] { v.set(world, c, {9, 9}); }), SLATE_ERROR_NOT_FOUND);
+  CHECK_EQ_INT(slate_error_of([&] { v.set(slate::key(), {9, 9}); }), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_error_of([&] { v.set(world, slate::key(), {9, 9}); }), SLATE_ERROR_INVALID);
+#endif
+  CHECK_EQ_INT(v.try_set(slate::key(), {9, 9}).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(v.size(), 2);
+  CHECK(!v.contains(c));
+  CHECK(v.try_set(c, {7, 7}).ok()); /* without an owner any non-null key is taken */
+  CHECK(v.contains(c));
+  CHECK(v.erase(c));
+  CHECK(!v.erase(c));
+
+  /* one key per slot: a new entity in a dead one's slot replaces its row */
+  slate::key old_a = a;
+  CHECK(world.erase(a));
+  slate::key a2 = world.insert(4);
+  CHECK_EQ_INT(a2.index(), old_a.index());
+  CHECK(a2 != old_a);
+  CHECK(v.contains(old_a)); /* still there until pruned or replaced */
+  CHECK(v.find(a2) == nullptr);
+  CHECK(v.set(world, a2, {0, 1})); /* counts as new */
+  CHECK(!v.contains(old_a) && v.contains(a2));
+  CHECK(v.find(old_a) == nullptr);
+  CHECK_EQ_U64(v.size(), 2);
+
+  /* prune after entities die */
+  CHECK(world.erase(b));
+  CHECK_EQ_U64(v.prune(world), 1);
+  CHECK_EQ_U64(v.size(), 1);
+  CHECK_EQ_U64(v.prune(*world.native()), 0);
+  CHECK(v.contains(a2) && !v.contains(b));
+
+  /* clear and reserve */
+  v.reserve(100);
+  CHECK(v.try_reserve(1000).ok());
+  CHECK_EQ_INT(v.try_reserve(std::numeric_limits<std::size_t>::max()).code(), SLATE_ERROR_FULL);
+  v.clear();
+  CHECK(v.empty());
+  CHECK(!v.contains(a2));
+  CHECK(v.set(a2, {}));
+}
+
+static void test_sparse_membership() {
+  TEST_SECTION("sparse<void>: membership sets");
+  slate::slotmap<int> world;
+  slate::sparse<void> hungry;
+  static_assert(std::is_same_v<slate::sparse<void>::value_type, void>);
+  std::vector<slate::key> ks;
+  for (int i = 0; i < 100; i++) ks.push_back(world.insert(i));
+  std::set<slate::key> model;
+  for (int i = 0; i < 100; i += 3) {
+    CHECK(hungry.set(world, ks[static_cast<size_t>(i)]));
+    model.insert(ks[static_cast<size_t>(i)]);
+  }
+  CHECK(!hungry.set(ks[0])); /* already a member */
+  CHECK_EQ_U64(hungry.size(), model.size());
+  CHECK(key_set(hungry) == model);
+  CHECK(key_set(hungry.keys()) == model);
+  CHECK(hungry.contains(ks[3]) && !hungry.contains(ks[4]));
+  CHECK(slotmap_sparse_column(hungry.native(), 0) == nullptr);
+  CHECK(hungry.erase(ks[3]));
+  CHECK(!hungry.erase(ks[3]));
+  model.erase(ks[3]);
+
+  /* for_each: keys only; the given key may be erased */
+  std::set<slate::key> seen;
+  CHECK(hungry.for_each([&](slate::key k) {
+    seen.insert(k);
+    if (k.index() % 2 == 0) CHECK(hungry.erase(k));
+  }));
+  CHECK(seen == model);
+  for (auto it = model.begin(); it != model.end();) it = it->index() % 2 == 0 ? model.erase(it) : std::next(it);
+  CHECK(key_set(hungry) == model);
+  int calls = 0;
+  CHECK(!hungry.for_each([&](slate::key) { return ++calls < 3; }));
+  CHECK_EQ_INT(calls, 3);
+
+  /* erase_if, owner checks, prune */
+  std::size_t gone = hungry.erase_if([](slate::key k) { return k.index() % 5 == 0; });
+  std::size_t expected = 0;
+  for (auto it = model.begin(); it != model.end();)
+    if (it->index() % 5 == 0) {
+      it = model.erase(it);
+      expected++;
+    } else {
+      ++it;
+    }
+  CHECK_EQ_U64(gone, expected);
+  CHECK(key_set(hungry) == model);
+  slate::key dead = *model.begin();
+  CHECK(world.erase(dead));
+  CHECK_EQ_INT(hungry.try_set(world, dead).code(), SLATE_ERROR_NOT_FOUND);
+#if TEST_HAVE_EXCEPTIONS
+  CHECK_EQ_INT(slate_error_of([&] { hungry.set(world, dead); }), SLATE_ERROR_NOT_FOUND);
+  CHECK_EQ_INT(slate_error_of([&] { hungry.set(slate::key()); }), SLATE_ERROR_INVALID);
+#endif
+  CHECK_EQ_INT(hungry.try_set(slate::key()).code(), SLATE_ERROR_INVALID);
+  CHECK(hungry.try_set(world, ks[1]).ok());
+  model.insert(ks[1]);
+  CHECK_EQ_U64(hungry.prune(world), 1);
+  model.erase(dead);
+  CHECK(key_set(hungry) == model);
+
+  /* move and clone */
+  slate::sparse<void> moved(std::move(hungry));
+  CHECK(hungry.empty()); /* NOLINT: moved-from is valid and empty */
+  CHECK(hungry.set(ks[2]));
+  slate::sparse<void> copy = moved.clone();
+  CHECK(key_set(copy) == model);
+  CHECK(copy.erase(ks[1]));
+  CHECK(moved.contains(ks[1]));
+  hungry = std::move(copy);
+  CHECK(!hungry.contains(ks[2]) && !hungry.contains(ks[1]));
+  CHECK_EQ_U64(hungry.size(), model.size() - 1);
+}
+
+static void test_sparse_walks() {
+  TEST_SECTION("sparse<T>: for_each, erase_if, sort, refused modifications");
+  slate::sparse<int> s;
+  std::unordered_map<slate::key, int> model;
+  for (uint32_t i = 1; i <= 500; i++) {
+    slate::key k(uint64_t{1} << 32 | i * 7);
+    int value = static_cast<int>((i * 7919) % 1000);
+    s.set(k, value);
+    model[k] = value;
+  }
+  /* for_each visits the dense rows in order; bool false stops */
+  std::size_t row = 0;
+  int bad = 0;
+  CHECK(s.for_each([&](slate::key k, int& v) {
+    bad += s.key_at(row) != k || &v != s.data() + row || model.at(k) != v;
+    row++;
+  }));
+  CHECK_EQ_U64(row, 500);
+  CHECK_EQ_INT(bad, 0);
+  const auto& cs = s;
+  int calls = 0;
+  CHECK(!cs.for_each([&](slate::key, const int&) { return ++calls < 10; }));
+  CHECK_EQ_INT(calls, 10);
+
+  /* erasing the given key inside for_each: every row still visited once */
+  std::unordered_map<slate::key, int> visits;
+  CHECK(s.for_each([&](slate::key k, int& v) {
+    visits[k]++;
+    if (v % 3 == 0) CHECK(s.erase(k));
+  }));
+  bad = 0;
+  for (const auto& [k, n] : visits) bad += n != 1;
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_U64(visits.size(), 500);
+  for (auto it = model.begin(); it != model.end();) it = it->second % 3 == 0 ? model.erase(it) : std::next(it);
+  CHECK_EQ_U64(s.size(), model.size());
+
+  /* erase_if */
+  std::size_t gone = s.erase_if([](slate::key, int& v) { return v % 2 == 0; });
+  std::size_t expected = 0;
+  for (auto it = model.begin(); it != model.end();)
+    if (it->second % 2 == 0) {
+      it = model.erase(it);
+      expected++;
+    } else {
+      ++it;
+    }
+  CHECK_EQ_U64(gone, expected);
+  bad = 0;
+  for (auto [k, v] : s) bad += model.count(k) != 1 || model[k] != v;
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_U64(s.size(), model.size());
+
+  /* sort: ascending, every key kept */
+  s.sort();
+  CHECK(std::is_sorted(s.data(), s.data() + s.size()));
+  CHECK(s.try_sort(std::greater<>()).ok());
+  CHECK(std::is_sorted(s.data(), s.data() + s.size(), std::greater<>()));
+  bad = 0;
+  for (const auto& [k, v] : model) bad += s.find(k) == nullptr || *s.find(k) != v;
+  CHECK_EQ_INT(bad, 0);
+
+  /* inside a walk: set, erase of another key, clear, prune, sort refused */
+  slate::slotmap<int> owner;
+  const slate::key other = s.key_at(1);
+  const std::size_t before = s.size();
+  int codes[6] = {};
+  s.for_each([&](slate::key k, int&) {
+    codes[0] = s.try_set(k, 1).code();
+    codes[1] = s.try_reserve(10000).code();
+    codes[2] = s.try_sort().code();
+#if TEST_HAVE_EXCEPTIONS
+    codes[3] = slate_error_of([&] { s.erase(other); });
+    codes[4] = slate_error_of([&] { s.clear(); });
+    codes[5] = slate_error_of([&] { s.prune(owner); });
+#else
+    codes[3] = codes[4] = codes[5] = SLATE_ERROR_INVALID;
+#endif
+    return false;
+  });
+  for (int code : codes) CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(s.size(), before);
+  CHECK(s.contains(other));
+
+#if TEST_HAVE_EXCEPTIONS
+  /* an exception from the callable stops the walk and comes out unchanged */
+  calls = 0;
+  CHECK(throws_as<std::logic_error>([&] {
+    s.for_each([&](slate::key, int&) {
+      if (++calls == 5) throw std::logic_error("stop");
+    });
+  }));
+  CHECK_EQ_INT(calls, 5);
+  calls = 0;
+  const std::size_t size_before = s.size();
+  CHECK(throws_as<std::logic_error>([&] {
+    s.erase_if([&](slate::key, int&) {
+      if (++calls == 4) throw std::logic_error("stop");
+      return true;
+    });
+  }));
+  CHECK_EQ_U64(s.size(), size_before - 3); /* the three approved before */
+  CHECK(throws_as<std::logic_error>([&] {
+    s.sort([](int, int) -> bool { throw std::logic_error("no"); });
+  }));
+  CHECK_EQ_U64(s.size(), size_before - 3);
+#else
+  TEST_SKIPPED("sparse walks: exceptions from the callable", TEST_NO_EXCEPTIONS);
+#endif
+}
+
+/* The keys present in every set (and alive in the owner, if any). */
+template <class... Sets>
+static std::set<slate::key> intersection(const slate::slotmap<int>* owner, const Sets&... sets) {
+  std::set<slate::key> out;
+  std::vector<std::set<slate::key>> all{key_set(sets.keys())...};
+  for (slate::key k : all[0]) {
+    bool every = owner == nullptr || owner->contains(k);
+    for (const auto& s : all) every = every && s.count(k) == 1;
+    if (every) out.insert(k);
+  }
+  return out;
+}
+
+static void test_join() {
+  TEST_SECTION("join: 1-4 sets, with and without an owner, erasing inside");
+  std::mt19937_64 rng(7);
+  slate::slotmap<int> world;
+  slate::sparse<int> a;
+  slate::sparse<double> b;
+  slate::sparse<vel2> c;
+  slate::sparse<void> tag;
+  std::vector<slate::key> ks;
+  for (int i = 0; i < 2000; i++) ks.push_back(world.insert(i));
+  for (std::size_t i = 0; i < ks.size(); i++) {
+    const slate::key k = ks[i];
+    if (rng() % 2) a.set(world, k, world[k]);
+    if (rng() % 3) b.set(world, k, world[k] * 0.5);
+    if (rng() % 4 == 0) c.set(world, k, {static_cast<float>(world[k]), 0});
+    if (rng() % 5 == 0) tag.set(world, k);
+  }
+  for (std::size_t i = 0; i < ks.size(); i += 7) CHECK(world.erase(ks[i])); /* some die */
+
+  /* one set, with the owner: the dead are skipped */
+  std::set<slate::key> seen;
+  int bad = 0;
+  CHECK(slate::join(world, a, [&](slate::key k, int& v) {
+    bad += !seen.insert(k).second || v != world[k];
+  }));
+  CHECK_EQ_INT(bad, 0);
+  CHECK(seen == intersection(&world, a));
+  /* ... and without it (slate::join(sets..., f) and join(nullptr, ...)) */
+  seen.clear();
+  CHECK(slate::join(a, [&](slate::key k, int&) { seen.insert(k); }));
+  CHECK(seen == key_set(a.keys()));
+  seen.clear();
+  CHECK(slate::join(nullptr, a, [&](slate::key k, const int&) { seen.insert(k); }));
+  CHECK_EQ_U64(seen.size(), a.size());
+  /* ... and with a C slotmap_s as the owner */
+  seen.clear();
+  const slotmap_s& raw_world = *world.native();
+  CHECK(slate::join(raw_world, a, [&](slate::key k, int&) { seen.insert(k); }));
+  CHECK(seen == intersection(&world, a));
+
+  /* two, three, four sets; each element is the key's own */
+  seen.clear();
+  slate::join(world, a, b, [&](slate::key k, int& x, double& y) {
+    bad += !seen.insert(k).second || x != world[k] || y != world[k] * 0.5;
+  });
+  CHECK_EQ_INT(bad, 0);
+  CHECK(seen == intersection(&world, a, b));
+  seen.clear();
+  slate::join(a, b, c, [&](slate::key k, int& x, double& y, vel2& z) {
+    bad += !seen.insert(k).second || y != x * 0.5 || z.dx != static_cast<float>(x);
+  });
+  CHECK_EQ_INT(bad, 0);
+  CHECK(seen == intersection(nullptr, a, b, c));
+  seen.clear();
+  /* a membership set filters and adds no argument */
+  slate::join(world, a, tag, b, c, [&](slate::key k, int& x, double&, vel2&) {
+    bad += !seen.insert(k).second || !tag.contains(k) || x != world[k];
+  });
+  CHECK_EQ_INT(bad, 0);
+  CHECK(seen == intersection(&world, a, tag, b, c));
+  seen.clear();
+  slate::join(tag, [&](slate::key k) { seen.insert(k); });
+  CHECK(seen == key_set(tag));
+
+  /* the owner's element after the key, when the callable asks for it */
+  seen.clear();
+  slate::join(world, c, [&](slate::key k, int& entity, vel2& z) {
+    bad += &entity != world.find(k) || z.dx != static_cast<float>(entity);
+    seen.insert(k);
+  });
+  CHECK_EQ_INT(bad, 0);
+  CHECK(seen == intersection(&world, c));
+  /* a const set gives const references */
+  const slate::sparse<double>& cb = b;
+  slate::join(cb, a, [&](slate::key, const double& y, int& x) { bad += y != x * 0.5; });
+  CHECK_EQ_INT(bad, 0);
+
+  /* false stops */
+  int calls = 0;
+  CHECK(!slate::join(world, a, b, [&](slate::key, int&, double&) { return ++calls < 5; }));
+  CHECK_EQ_INT(calls, 5);
+
+  /* erasing the given key from any of the sets: each key still once */
+  const std::set<slate::key> both = intersection(&world, a, b);
+  std::map<slate::key, int> visits;
+  slate::join(world, a, b, [&](slate::key k, int& x, double&) {
+    visits[k]++;
+    if (x % 2 == 0) CHECK(a.erase(k));
+    else CHECK(b.erase(k));
+  });
+  bad = 0;
+  for (const auto& [k, n] : visits) bad += n != 1;
+  CHECK_EQ_INT(bad, 0);
+  std::set<slate::key> visited;
+  for (const auto& [k, n] : visits) visited.insert(k);
+  CHECK(visited == both);
+  CHECK(intersection(&world, a, b).empty());
+  /* the tag dropped from inside a join over it */
+  slate::join(world, tag, [&](slate::key k) { CHECK(tag.erase(k)); });
+  CHECK(intersection(&world, tag).empty());
+
+  /* other changes to a joined set are refused; the owner may change */
+  slate::key other = c.key_at(1); /* (row 0's key is the one the walk gives first) */
+  int codes[3] = {};
+  std::size_t c_before = c.size();
+  slate::join(c, [&](slate::key k, vel2&) {
+    codes[0] = c.try_set(k, {1, 1}).code();
+#if TEST_HAVE_EXCEPTIONS
+    codes[1] = slate_error_of([&] { c.erase(other); });
+    codes[2] = slate_error_of([&] { c.prune(world); });
+#else
+    (void)other; /* erase and prune throw: nothing to check without exceptions */
+    codes[1] = codes[2] = SLATE_ERROR_INVALID;
+#endif
+    return false;
+  });
+  for (int code : codes) CHECK_EQ_INT(code, SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(c.size(), c_before);
+  std::size_t died = 0;
+  slate::join(world, c, [&](slate::key k, vel2&) { died += world.erase(k); });
+  CHECK(died > 0);
+  std::size_t stale = 0;
+  for (slate::key k : c.keys()) stale += !world.contains(k); /* these and those that died before */
+  CHECK(stale >= died);
+  CHECK_EQ_U64(c.prune(world), stale);
+  CHECK_EQ_U64(c.size(), c_before - stale);
+  CHECK(intersection(&world, c).empty());
+
+#if TEST_HAVE_EXCEPTIONS
+  calls = 0;
+  slate::sparse<int> d;
+  for (int i = 1; i <= 10; i++) d.set(slate::key(uint64_t{1} << 32 | static_cast<uint64_t>(i)), i);
+  CHECK(throws_as<std::runtime_error>([&] {
+    slate::join(d, [&](slate::key, int&) {
+      if (++calls == 3) throw std::runtime_error("stop");
+    });
+  }));
+  CHECK_EQ_INT(calls, 3);
+  CHECK_EQ_U64(d.size(), 10);
+#else
+  TEST_SKIPPED("join: exceptions from the callable", TEST_NO_EXCEPTIONS);
+#endif
+}
+
+/* sparse<T> and sparse<void> against models, keys from an owner under churn. */
+static void test_sparse_differential(uint64_t seed) {
+  TEST_SECTION("sparse differential (owner under churn)");
+  std::mt19937_64 rng(seed ^ 0x5eed);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  slate::slotmap<int> world;
+  slate::sparse<record> s;
+  slate::sparse<void> m;
+  std::unordered_map<slate::key, record> model;
+  std::set<slate::key> members;
+  std::vector<slate::key> live, dead;
+  int bad = 0;
+  for (int step = 0; step < 20000; step++) {
+    const int op = static_cast<int>(rng() % 100);
+    if (op < 20 || live.empty()) { /* an entity is born */
+      live.push_back(world.insert(step));
+    } else if (op < 30) { /* one dies (its parts stay until pruned or replaced) */
+      size_t i = pick(live.size());
+      CHECK(world.erase(live[i]));
+      dead.push_back(live[i]);
+      live[i] = live.back();
+      live.pop_back();
+    } else if (op < 55) { /* set, checked, a live key */
+      slate::key k = live[pick(live.size())];
+      record r{rng(), static_cast<double>(step), step, 0};
+      const bool fresh = model.count(k) == 0;
+      /* one key per slot: another generation of k's slot goes */
+      for (auto it = model.begin(); it != model.end();)
+        it = it->first.index() == k.index() && it->first != k ? model.erase(it) : std::next(it);
+      bad += s.set(world, k, r) != fresh;
+      model[k] = r;
+      if (rng() % 2) {
+        for (auto it = members.begin(); it != members.end();)
+          it = it->index() == k.index() && *it != k ? members.erase(it) : std::next(it);
+        bad += m.set(world, k) == (members.count(k) == 1);
+        members.insert(k);
+      }
+    } else if (op < 62 && !dead.empty()) { /* set, checked, a dead key: refused */
+      slate::key k = dead[pick(dead.size())];
+      bad += s.try_set(world, k, record{}).code() != SLATE_ERROR_NOT_FOUND;
+      bad += m.try_set(world, k).code() != SLATE_ERROR_NOT_FOUND;
+    } else if (op < 80) { /* erase, live or dead */
+      slate::key k = (rng() % 2 || dead.empty()) ? live[pick(live.size())] : dead[pick(dead.size())];
+      bad += s.erase(k) != (model.erase(k) == 1);
+      bad += m.erase(k) != (members.erase(k) == 1);
+    } else if (op < 82) { /* prune */
+      std::size_t expected = 0;
+      for (auto it = model.begin(); it != model.end();)
+        if (!world.contains(it->first)) {
+          it = model.erase(it);
+          expected++;
+        } else {
+          ++it;
+        }
+      bad += s.prune(world) != expected;
+      expected = 0;
+      for (auto it = members.begin(); it != members.end();)
+        if (!world.contains(*it)) {
+          it = members.erase(it);
+          expected++;
+        } else {
+          ++it;
+        }
+      bad += m.prune(world) != expected;
+    } else { /* lookups of live, dead and forged keys */
+      slate::key k = (rng() % 3 == 0) ? slate::key(rng()) :
+                     (rng() % 2 || dead.empty()) ? live[pick(live.size())] : dead[pick(dead.size())];
+      auto it = model.find(k);
+      const record* found = s.find(k);
+      bad += (found == nullptr) != (it == model.end());
+      if (found && it != model.end()) bad += !same(*found, it->second);
+      bad += s.contains(k) != (it != model.end());
+      bad += m.contains(k) != (members.count(k) == 1);
+    }
+    if (step % 2000 == 1999) { /* full comparison */
+      bad += s.size() != model.size() || m.size() != members.size();
+      std::size_t n = 0;
+      for (auto [k, r] : s) {
+        auto it = model.find(k);
+        bad += it == model.end() || !same(r, it->second);
+        n++;
+      }
+      bad += n != model.size();
+      bad += key_set(m) != members;
+      /* joined with the owner: exactly the live keys present in both */
+      std::set<slate::key> seen;
+      slate::join(world, s, m, [&](slate::key k, record& r) {
+        bad += !seen.insert(k).second || !same(r, model[k]);
+      });
+      bad += seen != intersection(&world, s, m);
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+}
+
+static void test_sparse_move_clone_allocator() {
+  TEST_SECTION("sparse<T>: move, swap, clone, with_allocator");
+  slate::sparse<particle> a;
+  std::vector<slate::key> keys;
+  for (uint32_t i = 0; i < 50; i++) {
+    keys.emplace_back(uint64_t{3} << 32 | (i * 1000));
+    a.set(keys.back(), {static_cast<float>(i), 0, static_cast<int32_t>(i), 0});
+  }
+  particle* p10 = a.find(keys[10]);
+
+  slate::sparse<particle> b(std::move(a));
+  CHECK_EQ_U64(b.size(), 50);
+  CHECK(b.find(keys[10]) == p10);
+  CHECK(a.empty()); /* NOLINT: moved-from is valid and empty */
+  CHECK(a.begin() == a.end());
+  CHECK(a.set(keys[0], {}));
+  slate::sparse<particle> c;
+  c.set(keys[1], {});
+  c = std::move(b);
+  CHECK_EQ_U64(c.size(), 50);
+  CHECK(c.find(keys[10]) == p10);
+  CHECK(b.empty());
+  self_move(c, c);
+  CHECK_EQ_U64(c.size(), 50);
+  c.swap(a);
+  CHECK_EQ_U64(a.size(), 50);
+  CHECK_EQ_U64(c.size(), 1);
+  using std::swap;
+  swap(a, c);
+  CHECK_EQ_U64(c.size(), 50);
+
+  slate::sparse<particle> d = c.clone();
+  CHECK_EQ_U64(d.size(), 50);
+  int bad = 0;
+  for (slate::key k : keys) bad += d.find(k) == nullptr || d.find(k)->id != c.find(k)->id || d.find(k) == c.find(k);
+  CHECK_EQ_INT(bad, 0);
+  d.find(keys[0])->id = 1000;
+  CHECK_EQ_INT(c.find(keys[0])->id, 0);
+  CHECK(d.erase(keys[1]));
+  CHECK(c.contains(keys[1]));
+  CHECK_EQ_INT(d.try_clone(d).code(), SLATE_ERROR_INVALID);
+  slate::sparse<particle> t;
+  t.set(keys[5], {});
+  CHECK(d.try_clone(t).ok());
+  CHECK_EQ_U64(t.size(), 49);
+  CHECK_EQ_INT(t.find(keys[0])->id, 1000);
+
+  std::vector<slate::sparse<int>> many(20);
+  for (std::size_t i = 0; i < many.size(); i++) many[i].set(keys[i], static_cast<int>(i));
+  many.resize(40); /* moves every set */
+  bad = 0;
+  for (std::size_t i = 0; i < 20; i++) bad += *many[i].find(keys[i]) != static_cast<int>(i);
+  CHECK_EQ_INT(bad, 0);
+
+  counting_s counts;
+  const slate_allocator_s allocator{counting_allocate, counting_release, &counts};
+  {
+    auto s = slate::sparse<uint64_t>::with_allocator(allocator);
+    auto m = slate::sparse<void>::with_allocator(allocator);
+    CHECK_EQ_U64(counts.allocations, 0);
+    for (uint64_t i = 1; i <= 1000; i++) {
+      s.set(slate::key(uint64_t{1} << 32 | (i * 37)), i);
+      m.set(slate::key(uint64_t{1} << 32 | (i * 37)));
+    }
+    CHECK(counts.allocations > 2);
+    CHECK(counts.live > 0);
+    const uint64_t live = counts.live;
+    auto copy = s.clone(); /* inherits the allocator */
+    CHECK(counts.live > live);
+    CHECK_EQ_U64(copy.size(), 1000);
+    CHECK_EQ_INT(s.try_set_allocator(nullptr).code(), SLATE_ERROR_INVALID); /* holds memory */
+#if TEST_HAVE_EXCEPTIONS
+    CHECK_EQ_INT(slate_error_of([&] { m.set_allocator(allocator); }), SLATE_ERROR_INVALID);
+    slate_allocator_s half = allocator;
+    half.allocate = nullptr;
+    CHECK_EQ_INT(slate_error_of([&] { (void)slate::sparse<int>::with_allocator(half); }),
+                 SLATE_ERROR_INVALID);
+#endif
+    s.sort(std::greater<>());
+    CHECK_EQ_U64(s.data()[0], 1000);
+    CHECK_EQ_U64(s.erase_if([](slate::key, uint64_t& v) { return v % 2 == 0; }), 500);
+  }
+  CHECK_EQ_U64(counts.live, 0);
+  CHECK_EQ_U64(counts.allocations, counts.releases);
+  CHECK_EQ_U64(counts.bad, 0);
+
+  /* an allocator that fails: try_ twins report it, the set is unchanged */
+  failing_allocator_s fail;
+  const slate_allocator_s failing{failing_allocate, failing_release, &fail};
+  {
+    auto s = slate::sparse<int>::with_allocator(failing);
+    fail.fail = true;
+    CHECK_EQ_INT(s.try_set(keys[0], 1).code(), SLATE_ERROR_ALLOC);
+    CHECK_EQ_INT(s.try_reserve(100).code(), SLATE_ERROR_ALLOC);
+    CHECK(s.empty());
+#if TEST_HAVE_EXCEPTIONS
+    CHECK(throws_as<std::bad_alloc>([&] { s.set(keys[0], 1); }));
+#endif
+    fail.fail = false;
+    CHECK(s.set(keys[0], 1));
+    CHECK(s.set(keys[1], 2));
+    fail.fail = true;
+    slate::sparse<int> out;
+    CHECK_EQ_INT(s.try_clone(out).code(), SLATE_ERROR_ALLOC);
+    CHECK(out.empty());
+    CHECK_EQ_INT(s.try_sort().code(), SLATE_ERROR_ALLOC);
+    CHECK_EQ_U64(s.size(), 2);
+    CHECK(s.find(keys[1]) != nullptr && *s.find(keys[1]) == 2);
+    fail.fail = false;
+  }
+  CHECK_EQ_U64(fail.live, 0);
+}
+
 int main() {
   uint64_t seed = 20260131;
   if (const char* env = std::getenv("SLATE_HPP_SEED")) seed = std::strtoull(env, nullptr, 0);
@@ -3068,5 +3773,11 @@ int main() {
   test_map_get_many(seed);
   test_map_get_many_edges();
   test_slotmap_get_many(seed);
+  test_sparse_basics();
+  test_sparse_membership();
+  test_sparse_walks();
+  test_join();
+  test_sparse_differential(seed);
+  test_sparse_move_clone_allocator();
   return TEST_SUMMARY();
 }

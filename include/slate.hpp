@@ -25,6 +25,18 @@
  *     ps.erase(k);                         // k is stale for good:
  *     assert(ps.find(k) == nullptr);
  *
+ *     struct velocity { float dx, dy; };   // an optional part of some rows:
+ *     slate::sparse<velocity> vel;         // a sparse set keyed by ps's keys
+ *     slate::sparse<void> hungry;          // membership only (a tag)
+ *     slate::key k2 = ps.insert({0, 0, 0, 0});
+ *     vel.set(ps, k2, {1, 0});             // checked: k2 must be valid in ps
+ *     hungry.set(ps, k2);
+ *     slate::join(ps, vel, hungry, [&](slate::key e, velocity& v) {
+ *       ps[e].x += v.dx;                   // every key in both sets, alive in ps
+ *       hungry.erase(e);                   // the given key may be erased
+ *     });
+ *     vel.prune(ps);                       // drop the rows of dead entities
+ *
  * Link exactly as for C: libslate.a (or libslate.so) plus -lpthread -ldl -lm.
  * Nothing here is compiled into the library; the header needs C++17 and the
  * standard library, nothing else.
@@ -43,7 +55,7 @@
  * callable as `slate(&raw)` (or `::slate(&raw)`), unchanged.
  *
  * ----------------------------------------------------------------------------
- * Error policy (the same for both containers)
+ * Error policy (the same for every container)
  * ----------------------------------------------------------------------------
  *  - Lookups never throw: `get` returns std::optional<void*>, `find` returns
  *    a pointer (nullptr when absent), `contains` a bool, the batch lookups
@@ -57,9 +69,14 @@
  *                          reserve() beyond what can exist, a string key of
  *                          4 GiB or more.
  *      SLATE_ERROR_INVALID misuse: modifying a container from inside one of
- *                          its own for_each/erase_if/sort callbacks (the
- *                          library refuses and changes nothing), or a
- *                          slotmap limit() below its size.
+ *                          its own for_each/erase_if/sort callbacks or a
+ *                          join over it (the library refuses and changes
+ *                          nothing), a slotmap limit() below its size, or
+ *                          the null key given to sparse::set.
+ *      SLATE_ERROR_NOT_FOUND only from sparse::set(owner, key, ...): the
+ *                          owner does not accept the key (a dead entity's),
+ *                          so nothing was written. This is a write through
+ *                          a stale handle, not a lookup, hence an error.
  *    Apart from the arrays a caller hands to get_many (which reports null
  *    ones as a status), the wrappers never pass NULL, so the C API's other
  *    INVALID cases cannot arise through them.
@@ -69,7 +86,7 @@
  *  - Each throwing operation that can fail at run time for reasons other than
  *    misuse has a `try_` twin that is noexcept and returns a slate::status
  *    instead (try_set, try_reserve, try_compact, try_clone, try_insert,
- *    try_sort). Use them in code built with -fno-exceptions, or where a
+ *    try_sort; sparse::try_set also for the owner check). Use them in code built with -fno-exceptions, or where a
  *    failure is expected.
  *  - Preconditions that the caller must guarantee (a valid key for
  *    slotmap::operator[]) are checked anyway, because the lookup validates
@@ -79,7 +96,7 @@
  * ----------------------------------------------------------------------------
  * Callbacks and exceptions
  * ----------------------------------------------------------------------------
- * for_each, erase_if and sort take any callable (lambda, function object,
+ * for_each, erase_if, sort and slate::join take any callable (lambda, function object,
  * function pointer). The C library calls it through a small trampoline that
  * catches every exception the callable throws, stops the walk at once (no
  * further calls of the callable), and rethrows the exception, unchanged,
@@ -87,7 +104,7 @@
  * The container is then valid but, for erase_if and sort, only partly
  * processed: erase_if has erased the elements the callable approved before
  * it threw and kept all others; sort leaves the rows in an unspecified order
- * (every key still valid). for_each changes nothing.
+ * (every key still valid). for_each and join change nothing themselves.
  *
  * A callable that returns bool stops a walk by returning false (as Go's
  * Range does): `true` means "go on". A callable that returns void visits
@@ -106,9 +123,9 @@
  * Threads, moves, lifetime
  * ----------------------------------------------------------------------------
  * A container is not thread-safe; distinct containers may be used on
- * distinct threads (as in C). Both containers are move-only: a move hands
- * over the C struct byte for byte (the C API allows moving a slate_s or
- * slotmap_s with memcpy between calls) and re-initializes the source, which
+ * distinct threads (as in C). The containers are move-only: a move hands
+ * over the C struct byte for byte (the C API allows moving a slate_s,
+ * slotmap_s or slotmap_sparse_s with memcpy between calls) and re-initializes the source, which
  * is then a valid, empty container. Never move or destroy a container from
  * inside one of its own callbacks. Copies are explicit: clone().
  */
@@ -130,6 +147,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -1216,6 +1234,302 @@ struct slate {
     slotmap_key raw_ = 0;
   };
 
+ private:
+  /*
+   * The trampolines of the slotmap and sparse-set walks (each, erase_if):
+   * `f(slate::key, U&)`, or `f(slate::key)` when U is void (a membership
+   * set, whose walks pass no element). See call_caught.
+   */
+  template <class F, class U>
+  struct keyed_walk {
+    F& f;
+    pending caught;
+
+    bool call(slotmap_key k, void* row) noexcept {
+      if constexpr (std::is_void_v<U>) {
+        (void)row;
+        return call_caught(caught, f, key(k));
+      } else {
+        return call_caught(caught, f, key(k), *static_cast<U*>(row));
+      }
+    }
+    static int visit(slotmap_key k, void* row, void* data) noexcept {
+      return static_cast<keyed_walk*>(data)->call(k, row) ? 0 : 1;
+    }
+    static int predicate(slotmap_key k, void* row, void* data) noexcept {
+      auto* self = static_cast<keyed_walk*>(data);
+      if (self->caught.failed()) {
+        return 0;  // f threw: keep everything from here on
+      }
+      return self->call(k, row) && !self->caught.failed() ? 1 : 0;
+    }
+  };
+
+  /* The trampoline of slotmap_sort / slotmap_sparse_sort over T elements. */
+  template <class Compare, class T>
+  struct sorter {
+    Compare& comp;
+    pending caught;
+
+    static int less(const void* a, const void* b, void* data) noexcept {
+      auto* self = static_cast<sorter*>(data);
+      if (self->caught.failed()) {
+        return 0;  // comp threw: finish quickly in any order
+      }
+      return call_caught(self->caught, self->comp, *static_cast<const T*>(a),
+                         *static_cast<const T*>(b)) &&
+                     !self->caught.failed()
+                 ? 1
+                 : 0;
+    }
+  };
+
+  /*
+   * The C calls of the keyed containers by the struct they take: the
+   * slotmap's and the sparse set's have the same shapes under their own
+   * names, so that keyed_base serves both. (A partial specialization: GCC
+   * refuses an explicit one inside a class.)
+   */
+  template <class Raw, class = void>
+  struct c_calls;
+  template <class V>
+  struct c_calls<slotmap_s, V> {
+    static void init(slotmap_s* raw, std::uint32_t size) noexcept { (void)::slotmap(raw, size); }
+    static constexpr auto release = &slotmap_free;
+    static constexpr auto clone = &slotmap_clone;
+    static constexpr auto set_allocator = &slotmap_set_allocator;
+    static constexpr auto contains = &slotmap_contains;
+    static constexpr auto erase = &slotmap_erase;
+    static constexpr auto length = &slotmap_length;
+    static constexpr auto key_at = &slotmap_key_at;
+    static constexpr auto row = &slotmap_row;
+    static constexpr auto clear = &slotmap_clear;
+    static constexpr auto reserve = &slotmap_reserve;
+    static constexpr auto get = &slotmap_get;
+    static constexpr auto each = &slotmap_each;
+    static constexpr auto erase_if = &slotmap_erase_if;
+    static constexpr auto sort = &slotmap_sort;
+  };
+  template <class V>
+  struct c_calls<slotmap_sparse_s, V> {
+    static void init(slotmap_sparse_s* raw, std::uint32_t size) noexcept { (void)slotmap_sparse(raw, size); }
+    static constexpr auto release = &slotmap_sparse_free;
+    static constexpr auto clone = &slotmap_sparse_clone;
+    static constexpr auto set_allocator = &slotmap_sparse_set_allocator;
+    static constexpr auto contains = &slotmap_sparse_contains;
+    static constexpr auto erase = &slotmap_sparse_erase;
+    static constexpr auto length = &slotmap_sparse_length;
+    static constexpr auto key_at = &slotmap_sparse_key_at;
+    static constexpr auto row = &slotmap_sparse_row;
+    static constexpr auto clear = &slotmap_sparse_clear;
+    static constexpr auto reserve = &slotmap_sparse_reserve;
+    static constexpr auto get = &slotmap_sparse_get;
+    static constexpr auto each = &slotmap_sparse_each;
+    static constexpr auto erase_if = &slotmap_sparse_erase_if;
+    static constexpr auto sort = &slotmap_sparse_sort;
+  };
+
+  /**
+   * What slotmap<T>, sparse<T> and sparse<void> share: the RAII owner of
+   * one `Raw` (slotmap_s or slotmap_sparse_s) of `Size`-byte elements (0:
+   * a membership set), and the calls that do not depend on the element
+   * type. `Self` is the derived class (clone and with_allocator return
+   * it).
+   */
+  template <class Self, class Raw, std::uint32_t Size>
+  class keyed_base {
+    using C = c_calls<Raw>;
+
+   public:
+    keyed_base(const keyed_base&) = delete;
+    keyed_base& operator=(const keyed_base&) = delete;
+
+    /** Exchanges the contents. Not from inside a walk of either. */
+    void swap(Self& other) noexcept {
+      keyed_base& with = other;
+      Raw tmp = raw_;
+      raw_ = with.raw_;
+      with.raw_ = tmp;
+    }
+    /** a.swap(b). */
+    friend void swap(Self& a, Self& b) noexcept { a.swap(b); }
+
+    /**
+     * An independent copy: the same keys, each with the same element (the
+     * dense order may differ), the same limit (a slotmap) and allocator.
+     * Throws std::bad_alloc (this container is unchanged either way).
+     */
+    Self clone() const {
+      Self out;
+      check(try_clone(out));
+      return out;
+    }
+    /**
+     * clone() without exceptions: on SLATE_OK `out` holds the copy (its old
+     * rows were freed); on failure `out` is empty. `out` must not be this
+     * container (SLATE_ERROR_INVALID).
+     */
+    status try_clone(Self& out) const noexcept {
+      keyed_base& to = out;
+      if (&to == this) {
+        return status(SLATE_ERROR_INVALID);
+      }
+      C::release(&to.raw_);
+      return status(C::clone(&to.raw_, &raw_));
+    }
+
+    /**
+     * An empty container that allocates through `allocator` (copied; its
+     * context must outlive the container's memory); see
+     * slotmap_set_allocator / slotmap_sparse_set_allocator. Clones inherit
+     * it. Throws slate::error (SLATE_ERROR_INVALID) for a NULL `allocate`
+     * or `release`.
+     */
+    static Self with_allocator(const slate_allocator_s& allocator) {
+      Self s;
+      s.set_allocator(allocator);
+      return s;
+    }
+    /**
+     * Gives the container its own allocator; only while it holds no memory
+     * (a new one). Throws slate::error (SLATE_ERROR_INVALID) otherwise.
+     */
+    void set_allocator(const slate_allocator_s& allocator) { check(try_set_allocator(&allocator)); }
+    /** set_allocator() without exceptions; NULL: the process default again. */
+    status try_set_allocator(const slate_allocator_s* allocator) noexcept {
+      return status(C::set_allocator(&raw_, allocator));
+    }
+
+    /** True when `k` is valid here (for a sparse set: held, exactly this generation). */
+    bool contains(key k) const noexcept { return C::contains(&raw_, k.raw()) == 1; }
+
+    /** The dense row of `k`, or std::nullopt. */
+    std::optional<std::size_t> row_of(key k) const noexcept {
+      std::uint32_t row = 0;
+      if (C::row(&raw_, k.raw(), &row) == SLATE_OK) {
+        return row;
+      }
+      return std::nullopt;
+    }
+
+    /** The key that owns dense row `row`; the null key when row >= size(). */
+    key key_at(std::size_t row) const noexcept {
+      if (row >= size()) {
+        return key();
+      }
+      return key(C::key_at(&raw_, static_cast<std::uint32_t>(row)));
+    }
+
+    /**
+     * Erases `k`'s element (the last row moves into its place). Returns true
+     * when `k` was there, false when stale, null or foreign (nothing
+     * changes). Throws slate::error (SLATE_ERROR_INVALID) only from inside
+     * this container's own walk, where a sparse set allows erasing the key
+     * the walk gave, and nothing else.
+     */
+    bool erase(key k) {
+      int rc = C::erase(&raw_, k.raw());
+      if (rc == SLATE_ERROR_NOT_FOUND) {
+        return false;
+      }
+      check(rc);
+      return true;
+    }
+
+    /** The number of elements (dense rows). */
+    std::size_t size() const noexcept { return C::length(&raw_); }
+    /** True when size() is 0. */
+    bool empty() const noexcept { return C::length(&raw_) == 0; }
+
+    /**
+     * Erases every element; every old key is gone (a slotmap's keys become
+     * stale). Keeps the capacity. Throws slate::error (INVALID) only from
+     * inside the container's own walk.
+     */
+    void clear() { check(C::clear(&raw_)); }
+
+    /**
+     * Makes room so that `n` elements fit without allocating rows (a
+     * slotmap: `n` in all; a sparse set: `n` more, though its index may
+     * still allocate a page for a slot index it has not seen). Throws
+     * std::bad_alloc, or slate::error (SLATE_ERROR_FULL beyond a slotmap's
+     * limit() or 2^32 - 1); unchanged then.
+     */
+    void reserve(std::size_t n) { check(try_reserve(n)); }
+    /** reserve() without exceptions. */
+    status try_reserve(std::size_t n) noexcept {
+      if (n > std::numeric_limits<std::uint32_t>::max()) {
+        return status(SLATE_ERROR_FULL);
+      }
+      return status(C::reserve(&raw_, static_cast<std::uint32_t>(n)));
+    }
+
+    /**
+     * The C struct this object owns, for the C API. Do not free or
+     * re-initialize it through this pointer.
+     */
+    Raw* native() noexcept { return &raw_; }
+    /** native(), for read-only C calls. */
+    const Raw* native() const noexcept { return &raw_; }
+
+   protected:
+    keyed_base() noexcept : raw_() { C::init(&raw_, Size); }
+    ~keyed_base() { C::release(&raw_); }
+    /* Takes `other`'s rows without copying (pointers into them stay
+       valid); `other` becomes valid and empty (a slotmap without a
+       limit). Not from inside one of `other`'s callbacks. */
+    keyed_base(keyed_base&& other) noexcept : raw_(other.raw_) { C::init(&other.raw_, Size); }
+    keyed_base& operator=(keyed_base&& other) noexcept {
+      if (this != &other) {
+        C::release(&raw_);
+        std::memcpy(static_cast<void*>(&raw_), static_cast<const void*>(&other.raw_), sizeof raw_);
+        C::init(&other.raw_, Size);
+      }
+      return *this;
+    }
+
+    /* The column-0 element of `k`, or nullptr when `k` is not there. */
+    void* find_raw(key k) const noexcept {
+      void* p = nullptr;
+      if (C::get(&raw_, k.raw(), &p) == SLATE_OK) {
+        return p;
+      }
+      return nullptr;
+    }
+
+    /* for_each, erase_if and sort over the C walks: U is the element type
+       the callable sees (void: none). */
+    template <class U, class F>
+    bool for_each_impl(F& f) const {
+      keyed_walk<F, U> w{f, {}};
+      int rc = C::each(&raw_, &keyed_walk<F, U>::visit, &w);
+      w.caught.rethrow();
+      if (rc < 0) {
+        throw_code(rc);
+      }
+      return rc == SLATE_OK;
+    }
+    template <class U, class F>
+    std::size_t erase_if_impl(F& f) {
+      const std::uint32_t before = C::length(&raw_);
+      keyed_walk<F, U> w{f, {}};
+      int rc = C::erase_if(&raw_, &keyed_walk<F, U>::predicate, &w);
+      w.caught.rethrow();
+      check(rc);
+      return static_cast<std::size_t>(before - C::length(&raw_));
+    }
+    template <class U, class Compare>
+    status sort_impl(Compare& comp) {
+      sorter<Compare, U> s{comp, {}};
+      int rc = C::sort(&raw_, &sorter<Compare, U>::less, &s);
+      s.caught.rethrow();
+      return status(rc);
+    }
+
+    Raw raw_;
+  };
+
+ public:
   // --------------------------------------------------------------------------
   // slotmap<T>
   // --------------------------------------------------------------------------
@@ -1243,13 +1557,15 @@ struct slate {
    * clone(). Not thread-safe.
    */
   template <class T>
-  class slotmap {
+  class slotmap : public keyed_base<slotmap<T>, slotmap_s, static_cast<std::uint32_t>(sizeof(T))> {
     static_assert(std::is_trivially_copyable_v<T>, "slate::slotmap<T>: T must be trivially copyable");
     static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
                   "slate::slotmap<T>: T must not be const or volatile");
     static_assert(alignof(T) <= 16, "slate::slotmap<T>: alignof(T) must be at most 16");
     static_assert(sizeof(T) <= std::numeric_limits<std::uint32_t>::max(),
                   "slate::slotmap<T>: sizeof(T) must fit in 32 bits");
+    using base = keyed_base<slotmap<T>, slotmap_s, static_cast<std::uint32_t>(sizeof(T))>;
+    using base::raw_;
 
    public:
     using value_type = T;
@@ -1264,68 +1580,24 @@ struct slate {
     using const_iterator = const T*;
 
     /** An empty slotmap with no limit. Allocates nothing. */
-    slotmap() noexcept : raw_() { (void)::slotmap(&raw_, static_cast<std::uint32_t>(sizeof(T))); }
-
-    /** Releases the rows (slotmap_free). */
-    ~slotmap() { slotmap_free(&raw_); }
-
-    slotmap(const slotmap&) = delete;
-    slotmap& operator=(const slotmap&) = delete;
-
+    slotmap() noexcept = default;
     /**
      * Takes `other`'s rows, keys and limit without copying (pointers into
      * them stay valid); `other` becomes a valid empty slotmap without a
      * limit. Not from inside one of `other`'s callbacks.
      */
-    slotmap(slotmap&& other) noexcept : raw_(other.raw_) {
-      (void)::slotmap(&other.raw_, static_cast<std::uint32_t>(sizeof(T)));
-    }
-
+    slotmap(slotmap&&) noexcept = default;
     /**
      * Frees this slotmap's rows and takes `other`'s; `other` becomes a valid
      * empty slotmap. Self-move does nothing.
      */
-    slotmap& operator=(slotmap&& other) noexcept {
-      if (this != &other) {
-        slotmap_free(&raw_);
-        std::memcpy(static_cast<void*>(&raw_), static_cast<const void*>(&other.raw_), sizeof raw_);
-        (void)::slotmap(&other.raw_, static_cast<std::uint32_t>(sizeof(T)));
-      }
-      return *this;
-    }
+    slotmap& operator=(slotmap&&) noexcept = default;
+    /** Releases the rows (slotmap_free). */
+    ~slotmap() = default;
 
-    /** Exchanges the contents. */
-    void swap(slotmap& other) noexcept {
-      slotmap_s tmp = raw_;
-      raw_ = other.raw_;
-      other.raw_ = tmp;
-    }
-    /** a.swap(b). */
-    friend void swap(slotmap& a, slotmap& b) noexcept { a.swap(b); }
-
-    /**
-     * An independent copy: same elements, keys (every key of this slotmap is
-     * valid in the copy, for the same element) and limit; the dense order may
-     * differ. Throws std::bad_alloc (this slotmap is unchanged either way).
-     */
-    slotmap clone() const {
-      slotmap out;
-      check(try_clone(out));
-      return out;
-    }
-
-    /**
-     * clone() without exceptions: on SLATE_OK `out` holds the copy (its old
-     * rows were freed); on failure `out` is empty. `out` must not be this
-     * slotmap (SLATE_ERROR_INVALID).
-     */
-    status try_clone(slotmap& out) const noexcept {
-      if (&out == this) {
-        return status(SLATE_ERROR_INVALID);
-      }
-      slotmap_free(&out.raw_);
-      return status(slotmap_clone(&out.raw_, &raw_));
-    }
+    /* swap, clone, try_clone, with_allocator, set_allocator, contains,
+       row_of, key_at, erase, size, empty, clear, reserve, native: see
+       keyed_base. */
 
     // ---- insert -----------------------------------------------------------
 
@@ -1360,9 +1632,6 @@ struct slate {
     T* find(key k) noexcept { return find_impl(k); }
     /** find(), read-only. */
     const T* find(key k) const noexcept { return find_impl(k); }
-
-    /** True when `k` is valid here. */
-    bool contains(key k) const noexcept { return slotmap_contains(&raw_, k.raw()) == 1; }
 
     /**
      * Looks up `count` keys at once: `elements[i]` becomes find(keys[i]), the
@@ -1414,39 +1683,7 @@ struct slate {
     /** at(), read-only. */
     const T& at(key k) const { return *at_impl(find_impl(k)); }
 
-    /** The dense row of `k` (an index into data()), or std::nullopt. */
-    std::optional<std::size_t> row_of(key k) const noexcept {
-      std::uint32_t row = 0;
-      if (slotmap_row(&raw_, k.raw(), &row) == SLATE_OK) {
-        return row;
-      }
-      return std::nullopt;
-    }
-
-    /** The key that owns dense row `row`; the null key when row >= size(). */
-    key key_at(std::size_t row) const noexcept {
-      if (row >= size()) {
-        return key();
-      }
-      return key(slotmap_key_at(&raw_, static_cast<std::uint32_t>(row)));
-    }
-
     // ---- erase ------------------------------------------------------------
-
-    /**
-     * Erases `k`'s element (the last row moves into its place). Returns true
-     * when `k` was valid, false when stale, null or foreign (nothing
-     * changes). Throws slate::error (SLATE_ERROR_INVALID) only from inside
-     * this slotmap's own walk.
-     */
-    bool erase(key k) {
-      int rc = slotmap_erase(&raw_, k.raw());
-      if (rc == SLATE_ERROR_NOT_FOUND) {
-        return false;
-      }
-      check(rc);
-      return true;
-    }
 
     /**
      * Erases every element for which `f(slate::key, T&)` returns true, in one
@@ -1461,12 +1698,7 @@ struct slate {
     std::size_t erase_if(F&& f) {
       static_assert(std::is_invocable_r_v<bool, F&, key, T&>,
                     "slate::slotmap<T>::erase_if: f must be callable as bool f(slate::key, T&)");
-      const std::uint32_t before = slotmap_length(&raw_);
-      walk<std::remove_reference_t<F>, T> w{f, {}};
-      int rc = slotmap_erase_if(&raw_, &walk<std::remove_reference_t<F>, T>::predicate, &w);
-      w.caught.rethrow();
-      check(rc);
-      return static_cast<std::size_t>(before - slotmap_length(&raw_));
+      return this->template erase_if_impl<T>(f);
     }
 
     /**
@@ -1478,12 +1710,12 @@ struct slate {
      */
     template <class F>
     bool for_each(F&& f) {
-      return for_each_impl<T>(f);
+      return for_each_checked<T>(f);
     }
     /** for_each(), read-only: `f(slate::key, const T&)`. */
     template <class F>
     bool for_each(F&& f) const {
-      return for_each_impl<const T>(f);
+      return for_each_checked<const T>(f);
     }
 
     /**
@@ -1508,59 +1740,10 @@ struct slate {
     status try_sort(Compare comp = Compare{}) {
       static_assert(std::is_invocable_r_v<bool, Compare&, const T&, const T&>,
                     "slate::slotmap<T>::sort: comp must be callable as bool comp(const T&, const T&)");
-      sorter<Compare> s{comp, {}};
-      int rc = slotmap_sort(&raw_, &sorter<Compare>::less, &s);
-      s.caught.rethrow();
-      return status(rc);
+      return this->template sort_impl<T>(comp);
     }
 
     // ---- size and capacity --------------------------------------------------
-
-    /** The number of elements (dense rows). */
-    std::size_t size() const noexcept { return slotmap_length(&raw_); }
-    /** True when size() is 0. */
-    bool empty() const noexcept { return slotmap_length(&raw_) == 0; }
-
-    /**
-     * Erases every element; every old key becomes stale. Keeps the capacity.
-     * Throws slate::error (INVALID) only from inside the slotmap's own walk.
-     */
-    void clear() { check(slotmap_clear(&raw_)); }
-
-    /**
-     * Makes room for `n` elements in all, so that inserts up to `n` elements
-     * allocate nothing. Throws std::bad_alloc, or slate::error
-     * (SLATE_ERROR_FULL beyond limit() or 2^32 - 1); unchanged then.
-     */
-    void reserve(std::size_t n) { check(try_reserve(n)); }
-    /** reserve() without exceptions. */
-    status try_reserve(std::size_t n) noexcept {
-      if (n > std::numeric_limits<std::uint32_t>::max()) {
-        return status(SLATE_ERROR_FULL);
-      }
-      return status(slotmap_reserve(&raw_, static_cast<std::uint32_t>(n)));
-    }
-
-    /**
-     * An empty slotmap that allocates through `allocator` (copied; its
-     * context must outlive the slotmap's memory); see
-     * slotmap_set_allocator. Clones inherit it. Throws slate::error
-     * (SLATE_ERROR_INVALID) for a NULL `allocate` or `release`.
-     */
-    static slotmap with_allocator(const slate_allocator_s& allocator) {
-      slotmap s;
-      s.set_allocator(allocator);
-      return s;
-    }
-    /**
-     * Gives the slotmap its own allocator; only while it holds no memory (a
-     * new slotmap). Throws slate::error (SLATE_ERROR_INVALID) otherwise.
-     */
-    void set_allocator(const slate_allocator_s& allocator) { check(try_set_allocator(&allocator)); }
-    /** set_allocator() without exceptions; NULL: the process default again. */
-    status try_set_allocator(const slate_allocator_s* allocator) noexcept {
-      return status(slotmap_set_allocator(&raw_, allocator));
-    }
 
     /**
      * Caps the slotmap at `max_rows` elements: an insert beyond throws
@@ -1588,80 +1771,25 @@ struct slate {
     /** First dense row (range-for). */
     iterator begin() noexcept { return data(); }
     /** One past the last dense row. */
-    iterator end() noexcept { return data() + size(); }
+    iterator end() noexcept { return data() + this->size(); }
     /** begin(), read-only. */
     const_iterator begin() const noexcept { return data(); }
     /** end(), read-only. */
-    const_iterator end() const noexcept { return data() + size(); }
+    const_iterator end() const noexcept { return data() + this->size(); }
     /** begin(), read-only, on any slotmap. */
     const_iterator cbegin() const noexcept { return data(); }
     /** end(), read-only, on any slotmap. */
-    const_iterator cend() const noexcept { return data() + size(); }
-
-    // ---- C interop ----------------------------------------------------------
-
-    /**
-     * The slotmap_s this object owns (one column of sizeof(T) bytes), for the
-     * C API. Do not free or re-initialize it through this pointer.
-     */
-    slotmap_s* native() noexcept { return &raw_; }
-    /** native(), for read-only C calls. */
-    const slotmap_s* native() const noexcept { return &raw_; }
+    const_iterator cend() const noexcept { return data() + this->size(); }
 
    private:
-    template <class F, class U>
-    struct walk {
-      F& f;
-      pending caught;
-
-      static int visit(slotmap_key k, void* row, void* data) noexcept {
-        auto* self = static_cast<walk*>(data);
-        return call_caught(self->caught, self->f, key(k), *static_cast<U*>(row)) ? 0 : 1;
-      }
-      static int predicate(slotmap_key k, void* row, void* data) noexcept {
-        auto* self = static_cast<walk*>(data);
-        if (self->caught.failed()) {
-          return 0;
-        }
-        return call_caught(self->caught, self->f, key(k), *static_cast<U*>(row)) &&
-                       !self->caught.failed()
-                   ? 1
-                   : 0;
-      }
-    };
-
-    template <class Compare>
-    struct sorter {
-      Compare& comp;
-      pending caught;
-
-      static int less(const void* a, const void* b, void* data) noexcept {
-        auto* self = static_cast<sorter*>(data);
-        if (self->caught.failed()) {
-          return 0;  // comp threw: finish quickly in any order
-        }
-        return call_caught(self->caught, self->comp, *static_cast<const T*>(a),
-                              *static_cast<const T*>(b)) &&
-                       !self->caught.failed()
-                   ? 1
-                   : 0;
-      }
-    };
-
     template <class U, class F>
-    bool for_each_impl(F& f) const {
+    bool for_each_checked(F& f) const {
       static_assert(std::is_invocable_v<F&, key, U&>,
                     "slate::slotmap<T>::for_each: f must be callable as f(slate::key, T&) "
                     "(const T& on a const slotmap)");
       static_assert(void_or_bool_v<std::invoke_result_t<F&, key, U&>>,
                     "slate::slotmap<T>::for_each: f must return void or bool");
-      walk<F, U> w{f, {}};
-      int rc = slotmap_each(&raw_, &walk<F, U>::visit, &w);
-      w.caught.rethrow();
-      if (rc < 0) {
-        throw_code(rc);
-      }
-      return rc == SLATE_OK;
+      return this->template for_each_impl<U>(f);
     }
 
     template <class P>
@@ -1687,13 +1815,7 @@ struct slate {
       return status();
     }
 
-    T* find_impl(key k) const noexcept {
-      void* p = nullptr;
-      if (slotmap_get(&raw_, k.raw(), &p) == SLATE_OK) {
-        return static_cast<T*>(p);
-      }
-      return nullptr;
-    }
+    T* find_impl(key k) const noexcept { return static_cast<T*>(this->find_raw(k)); }
 
     static T* checked(T* p) noexcept {
       if (p == nullptr) {
@@ -1712,9 +1834,595 @@ struct slate {
       }
       return p;
     }
-
-    slotmap_s raw_;
   };
+
+  // --------------------------------------------------------------------------
+  // key_view
+  // --------------------------------------------------------------------------
+
+  /**
+   * A read-only view of a dense array of keys (what sparse<T>::keys()
+   * gives): `size()` keys, `view[i]` the i-th as a slate::key, `data()` the
+   * raw slotmap_key array for the C API (slotmap_get_many, another set's
+   * slotmap_sparse_get_many). Valid as long as the pointers of the
+   * container it came from. Range-for gives slate::key values.
+   */
+  class key_view {
+   public:
+    /** An input iterator giving each key by value. */
+    class iterator {
+     public:
+      using iterator_category = std::input_iterator_tag;
+      using value_type = slate::key;
+      using difference_type = std::ptrdiff_t;
+      using pointer = void;
+      using reference = slate::key;
+
+      iterator() noexcept = default;
+      explicit iterator(const slotmap_key* at) noexcept : at_(at) {}
+      slate::key operator*() const noexcept { return slate::key(*at_); }
+      iterator& operator++() noexcept {
+        ++at_;
+        return *this;
+      }
+      iterator operator++(int) noexcept {
+        iterator old(*this);
+        ++at_;
+        return old;
+      }
+      friend bool operator==(iterator a, iterator b) noexcept { return a.at_ == b.at_; }
+      friend bool operator!=(iterator a, iterator b) noexcept { return a.at_ != b.at_; }
+
+     private:
+      const slotmap_key* at_ = nullptr;
+    };
+
+    /** No keys. */
+    key_view() noexcept = default;
+    /** `size` keys at `data` (may be null when size is 0). */
+    key_view(const slotmap_key* data, std::size_t size) noexcept : data_(data), size_(size) {}
+
+    /** The raw keys, for the C API; null when empty. */
+    const slotmap_key* data() const noexcept { return data_; }
+    /** How many keys. */
+    std::size_t size() const noexcept { return size_; }
+    /** True when there are none. */
+    bool empty() const noexcept { return size_ == 0; }
+    /** The i-th key (i < size()). */
+    slate::key operator[](std::size_t i) const noexcept { return slate::key(data_[i]); }
+    /** First key. */
+    iterator begin() const noexcept { return iterator(data_); }
+    /** One past the last key. */
+    iterator end() const noexcept { return iterator(data_ == nullptr ? data_ : data_ + size_); }
+
+   private:
+    const slotmap_key* data_ = nullptr;
+    std::size_t size_ = 0;
+  };
+
+  // --------------------------------------------------------------------------
+  // sparse<T> and sparse<void>
+  // --------------------------------------------------------------------------
+
+ private:
+  /* What may own the keys of a sparse set: a slate::slotmap<U>, a C
+     slotmap_s (say, one of several columns), or nullptr (no owner: join's
+     keys are not checked). */
+  template <class O>
+  struct slotmap_kind : std::false_type {};
+  template <class U>
+  struct slotmap_kind<slotmap<U>> : std::true_type {};
+  template <class O, class B = std::remove_cv_t<std::remove_reference_t<O>>>
+  static constexpr bool is_owner_v = slotmap_kind<B>::value || std::is_same_v<B, slotmap_s> ||
+                                     std::is_same_v<B, std::nullptr_t>;
+
+  template <class U>
+  static const slotmap_s* owner_native(const slotmap<U>& owner) noexcept {
+    return owner.native();
+  }
+  static const slotmap_s* owner_native(const slotmap_s& owner) noexcept { return &owner; }
+  static const slotmap_s* owner_native(std::nullptr_t) noexcept { return nullptr; }
+
+  /**
+   * What sparse<T> and sparse<void> add to keyed_base: the owner-checked
+   * set, prune and the dense key array.
+   */
+  template <class Self, std::uint32_t Size>
+  class sparse_base : public keyed_base<Self, slotmap_sparse_s, Size> {
+    using base = keyed_base<Self, slotmap_sparse_s, Size>;
+
+   public:
+    /**
+     * Erases, in one pass, every key that `owner` (a slate::slotmap<U> or
+     * a slotmap_s) no longer accepts: the cleanup after entities die.
+     * Returns how many were erased. Allocates nothing. Throws slate::error
+     * (SLATE_ERROR_INVALID) from inside a walk of this set.
+     */
+    template <class O, std::enable_if_t<is_owner_v<O> && !std::is_same_v<O, std::nullptr_t>, int> = 0>
+    std::size_t prune(const O& owner) {
+      const std::uint32_t before = slotmap_sparse_length(&this->raw_);
+      check(slotmap_sparse_prune(&this->raw_, owner_native(owner)));
+      return static_cast<std::size_t>(before - slotmap_sparse_length(&this->raw_));
+    }
+
+    /**
+     * The keys in dense order (row i's key at i): for the C API's batch
+     * calls, or to walk keys while modifying nothing. Valid as find()'s
+     * pointers.
+     */
+    key_view keys() const noexcept { return key_view(slotmap_sparse_keys(&this->raw_), this->size()); }
+
+   protected:
+    sparse_base() noexcept = default;
+    sparse_base(sparse_base&&) noexcept = default;
+    sparse_base& operator=(sparse_base&&) noexcept = default;
+    ~sparse_base() = default;
+
+    /* slotmap_sparse_set, and whether `k` was new to the set (absent
+       before: another generation of its slot counts as absent). */
+    int set_raw(const slotmap_s* owner, key k, const void* row, bool* inserted) noexcept {
+      const bool present = this->contains(k);
+      int rc = slotmap_sparse_set(&this->raw_, owner, k.raw(), row);
+      if (inserted != nullptr) {
+        *inserted = !present;
+      }
+      return rc;
+    }
+    bool set_checked(const slotmap_s* owner, key k, const void* row) {
+      bool inserted = false;
+      check(set_raw(owner, k, row, &inserted));
+      return inserted;
+    }
+  };
+
+ public:
+  /**
+   * A sparse set of T keyed by slotmap keys: an entity's optional part (a
+   * velocity only some entities have) beside the slotmap that issues the
+   * entity keys. It maps keys to dense rows of T (range-for streams them)
+   * through a paged index, so set, find, contains and erase are O(1) and a
+   * set of few keys stays small. The RAII owner of a slotmap_sparse_s.
+   *
+   *     slate::slotmap<body> world;
+   *     slate::sparse<velocity> vel;
+   *     slate::key k = world.insert({...});
+   *     vel.set(world, k, {1, 0});           // checked: k must be alive in world
+   *     if (velocity* v = vel.find(k)) v->dx *= 2;
+   *     for (auto [key, v] : vel) ...;        // (slate::key, velocity&) pairs
+   *     world.erase(k);
+   *     vel.prune(world);                     // drops every dead entity's row
+   *
+   * Keys are full generational keys: a key whose slot the owner reissued
+   * never finds the old entity's row. A set holds one key per slot index:
+   * setting a key replaces any other generation of its slot.
+   *
+   * T must be trivially copyable, not const, at most 16-byte aligned (as
+   * for slotmap<T>). Pointers and references from find(), data(), the
+   * iterators and keys() stay valid until the next call that sets a new
+   * key, erases, prunes, sorts, reserves, clears or destroys the set
+   * (overwriting a present key's element moves nothing); a move keeps them.
+   * Move-only; copy with clone(). Not thread-safe.
+   *
+   * The second template parameter is an implementation detail (it selects
+   * sparse<void>, the membership set); leave it out.
+   */
+  template <class T, bool Membership = std::is_void_v<T>>
+  class sparse : public sparse_base<sparse<T>, static_cast<std::uint32_t>(sizeof(T))> {
+    static_assert(std::is_trivially_copyable_v<T>, "slate::sparse<T>: T must be trivially copyable");
+    static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
+                  "slate::sparse<T>: T must not be const or volatile");
+    static_assert(alignof(T) <= 16, "slate::sparse<T>: alignof(T) must be at most 16");
+    static_assert(sizeof(T) <= std::numeric_limits<std::uint32_t>::max(),
+                  "slate::sparse<T>: sizeof(T) must fit in 32 bits");
+    using base = sparse_base<sparse<T>, static_cast<std::uint32_t>(sizeof(T))>;
+    using base::raw_;
+
+   public:
+    using value_type = T;
+    using key_type = slate::key;
+    using size_type = std::size_t;
+
+    /** What range-for gives: a key and a reference to its element. */
+    template <class U>
+    struct basic_entry {
+      slate::key key; /**< the entity's key */
+      U& value;       /**< its element in this set */
+    };
+    using entry = basic_entry<T>;
+    using const_entry = basic_entry<const T>;
+
+    /** An input iterator over the dense rows, giving (key, element) pairs. */
+    template <class U>
+    class basic_iterator {
+     public:
+      using iterator_category = std::input_iterator_tag;
+      using value_type = basic_entry<U>;
+      using difference_type = std::ptrdiff_t;
+      using pointer = void;
+      using reference = basic_entry<U>;
+
+      basic_iterator() noexcept = default;
+      basic_iterator(const slotmap_key* keys, U* elements, std::size_t row) noexcept
+          : keys_(keys), elements_(elements), row_(row) {}
+      reference operator*() const noexcept { return {slate::key(keys_[row_]), elements_[row_]}; }
+      basic_iterator& operator++() noexcept {
+        ++row_;
+        return *this;
+      }
+      basic_iterator operator++(int) noexcept {
+        basic_iterator old(*this);
+        ++row_;
+        return old;
+      }
+      friend bool operator==(const basic_iterator& a, const basic_iterator& b) noexcept {
+        return a.row_ == b.row_ && a.keys_ == b.keys_;
+      }
+      friend bool operator!=(const basic_iterator& a, const basic_iterator& b) noexcept {
+        return !(a == b);
+      }
+
+     private:
+      const slotmap_key* keys_ = nullptr;
+      U* elements_ = nullptr;
+      std::size_t row_ = 0;
+    };
+    using iterator = basic_iterator<T>;
+    using const_iterator = basic_iterator<const T>;
+
+    /** An empty set. Allocates nothing. */
+    sparse() noexcept = default;
+    sparse(sparse&&) noexcept = default;
+    /** Frees this set's rows and takes `other`'s; `other` is left empty. */
+    sparse& operator=(sparse&&) noexcept = default;
+    ~sparse() = default;
+
+    // ---- set ------------------------------------------------------------
+
+    /**
+     * Sets `k`'s element to `value`: inserts `k`, or overwrites its element
+     * (which moves nothing). Returns true when `k` was new to the set (also
+     * when it replaced another generation of its slot), false when an
+     * element was overwritten. Any non-null key is taken as given. Throws
+     * std::bad_alloc, or slate::error: SLATE_ERROR_INVALID for the null key
+     * or from inside a walk of this set, SLATE_ERROR_FULL at 2^32 - 2 rows;
+     * the set is unchanged then.
+     */
+    bool set(key k, const T& value) { return this->set_checked(nullptr, k, std::addressof(value)); }
+
+    /**
+     * set() checked against the owner of the keys (a slate::slotmap<U> or a
+     * C slotmap_s): a key `owner` does not accept (a dead entity's, a
+     * forged one) throws slate::error(SLATE_ERROR_NOT_FOUND) and changes
+     * nothing, so a stale handle never writes a live entity's row. Use
+     * try_set, or test owner.contains(k) first, where that is expected.
+     * The null key is SLATE_ERROR_INVALID here too; otherwise as set().
+     */
+    template <class O, std::enable_if_t<is_owner_v<O> && !std::is_same_v<O, std::nullptr_t>, int> = 0>
+    bool set(const O& owner, key k, const T& value) {
+      return this->set_checked(owner_native(owner), k, std::addressof(value));
+    }
+
+    /** set() without exceptions: SLATE_OK, or the code set() throws (nothing changed). */
+    status try_set(key k, const T& value) noexcept {
+      return status(this->set_raw(nullptr, k, std::addressof(value), nullptr));
+    }
+    /** set(owner, ...) without exceptions: SLATE_ERROR_NOT_FOUND for a key `owner` rejects. */
+    template <class O, std::enable_if_t<is_owner_v<O> && !std::is_same_v<O, std::nullptr_t>, int> = 0>
+    status try_set(const O& owner, key k, const T& value) noexcept {
+      return status(this->set_raw(owner_native(owner), k, std::addressof(value), nullptr));
+    }
+
+    // ---- lookup ---------------------------------------------------------
+
+    /** The element of `k`, or nullptr when the set does not hold exactly `k`. */
+    T* find(key k) noexcept { return find_impl(k); }
+    /** find(), read-only. */
+    const T* find(key k) const noexcept { return find_impl(k); }
+
+    // ---- walks ----------------------------------------------------------
+
+    /**
+     * Calls `f(slate::key, T&)` for every row in dense order; `false` from a
+     * bool-returning `f` stops. Returns true when every row was visited.
+     * `f` may erase the key it was given (from this set or any other: the
+     * walk then visits the row that moved into its place), modify its
+     * element, and modify other containers (the owner too); any other
+     * change to this set throws slate::error (SLATE_ERROR_INVALID). An
+     * exception from `f` stops the walk and is rethrown.
+     */
+    template <class F>
+    bool for_each(F&& f) {
+      static_assert(std::is_invocable_v<F&, key, T&>,
+                    "slate::sparse<T>::for_each: f must be callable as f(slate::key, T&)");
+      static_assert(void_or_bool_v<std::invoke_result_t<F&, key, T&>>,
+                    "slate::sparse<T>::for_each: f must return void or bool");
+      return this->template for_each_impl<T>(f);
+    }
+    /** for_each(), read-only: `f(slate::key, const T&)`. */
+    template <class F>
+    bool for_each(F&& f) const {
+      static_assert(std::is_invocable_v<F&, key, const T&>,
+                    "slate::sparse<T>::for_each: f must be callable as f(slate::key, const T&)");
+      static_assert(void_or_bool_v<std::invoke_result_t<F&, key, const T&>>,
+                    "slate::sparse<T>::for_each: f must return void or bool");
+      return this->template for_each_impl<const T>(f);
+    }
+
+    /**
+     * Erases every row for which `f(slate::key, T&)` returns true, in one
+     * pass; returns how many. `f` must not modify this set (throws
+     * slate::error). If `f` throws, the rows it approved before are erased,
+     * all others kept, and the exception is rethrown. Throws std::bad_alloc
+     * (nothing erased), or slate::error (INVALID) from inside a walk of
+     * this set.
+     */
+    template <class F>
+    std::size_t erase_if(F&& f) {
+      static_assert(std::is_invocable_r_v<bool, F&, key, T&>,
+                    "slate::sparse<T>::erase_if: f must be callable as bool f(slate::key, T&)");
+      return this->template erase_if_impl<T>(f);
+    }
+
+    /**
+     * Reorders the dense rows so that they ascend by `comp` (a strict weak
+     * order, `bool comp(const T&, const T&)`, default std::less<>); every
+     * key stays. Not stable. Throws std::bad_alloc (unchanged). If `comp`
+     * throws, the rows are left in an unspecified order and the exception
+     * is rethrown.
+     */
+    template <class Compare = std::less<>>
+    void sort(Compare comp = Compare{}) {
+      check(try_sort(std::move(comp)));
+    }
+    /** sort() that reports library failures as a status; `comp`'s exceptions still propagate. */
+    template <class Compare = std::less<>>
+    status try_sort(Compare comp = Compare{}) {
+      static_assert(std::is_invocable_r_v<bool, Compare&, const T&, const T&>,
+                    "slate::sparse<T>::sort: comp must be callable as bool comp(const T&, const T&)");
+      return this->template sort_impl<T>(comp);
+    }
+
+    // ---- dense rows -----------------------------------------------------
+
+    /** The elements in dense order (row i's key is keys()[i]); nullptr before the first set. */
+    T* data() noexcept { return static_cast<T*>(slotmap_sparse_column(&raw_, 0)); }
+    /** data(), read-only. */
+    const T* data() const noexcept { return static_cast<const T*>(slotmap_sparse_column(&raw_, 0)); }
+
+    /** First (key, element) pair (range-for). */
+    iterator begin() noexcept { return iterator(slotmap_sparse_keys(&raw_), data(), 0); }
+    /** One past the last pair. */
+    iterator end() noexcept { return iterator(slotmap_sparse_keys(&raw_), data(), this->size()); }
+    /** begin(), read-only. */
+    const_iterator begin() const noexcept { return const_iterator(slotmap_sparse_keys(&raw_), data(), 0); }
+    /** end(), read-only. */
+    const_iterator end() const noexcept {
+      return const_iterator(slotmap_sparse_keys(&raw_), data(), this->size());
+    }
+
+   private:
+    T* find_impl(key k) const noexcept { return static_cast<T*>(this->find_raw(k)); }
+  };
+
+  /**
+   * slate::sparse<void>: a membership set (a tag such as "hungry" or
+   * "selected"): keys only, no elements. set(k) subscribes a key, erase(k)
+   * unsubscribes it, contains(k) tests it, all O(1); range-for and keys()
+   * give the members in dense order; prune(owner), clone(), allocators and
+   * the rules on keys are those of sparse<T>.
+   */
+  template <class V>
+  class sparse<V, true> : public sparse_base<sparse<V, true>, 0> {
+    using base = sparse_base<sparse<V, true>, 0>;
+    using base::raw_;
+
+   public:
+    using value_type = void;
+    using key_type = slate::key;
+    using size_type = std::size_t;
+    using iterator = key_view::iterator;
+    using const_iterator = key_view::iterator;
+
+    /** An empty set. Allocates nothing. */
+    sparse() noexcept = default;
+    sparse(sparse&&) noexcept = default;
+    /** Frees this set's rows and takes `other`'s; `other` is left empty. */
+    sparse& operator=(sparse&&) noexcept = default;
+    ~sparse() = default;
+
+    /**
+     * Adds `k`. Returns true when it was new, false when already present.
+     * Throws as sparse<T>::set (INVALID for the null key or inside a walk
+     * of this set; std::bad_alloc; FULL).
+     */
+    bool set(key k) { return this->set_checked(nullptr, k, nullptr); }
+    /**
+     * set() checked against the owner of the keys: throws
+     * slate::error(SLATE_ERROR_NOT_FOUND) for a key `owner` does not accept.
+     */
+    template <class O, std::enable_if_t<is_owner_v<O> && !std::is_same_v<O, std::nullptr_t>, int> = 0>
+    bool set(const O& owner, key k) {
+      return this->set_checked(owner_native(owner), k, nullptr);
+    }
+    /** set() without exceptions. */
+    status try_set(key k) noexcept { return status(this->set_raw(nullptr, k, nullptr, nullptr)); }
+    /** set(owner, k) without exceptions. */
+    template <class O, std::enable_if_t<is_owner_v<O> && !std::is_same_v<O, std::nullptr_t>, int> = 0>
+    status try_set(const O& owner, key k) noexcept {
+      return status(this->set_raw(owner_native(owner), k, nullptr, nullptr));
+    }
+
+    /**
+     * Calls `f(slate::key)` for every member in dense order (as
+     * sparse<T>::for_each: `false` stops; `f` may erase the key it was
+     * given; an exception is rethrown).
+     */
+    template <class F>
+    bool for_each(F&& f) const {
+      static_assert(std::is_invocable_v<F&, key>,
+                    "slate::sparse<void>::for_each: f must be callable as f(slate::key)");
+      static_assert(void_or_bool_v<std::invoke_result_t<F&, key>>,
+                    "slate::sparse<void>::for_each: f must return void or bool");
+      return this->template for_each_impl<void>(f);
+    }
+
+    /** Erases every member for which `f(slate::key)` returns true; as sparse<T>::erase_if. */
+    template <class F>
+    std::size_t erase_if(F&& f) {
+      static_assert(std::is_invocable_r_v<bool, F&, key>,
+                    "slate::sparse<void>::erase_if: f must be callable as bool f(slate::key)");
+      return this->template erase_if_impl<void>(f);
+    }
+
+    /** First member (range-for gives slate::key values). */
+    iterator begin() const noexcept { return this->keys().begin(); }
+    /** One past the last member. */
+    iterator end() const noexcept { return this->keys().end(); }
+  };
+
+  // --------------------------------------------------------------------------
+  // join
+  // --------------------------------------------------------------------------
+
+ private:
+  template <class S>
+  struct sparse_kind : std::false_type {};
+  template <class T, bool M>
+  struct sparse_kind<sparse<T, M>> : std::true_type {};
+  template <class S>
+  static constexpr bool is_sparse_v = sparse_kind<std::remove_cv_t<S>>::value;
+
+  /* What a set adds to a join callable's arguments: (E&) for sparse<T>
+     (E const T on a const set), nothing for a membership set. */
+  template <class S>
+  static auto join_arg(void* element) noexcept {
+    using V = typename std::remove_cv_t<S>::value_type;
+    if constexpr (std::is_void_v<V>) {
+      (void)element;
+      return std::tuple<>();
+    } else {
+      using E = std::conditional_t<std::is_const_v<S>, const V, V>;
+      return std::tuple<E&>(*static_cast<E*>(element));
+    }
+  }
+  template <class S>
+  using join_arg_t = decltype(join_arg<S>(nullptr));
+
+  /* The owner's element type, when the owner is a slate::slotmap<U>. */
+  template <class O>
+  struct owner_element {
+    using type = void;
+  };
+  template <class U>
+  struct owner_element<slotmap<U>> {
+    using type = U;
+  };
+  template <class U>
+  struct owner_element<const slotmap<U>> {
+    using type = const U;
+  };
+
+  /* Is f(key, Args...) well-formed, Args the elements of a std::tuple? */
+  template <class F, class Head, class Tuple>
+  struct join_invocable;
+  template <class F, class... Head, class... Args>
+  struct join_invocable<F, std::tuple<Head...>, std::tuple<Args...>> {
+    static constexpr bool value = std::is_invocable_v<F&, key, Head..., Args...>;
+    using result = std::invoke_result<F&, key, Head..., Args...>;
+  };
+
+  template <class F, class Owner, class... Sets>
+  struct joiner {
+    using args = decltype(std::tuple_cat(std::declval<join_arg_t<Sets>>()...));
+    using owner_t = typename owner_element<Owner>::type;
+    using owner_head = std::conditional_t<std::is_void_v<owner_t>, std::tuple<>,
+                                          std::tuple<std::add_lvalue_reference_t<owner_t>>>;
+    static constexpr bool plain = join_invocable<F, std::tuple<>, args>::value;
+    static constexpr bool with_owner =
+        !plain && !std::is_void_v<owner_t> && join_invocable<F, owner_head, args>::value;
+
+    F& f;
+    pending caught;
+
+    template <std::size_t... I>
+    bool call(slotmap_key k, void* const* elements, std::index_sequence<I...>) noexcept {
+      auto tail = std::tuple_cat(join_arg<Sets>(elements[I])...);
+      if constexpr (with_owner) {
+        auto all = std::tuple_cat(owner_head(*static_cast<owner_t*>(elements[sizeof...(I)])), tail);
+        return std::apply([&](auto&... a) { return call_caught(caught, f, key(k), a...); }, all);
+      } else {
+        return std::apply([&](auto&... a) { return call_caught(caught, f, key(k), a...); }, tail);
+      }
+    }
+    static int visit(slotmap_key k, const std::uint32_t* rows, void* const* elements,
+                     void* data) noexcept {
+      (void)rows;
+      auto* self = static_cast<joiner*>(data);
+      return self->call(k, elements, std::index_sequence_for<Sets...>{}) ? 0 : 1;
+    }
+  };
+
+  template <class Owner, class Tuple, std::size_t... I>
+  static bool join_tuple(Owner&& owner, Tuple&& t, std::index_sequence<I...>) {
+    using F = std::remove_reference_t<std::tuple_element_t<sizeof...(I), std::remove_reference_t<Tuple>>>;
+    using J = joiner<F, std::remove_reference_t<Owner>, std::remove_reference_t<std::tuple_element_t<I, std::remove_reference_t<Tuple>>>...>;
+    static_assert((is_sparse_v<std::remove_reference_t<std::tuple_element_t<I, std::remove_reference_t<Tuple>>>> && ...),
+                  "slate::join: the arguments between the owner and the callable must be slate::sparse sets");
+    static_assert(J::plain || J::with_owner,
+                  "slate::join: f must be callable as f(slate::key, E&...), E the element type of each "
+                  "sparse<E> in order (membership sets add none), or f(slate::key, U&, E&...) with the "
+                  "owner slotmap<U>'s element");
+    F& f = std::get<sizeof...(I)>(t);
+    slotmap_sparse_s* sets[] = {const_cast<slotmap_sparse_s*>(std::get<I>(t).native())...};
+    J j{f, {}};
+    int rc = slotmap_join(owner_native(owner), sets, static_cast<std::uint32_t>(sizeof...(I)),
+                          &J::visit, &j);
+    j.caught.rethrow();
+    if (rc < 0) {
+      throw_code(rc);
+    }
+    return rc == SLATE_OK;
+  }
+
+ public:
+  /**
+   * Visits every key present in all the given sets, each once, calling
+   * `f(slate::key, E&...)` with a reference to its element in each
+   * sparse<E> set, in the order the sets are given. A sparse<void> set
+   * (membership) filters without adding an argument:
+   *
+   *     slate::join(world, pos, vel, hungry,
+   *                 [](slate::key k, position& p, velocity& v) { ... });
+   *
+   * The first argument may be the owner of the keys (a slate::slotmap<U>,
+   * a C slotmap_s, or nullptr for none); then only keys the owner accepts
+   * at the moment they are reached are visited, and with a slotmap<U>
+   * owner `f` may instead take the owner's element after the key:
+   * `f(slate::key, U&, E&...)`. Without an owner argument the sets come
+   * first: `slate::join(pos, vel, f)`. The last argument is the callable.
+   *
+   * The join walks the smallest set in dense order and looks the key up in
+   * the others, so its cost follows the smallest set. `f` may erase the key
+   * it was given from any of the sets (a system dropping a tag it handled),
+   * and modify the owner and other containers; any other change to one of
+   * the sets throws slate::error (SLATE_ERROR_INVALID) out of that call.
+   * A bool-returning `f` stops the join by returning false. Returns true
+   * when the join ran to its end. An exception from `f` stops the join and
+   * is rethrown. Throws slate::error (SLATE_ERROR_FULL) when walks would
+   * nest more than 32 deep.
+   */
+  template <class First, class... Rest>
+  static bool join(First&& first, Rest&&... rest) {
+    if constexpr (is_owner_v<First>) {
+      static_assert(sizeof...(Rest) >= 2, "slate::join(owner, sets..., f): at least one set and a callable");
+      return join_tuple(first, std::forward_as_tuple(rest...),
+                        std::make_index_sequence<sizeof...(Rest) - 1>{});
+    } else {
+      static_assert(sizeof...(Rest) >= 1, "slate::join(sets..., f): at least one set and a callable");
+      return join_tuple(nullptr, std::forward_as_tuple(first, rest...),
+                        std::make_index_sequence<sizeof...(Rest)>{});
+    }
+  }
 };
 
 /** Hash of a slotmap key, for std::unordered_set<slate::key> and friends. */
