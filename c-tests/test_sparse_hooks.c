@@ -277,6 +277,10 @@ static int sp_empty_copy(inject_call_s* call) {
            slotmap_sparse_keys(&r->c) == NULL && slotmap_sparse_column(&r->c, 0) == NULL &&
            slotmap_sparse_each(&r->c, count_cb, &n) == SLATE_OK && n == 0 &&
            (r->mm.length == 0 || slotmap_sparse_contains(&r->c, slotmap_sparse_key_at(&r->m, 0)) == 0);
+  /* usable, with the source's three columns */
+  ok = ok && slotmap_sparse_set(&r->c, NULL, MAKE_KEY(1, 7), NULL) == SLATE_OK &&
+       slotmap_sparse_column(&r->c, 2) != NULL && slotmap_sparse_column(&r->c, 3) == NULL &&
+       slotmap_sparse_length(&r->c) == 1;
   slotmap_sparse_free(&r->c);
   slotmap_sparse_free(&r->c);
   return ok;
