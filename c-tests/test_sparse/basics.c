@@ -191,6 +191,44 @@ void test_set_get(void) {
     model_set(m, fresh, m->rows[model_find(m, MAKE_KEY(3, 7))]);
   }
   CHECK_MODEL(&sp, m);
+  /* new keys set from an element of the set itself, across growths of the
+     block (counted: the loop goes on until the set has reallocated twice) */
+  {
+    counter_s count;
+    slate_allocator_s a = counting_allocator(&count);
+    slotmap_sparse_s own;
+    unsigned bad = 0, growths = 0;
+    CHECK_EQ_INT(slotmap_sparse(&own, 8), SLATE_OK);
+    CHECK_EQ_INT(slotmap_sparse_set_allocator(&own, &a), SLATE_OK);
+    uint64_t v = 0xABCDEF;
+    CHECK_EQ_INT(slotmap_sparse_set(&own, NULL, MAKE_KEY(1, 0), &v), SLATE_OK);
+    for (uint32_t i = 1; i < 5000 && growths < 2; i++) {
+      void* from = NULL;
+      unsigned long long before = count.attempts;
+      if (slotmap_sparse_get(&own, MAKE_KEY(1, i - 1), &from) != SLATE_OK) bad++;
+      if (slotmap_sparse_set(&own, NULL, MAKE_KEY(1, i), from) != SLATE_OK) bad++;
+      if (count.attempts != before) growths++;
+      void* e = NULL;
+      if (slotmap_sparse_get(&own, MAKE_KEY(1, i), &e) != SLATE_OK || *(uint64_t*)e != 0xABCDEF) bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(growths, 2);
+    slotmap_sparse_free(&own);
+    CHECK_EQ_U64(count.live_bytes, 0);
+  }
+  /* the highest slot index */
+  {
+    slotmap_key top = MAKE_KEY(7, 0xFFFFFFFFu);
+    uint64_t v = 99;
+    CHECK_EQ_INT(slotmap_sparse_set(&sp, NULL, top, &v), SLATE_OK);
+    model_set(m, top, (const unsigned char*)&v);
+    CHECK_MODEL(&sp, m);
+    CHECK(is_absent(&sp, MAKE_KEY(9, 0xFFFFFFFFu)));
+    CHECK_EQ_INT(slotmap_sparse_erase(&sp, top), SLATE_OK);
+    model_erase(m, top);
+    CHECK(is_absent(&sp, top));
+  }
+  CHECK_MODEL(&sp, m);
   /* the keys array is the dense key array */
   {
     const slotmap_key* keys = slotmap_sparse_keys(&sp);

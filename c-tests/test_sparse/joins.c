@@ -7,7 +7,7 @@
 enum { JMAX = 4096 };
 
 typedef struct joined_s {
-  slotmap_sparse_s* const* sets;
+  slotmap_sparse_s* const* sets; /* up to 32 */
   uint32_t count;
   const slotmap_s* owner;
   slotmap_key seen[JMAX];
@@ -142,6 +142,14 @@ void test_join_basics(void) {
     CHECK_EQ_U64(j_.seen[0], keys[50]);
     slotmap_sparse_free(&x);
     slotmap_sparse_free(&y);
+  }
+  /* as many sets as walks may nest (32): fine; one more is FULL */
+  {
+    slotmap_sparse_s* many[33];
+    for (int i = 0; i < 33; i++) many[i] = &s[i % 3];
+    run_join(&owner, many, 32, 0);
+    CHECK(j_.n > 0);
+    CHECK_EQ_INT(slotmap_join(&owner, many, 33, joined_cb, &j_), SLATE_ERROR_FULL);
   }
   /* empty sets join nothing */
   {
