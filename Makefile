@@ -342,7 +342,7 @@ install-test: $(STATIC) $(SHARED)
 
 # Fuzzing (cargo fuzz, libFuzzer with AddressSanitizer; nightly): each
 # target for FUZZ_SECONDS (10 minutes). `make test` runs `fuzz-smoke`.
-FUZZ_TARGETS := map slotmap c_abi
+FUZZ_TARGETS := map slotmap c_abi sparse
 FUZZ_SECONDS ?= 600
 fuzz:
 	@status=0; for t in $(FUZZ_TARGETS); do \

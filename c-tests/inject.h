@@ -211,4 +211,37 @@ static void check_injection(const injection_totals_s* t) {
   CHECK_EQ_U64(t->unpredicted, 0);
 }
 
+/* For suites that record each call's allocation attempts in the baseline
+   (`base_allocs[index]`): whether the attempt set to fail falls inside the
+   call about to be made, the `index`th of the workload, so the call is
+   expected to fail and its structure's full picture is worth taking. */
+static inline int inject_predicted(int baseline, unsigned index, const unsigned* base_allocs,
+                            unsigned max_ops) {
+  return !baseline && index < max_ops && hk.fail_at != 0 && hk.failures == 0 &&
+         hk.fail_at > hk.attempts && hk.fail_at <= hk.attempts + base_allocs[index];
+}
+
+/* The whole injection of such a suite: the baseline (with `*baseline` 1
+   while it runs, so the suite records each call's attempts), then one
+   failure run for each of its allocations, checked by check_injection.
+   Through a structure's own allocator (`own`) no allocation calls calloc;
+   through the hooks some do (zeroed memory). Returns the baseline's
+   allocation attempts; `t` holds the totals for the suite's own checks. */
+static inline unsigned long long inject_recorded(unsigned (*workload)(void* run), void* run,
+                                          const injection_s* report, const char* const* op_names,
+                                          int op_count, int own, int* baseline,
+                                          injection_totals_s* t) {
+  *baseline = 1;
+  unsigned long long total = inject_baseline(workload, run, report);
+  *baseline = 0;
+  CHECK(total > 20);
+  if (own) CHECK_EQ_U64(hk.callocs, 0);
+  if (!own) CHECK(hk.callocs > 0);
+  fprintf(stderr, "   baseline: %llu allocations\n", total);
+  inject_each_failure(workload, run, report, op_names, op_count, total * 2 + 100, t);
+  check_injection(t);
+  CHECK_EQ_U64(t->runs, total);
+  return total;
+}
+
 #endif

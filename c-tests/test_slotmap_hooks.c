@@ -423,8 +423,7 @@ typedef struct sm_call_s {
 static int sm_before(inject_call_s* call) {
   sm_call_s* c = (sm_call_s*)call;
   /* the failing call is known from the baseline: take a full snapshot then */
-  int predicted = !baseline_ && c->index < MAXOPS && hk.fail_at != 0 && hk.failures == 0 &&
-                  hk.fail_at > hk.attempts && hk.fail_at <= hk.attempts + base_allocs_[c->index];
+  int predicted = inject_predicted(baseline_, c->index, base_allocs_, MAXOPS);
   if (predicted) take_snapshot(c->watched, &snap_before_);
   return predicted;
 }
@@ -572,23 +571,12 @@ static void test_failure_injection(const slate_allocator_s* own) {
   own_ = own;
   hk_own_bad = 0;
 
-  /* the baseline: count the allocations of every call */
-  baseline_ = 1;
-  unsigned long long total = inject_baseline(workload_any, r, &r->inj);
-  baseline_ = 0;
-  CHECK(total > 20);
-  CHECK(r->ops <= MAXOPS);
-  /* the own allocator never calls calloc (erase_if's marks come zeroed from
-     calloc through the hooks): none means the run went through it */
-  if (own) CHECK_EQ_U64(hk.callocs, 0);
-  if (!own) CHECK(hk.callocs > 0);
-  fprintf(stderr, "   baseline: %llu allocations in %u calls\n", total, r->ops);
-
-  /* fail allocation N, for every N */
+  /* the baseline counts the allocations of every call; then allocation N
+     fails, for every N (the own allocator never calls calloc: erase_if's
+     marks come zeroed from calloc through the hooks) */
   injection_totals_s t;
-  inject_each_failure(workload_any, r, &r->inj, op_names, OP_COUNT, total * 2 + 100, &t);
-  check_injection(&t);
-  CHECK_EQ_U64(t.runs, total);
+  inject_recorded(workload_any, r, &r->inj, op_names, OP_COUNT, own != NULL, &baseline_, &t);
+  CHECK(r->ops <= MAXOPS);
   CHECK(t.by_op[OP_INSERT] > 0);
   CHECK(t.by_op[OP_RESERVE] > 0);
   CHECK(t.by_op[OP_SORT] > 0);

@@ -1,7 +1,10 @@
 /*
  * test_threads.c -- read-only calls from several threads at once, on a map
- * and a slotmap that nobody modifies: lookups, walks, slate_equal,
- * slate_info, clones from them, cursors (slate_iter, slate_iter_next). Built twice by `make tsan-test`: natively,
+ * a slotmap and two sparse sets keyed by its keys that nobody modifies:
+ * lookups, walks, slate_equal, slate_info, clones from them, cursors
+ * (slate_iter, slate_iter_next), the sets' get, get_many, contains, row,
+ * keys, each, and joins of the sets with the slotmap as their owner. Built
+ * twice by `make tsan-test`: natively,
  * and under ThreadSanitizer with the library instrumented too, where any
  * write a read-only call made into the shared structure would be a
  * reported data race. Meanwhile other threads write maps of their own.
@@ -21,6 +24,9 @@ enum { THREADS = 4, ROUNDS = 40, KEYS = 3000, ROWS = 2000 };
 static slate_s shared_, twin_;
 static slotmap_s rows_;
 static slotmap_key row_keys_[ROWS];
+/* parts_: a u64 (r * 3) for every row r not a multiple of 3; tags_:
+   membership of every even row */
+static slotmap_sparse_s parts_, tags_;
 
 typedef struct worker_s {
   int id;
@@ -42,6 +48,68 @@ static int row_cb(slotmap_key key, void* row, void* data) {
   if (slotmap_get(&rows_, key, &element) != SLATE_OK || element != row) w->bad++;
   w->walked++;
   return 0;
+}
+
+static int part_cb(slotmap_key key, void* element, void* data) {
+  worker_s* w = (worker_s*)data;
+  void* again = NULL;
+  uint32_t row = 0;
+  if (slotmap_sparse_get(&parts_, key, &again) != SLATE_OK || again != element) w->bad++;
+  if (slotmap_row(&rows_, key, &row) != SLATE_OK || *(uint64_t*)element != (uint64_t)row * 3u)
+    w->bad++;
+  w->walked++;
+  return 0;
+}
+
+static int joined_cb(slotmap_key key, const uint32_t* rows, void* const* elements, void* data) {
+  worker_s* w = (worker_s*)data;
+  /* rows of even rows not multiples of 3; the owner's element is its row */
+  uint32_t r = *(const uint32_t*)elements[2];
+  if (r % 2 != 0 || r % 3 == 0 || row_keys_[r] != key) w->bad++;
+  if (elements[1] != NULL || *(const uint64_t*)elements[0] != (uint64_t)r * 3u) w->bad++;
+  if (slotmap_sparse_key_at(&parts_, rows[0]) != key || slotmap_sparse_key_at(&tags_, rows[1]) != key)
+    w->bad++;
+  w->walked++;
+  return 0;
+}
+
+/* Reads of the two sets, and their join. */
+static void read_sets(worker_s* w) {
+  slotmap_key keys[64];
+  void* elements[64];
+  uint8_t found[64];
+  for (int r = w->id; r < ROWS; r += 3) {
+    void* e = NULL;
+    int has = r % 3 != 0;
+    if (slotmap_sparse_get(&parts_, row_keys_[r], &e) != (has ? SLATE_OK : SLATE_ERROR_NOT_FOUND))
+      w->bad++;
+    if (has && *(uint64_t*)e != (uint64_t)r * 3u) w->bad++;
+    if (slotmap_sparse_contains(&tags_, row_keys_[r]) != (r % 2 == 0)) w->bad++;
+  }
+  for (int base = 0; base + 64 <= ROWS; base += 64 * 4) {
+    if (slotmap_sparse_get_many(&parts_, row_keys_ + base, 64, elements, found) != SLATE_OK) w->bad++;
+    for (int i = 0; i < 64; i++)
+      if (found[i] != ((base + i) % 3 != 0) || (found[i] && *(uint64_t*)elements[i] != (uint64_t)(base + i) * 3u))
+        w->bad++;
+  }
+  /* the tags' dense keys, looked up in the other set */
+  const slotmap_key* tagged = slotmap_sparse_keys(&tags_);
+  uint32_t n = slotmap_sparse_length(&tags_);
+  for (uint32_t i = 0; i + 64 <= n; i += 64) {
+    memcpy(keys, tagged + i, sizeof keys);
+    if (slotmap_sparse_get_many(&parts_, keys, 64, NULL, found) != SLATE_OK) w->bad++;
+    for (int j = 0; j < 64; j++)
+      if (found[j] != slotmap_sparse_contains(&parts_, keys[j])) w->bad++;
+  }
+  w->walked = 0;
+  if (slotmap_sparse_each(&parts_, part_cb, w) != SLATE_OK || w->walked != ROWS - (ROWS + 2) / 3)
+    w->bad++;
+  w->walked = 0;
+  slotmap_sparse_s* sets[2] = {&parts_, &tags_};
+  if (slotmap_join(&rows_, sets, 2, joined_cb, w) != SLATE_OK) w->bad++;
+  uint32_t want = 0;
+  for (uint32_t r = 0; r < ROWS; r++) want += r % 2 == 0 && r % 3 != 0;
+  if (w->walked != want) w->bad++;
 }
 
 /* Two cursors on the shared map, taken in turns: each gives every entry
@@ -98,6 +166,7 @@ static void* reader(void* arg) {
     }
     w->walked = 0;
     if (slotmap_each(&rows_, row_cb, w) != SLATE_OK || w->walked != ROWS) w->bad++;
+    read_sets(w);
   }
   return NULL;
 }
@@ -140,6 +209,13 @@ int main(void) {
   }
   CHECK_EQ_INT(slate_clone(&twin_, &shared_), SLATE_OK);
   for (uint32_t r = 0; r < ROWS; r++) CHECK_EQ_INT(slotmap_insert(&rows_, &r, &row_keys_[r]), SLATE_OK);
+  CHECK_EQ_INT(slotmap_sparse(&parts_, sizeof(uint64_t)), SLATE_OK);
+  CHECK_EQ_INT(slotmap_sparse(&tags_, 0), SLATE_OK);
+  for (uint32_t r = 0; r < ROWS; r++) {
+    uint64_t v = (uint64_t)r * 3u;
+    if (r % 3 != 0) CHECK_EQ_INT(slotmap_sparse_set(&parts_, &rows_, row_keys_[r], &v), SLATE_OK);
+    if (r % 2 == 0) CHECK_EQ_INT(slotmap_sparse_set(&tags_, &rows_, row_keys_[r], NULL), SLATE_OK);
+  }
 
   pthread_t threads[THREADS + 2];
   worker_s workers[THREADS + 2];
@@ -159,6 +235,12 @@ int main(void) {
   CHECK_EQ_INT(slate_set(&shared_, "after", V(9)), SLATE_OK);
   slate_free(&shared_);
   slate_free(&twin_);
+  /* the sets are as they were, and may be modified again */
+  CHECK_EQ_U64(slotmap_sparse_length(&parts_), ROWS - (ROWS + 2) / 3);
+  CHECK_EQ_INT(slotmap_sparse_erase(&tags_, row_keys_[0]), SLATE_OK);
+  CHECK_EQ_INT(slotmap_sparse_prune(&parts_, &rows_), SLATE_OK);
+  slotmap_sparse_free(&parts_);
+  slotmap_sparse_free(&tags_);
   slotmap_free(&rows_);
   return TEST_SUMMARY();
 }

@@ -21,6 +21,10 @@ pub struct slotmap_s(pub [u64; 24]);
 #[derive(Clone, Copy)]
 pub struct slate_iter_s(pub [u64; 8]);
 pub type slotmap_key = u64;
+#[repr(C, align(8))]
+pub struct slotmap_sparse_s(pub [u64; 24]);
+pub type slotmap_join_f =
+    Option<unsafe extern "C" fn(slotmap_key, *const u32, *const *mut c_void, *mut c_void) -> c_int>;
 
 #[repr(C)]
 #[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
@@ -159,8 +163,7 @@ extern "C" {
     pub fn slate_free(map: *mut slate_s);
     pub fn slate_use_allocator(m: malloc_f, c: calloc_f, f: free_f) -> c_int;
     pub fn slate_set_allocator(map: *mut slate_s, allocator: *const slate_allocator_s) -> c_int;
-    pub fn slotmap_set_allocator(sm: *mut slotmap_s, allocator: *const slate_allocator_s)
-        -> c_int;
+    pub fn slotmap_set_allocator(sm: *mut slotmap_s, allocator: *const slate_allocator_s) -> c_int;
     pub fn slate_info(map: *const slate_s, info: *mut slate_info_s) -> c_int;
     pub fn slate_check(map: *const slate_s, message: *mut c_char, capacity: u32) -> c_int;
 
@@ -188,6 +191,70 @@ extern "C" {
     pub fn slotmap_clear(sm: *mut slotmap_s) -> c_int;
     pub fn slotmap_clone(copy: *mut slotmap_s, sm: *const slotmap_s) -> c_int;
     pub fn slotmap_free(sm: *mut slotmap_s);
+
+    pub fn slotmap_sparse(sp: *mut slotmap_sparse_s, element_size: u32) -> c_int;
+    pub fn slotmap_sparse_columns(
+        sp: *mut slotmap_sparse_s,
+        sizes: *const u32,
+        count: u32,
+    ) -> c_int;
+    pub fn slotmap_sparse_set_allocator(
+        sp: *mut slotmap_sparse_s,
+        allocator: *const slate_allocator_s,
+    ) -> c_int;
+    pub fn slotmap_sparse_reserve(sp: *mut slotmap_sparse_s, n: u32) -> c_int;
+    pub fn slotmap_sparse_set(
+        sp: *mut slotmap_sparse_s,
+        owner: *const slotmap_s,
+        key: slotmap_key,
+        row: *const c_void,
+    ) -> c_int;
+    pub fn slotmap_sparse_get(
+        sp: *const slotmap_sparse_s,
+        key: slotmap_key,
+        element: *mut *mut c_void,
+    ) -> c_int;
+    pub fn slotmap_sparse_get_many(
+        sp: *const slotmap_sparse_s,
+        keys: *const slotmap_key,
+        count: usize,
+        elements: *mut *mut c_void,
+        found: *mut u8,
+    ) -> c_int;
+    pub fn slotmap_sparse_contains(sp: *const slotmap_sparse_s, key: slotmap_key) -> c_int;
+    pub fn slotmap_sparse_row(
+        sp: *const slotmap_sparse_s,
+        key: slotmap_key,
+        row: *mut u32,
+    ) -> c_int;
+    pub fn slotmap_sparse_erase(sp: *mut slotmap_sparse_s, key: slotmap_key) -> c_int;
+    pub fn slotmap_sparse_erase_if(
+        sp: *mut slotmap_sparse_s,
+        f: slotmap_each_f,
+        data: *mut c_void,
+    ) -> c_int;
+    pub fn slotmap_sparse_prune(sp: *mut slotmap_sparse_s, owner: *const slotmap_s) -> c_int;
+    pub fn slotmap_sparse_length(sp: *const slotmap_sparse_s) -> u32;
+    pub fn slotmap_sparse_column(sp: *const slotmap_sparse_s, column: u32) -> *mut c_void;
+    pub fn slotmap_sparse_key_at(sp: *const slotmap_sparse_s, row: u32) -> slotmap_key;
+    pub fn slotmap_sparse_keys(sp: *const slotmap_sparse_s) -> *const slotmap_key;
+    pub fn slotmap_sparse_each(
+        sp: *const slotmap_sparse_s,
+        f: slotmap_each_f,
+        data: *mut c_void,
+    ) -> c_int;
+    pub fn slotmap_sparse_sort(sp: *mut slotmap_sparse_s, less: less_f, data: *mut c_void)
+        -> c_int;
+    pub fn slotmap_sparse_clear(sp: *mut slotmap_sparse_s) -> c_int;
+    pub fn slotmap_sparse_clone(copy: *mut slotmap_sparse_s, sp: *const slotmap_sparse_s) -> c_int;
+    pub fn slotmap_sparse_free(sp: *mut slotmap_sparse_s);
+    pub fn slotmap_join(
+        owner: *const slotmap_s,
+        sets: *const *mut slotmap_sparse_s,
+        count: u32,
+        f: slotmap_join_f,
+        data: *mut c_void,
+    ) -> c_int;
 }
 
 /// The invariant checker's verdict, with its reason.
@@ -359,7 +426,11 @@ pub mod failing {
         // SAFETY: `p` came from `f_allocate`, 16 bytes into its block.
         unsafe {
             let block = p.cast::<u8>().sub(16);
-            assert_eq!(block.cast::<usize>().read(), size, "released with another size");
+            assert_eq!(
+                block.cast::<usize>().read(),
+                size,
+                "released with another size"
+            );
             f_free(block.cast());
         }
     }
