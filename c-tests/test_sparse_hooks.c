@@ -65,14 +65,14 @@ static void make_owner(void) {
 /* ------------------------------------------------------------------------ */
 
 /* ids below OWNED name the owner's entities; the others spread over index
-   pages (37 slots apart) and, from HIGH_ID, over slot indices 2^30 and up
+   pages (5 slots apart: a page every 205 ids) and, from HIGH_ID, over slot indices 2^30 and up
    (new mid arrays, a larger top). */
 enum { MAXID = 7000, HIGH_ID = 6900, MAXROWS = 8000, MAXOPS = 12000 };
 
 static uint32_t slot_of(uint32_t id) {
   if (id < OWNED) return (uint32_t)owned_[id];
   if (id >= HIGH_ID) return 0x40000000u + (id - HIGH_ID) * 3u * 1048576u;
-  return 1024u + id * 37u;
+  return 1024u + id * 5u;
 }
 
 typedef struct model_s {
@@ -363,38 +363,38 @@ static unsigned workload(run_s* r) {
   /* the owner's entities: the living are taken, the dead refused */
   for (uint32_t id = 0; id < OWNED; id++)
     step(r, OP_SET_OWNER, 0, id, id % 2 ? SLATE_ERROR_NOT_FOUND : SLATE_OK);
-  /* growth of the rows (8 .. 4096) and of the index's pages */
-  for (uint32_t id = OWNED; id < 2200; id++) step(r, OP_SET, 0, id, SLATE_OK);
+  /* growth of the rows (8 .. 2048) and of the index's pages */
+  for (uint32_t id = OWNED; id < 1200; id++) step(r, OP_SET, 0, id, SLATE_OK);
   /* high slot indices: a larger top, new mid arrays */
-  for (uint32_t id = HIGH_ID; id < HIGH_ID + 40; id++) step(r, OP_SET, 0, id, SLATE_OK);
-  for (uint32_t id = OWNED; id < 2200; id += 3) step(r, OP_ERASE, 0, id, SLATE_OK);
+  for (uint32_t id = HIGH_ID; id < HIGH_ID + 12; id++) step(r, OP_SET, 0, id, SLATE_OK);
+  for (uint32_t id = OWNED; id < 1200; id += 3) step(r, OP_ERASE, 0, id, SLATE_OK);
   for (uint32_t id = OWNED; id < OWNED + 60; id += 3) step(r, OP_ERASE, 0, id, SLATE_ERROR_NOT_FOUND);
   /* another generation of a present slot takes its row over (no new row) */
   for (uint32_t id = OWNED + 1; id < OWNED + 200; id += 3) step(r, OP_SET_GEN, 0, id, SLATE_OK);
   /* overwrite present keys */
   for (uint32_t id = OWNED + 2; id < OWNED + 100; id += 3) step(r, OP_SET, 0, id, SLATE_OK);
   /* reserve, then sets inside the room (index pages may still come) */
-  step(r, OP_RESERVE, 0, 2500, SLATE_OK);
-  for (uint32_t id = 2200; id < 4700; id++) step(r, OP_SET, 0, id, SLATE_OK);
+  step(r, OP_RESERVE, 0, 1200, SLATE_OK);
+  for (uint32_t id = 1200; id < 2400; id++) step(r, OP_SET, 0, id, SLATE_OK);
   step(r, OP_SORT, 0, 0, SLATE_OK);
   /* clone, then grow, erase and sort the copy */
   step(r, OP_CLONE, 0, 0, SLATE_OK);
-  for (uint32_t id = 4700; id < 6000; id++) step(r, OP_SET, 1, id, SLATE_OK);
-  for (uint32_t id = 2200; id < 3200; id += 2) step(r, OP_ERASE, 1, id, SLATE_OK);
+  for (uint32_t id = 2400; id < 3000; id++) step(r, OP_SET, 1, id, SLATE_OK);
+  for (uint32_t id = 1200; id < 1700; id += 2) step(r, OP_ERASE, 1, id, SLATE_OK);
   step(r, OP_SORT, 1, 0, SLATE_OK);
   /* erase_if and more growth of the source */
   step(r, OP_ERASE_IF, 0, 0, SLATE_OK);
-  for (uint32_t id = 6000; id < 6900; id++) step(r, OP_SET, 0, id, SLATE_OK);
+  for (uint32_t id = 3000; id < 3400; id++) step(r, OP_SET, 0, id, SLATE_OK);
   step(r, OP_SORT, 0, 0, SLATE_OK);
   step(r, OP_PRUNE, 0, 0, SLATE_OK);
   /* clear and refill the copy; reserve on it */
   step(r, OP_CLEAR, 1, 0, SLATE_OK);
-  for (uint32_t id = 3000; id < 4000; id++) step(r, OP_SET, 1, id, SLATE_OK);
+  for (uint32_t id = 1500; id < 2000; id++) step(r, OP_SET, 1, id, SLATE_OK);
   step(r, OP_RESERVE, 1, 20000, SLATE_OK);
   step(r, OP_RESERVE, 1, 0xFFFFFFFFu, SLATE_ERROR_FULL);
   /* a membership set: growth, pages, high slots, erase_if, sort refused */
-  for (uint32_t id = OWNED; id < 1800; id++) step(r, OP_SET, 2, id, SLATE_OK);
-  for (uint32_t id = HIGH_ID; id < HIGH_ID + 20; id++) step(r, OP_SET, 2, id, SLATE_OK);
+  for (uint32_t id = OWNED; id < 900; id++) step(r, OP_SET, 2, id, SLATE_OK);
+  for (uint32_t id = HIGH_ID; id < HIGH_ID + 6; id++) step(r, OP_SET, 2, id, SLATE_OK);
   step(r, OP_ERASE_IF, 2, 0, SLATE_OK);
   step(r, OP_SORT, 2, 0, SLATE_ERROR_INVALID);
   step(r, OP_RESERVE, 2, 3000, SLATE_OK);
