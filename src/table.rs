@@ -712,7 +712,7 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// (see `crate::map::batch`).
     #[inline(always)]
     pub fn prefetch_ctrl(&self, hash: u64) {
-        let g = h1(hash) as usize & self.mask;
+        let g = Probe::new(hash, self.mask).offset;
         // SAFETY: `g <= mask`: an address inside the table; a prefetch
         // reads nothing.
         prefetch(unsafe { self.groups.cast::<Ctrl>().add(g) }.cast());
@@ -723,7 +723,7 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// collision) compares. Reads the group's control word.
     #[inline(always)]
     pub fn prefetch_candidate(&self, hash: u64) {
-        let g = h1(hash) as usize & self.mask;
+        let g = Probe::new(hash, self.mask).offset;
         if let Some(i) = self.ctrl(g).match_h2(h2(hash)).first() {
             // SAFETY: a slot of group `g`, `i < SLOTS`; only its address
             // is taken.

@@ -35,11 +35,11 @@ use core::ffi::c_void;
 use core::mem::MaybeUninit;
 
 use super::keys::Guard;
-use super::{Map, MODE_EMPTY};
+use super::{get_in, Map, MODE_EMPTY};
 use crate::directory::Entry;
 use crate::hash::SHORT;
 use crate::key::{IntKey, Key, Needle, Short};
-use crate::layout::{on_layout, Layout};
+use crate::layout::on_layout;
 use crate::table::{prefetch, Typed};
 use crate::Error;
 
@@ -89,13 +89,13 @@ impl BatchKey for IntKey {
     #[inline(always)]
     unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY: the caller's guarantee.
-        unsafe { probe_in(e, h, self) }
+        unsafe { get_in::<false, false, _>(e, h, self) }
     }
 
     /// Never called: every integer key has a hash.
     #[inline(always)]
     fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error> {
-        look_alone::<G, _>(m, self)
+        Ok(m.get(self))
     }
 }
 
@@ -117,51 +117,17 @@ impl BatchKey for Needle<'_> {
     unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         match Short::<32>::new(*self) {
             // SAFETY: the caller's guarantee.
-            Some(short) => unsafe { probe_in(e, h, &short) },
+            Some(short) => unsafe { get_in::<false, false, _>(e, h, &short) },
             // SAFETY: as above.
             None => unsafe { probe_longer(e, h, self) },
         }
     }
 
-    /// A key over [`SHORT`] bytes.
+    /// A key over [`SHORT`] bytes: the single lookup's, under the guard.
     #[inline(always)]
     fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error> {
-        look_alone::<G, _>(m, self)
+        m.get_long::<G>(self.key())
     }
-}
-
-/// The lookup of a key on its own, under the guard: hashing a key of over
-/// [`SHORT`] bytes runs XXH3's long path, which the compiler cannot prove
-/// panic-free. (Not `Map::get`: a second caller of its out-of-line probe
-/// for such keys would change how the single lookups call theirs, and
-/// cost them instructions.)
-#[inline(never)]
-fn look_alone<G: Guard, K: Key>(m: &Map, n: &K) -> Result<Option<*mut c_void>, Error> {
-    let mut value = None;
-    G::run(|| {
-        let h = n.hash(m.seed);
-        // SAFETY: the entry of a live table of the map (a batch on an empty
-        // map looks nothing up), for this key's hash.
-        value = unsafe { probe_in(m.entry_for(h), h, n) };
-        Ok(())
-    })?;
-    Ok(value)
-}
-
-/// The probe of a single lookup (`get_in`), both layouts inline: the
-/// batch's own copy, so that the single lookups' out-of-line probe keeps
-/// its one caller's calling convention.
-///
-/// # Safety
-/// `e` is a live table's entry.
-#[inline(always)]
-unsafe fn probe_in<K: Key>(e: Entry, h: u64, n: &K) -> Option<*mut c_void> {
-    on_layout!(e.kind, L => {
-        let eq = L::matcher(e.kind, n)?;
-        // SAFETY: the caller's guarantee, in the layout the kind names;
-        // only read.
-        unsafe { Typed::<L>::from_groups(e.groups, e.mask) }.get::<false>(h, eq)
-    })
 }
 
 /// A key that may be one no map can hold (`None`: a C string of 4 GiB or
@@ -194,7 +160,7 @@ impl<K: BatchKey> BatchKey for Option<K> {
 unsafe fn probe_longer(e: Entry, h: u64, n: &Needle<'_>) -> Option<*mut c_void> {
     let short = Short::<SHORT>::new(*n)?;
     // SAFETY: the caller's guarantee.
-    unsafe { probe_in(e, h, &short) }
+    unsafe { get_in::<false, false, _>(e, h, &short) }
 }
 
 impl Map {

@@ -79,23 +79,25 @@ impl Map {
     ) -> Result<(), Error> {
         match Short::<SHORT>::new(*n) {
             Some(short) => self.get_then(&short, found),
-            None => self.get_long::<G>(n.key(), found),
+            None => {
+                found(self.get_long::<G>(n.key())?.ok_or(Error::NotFound)?);
+                Ok(())
+            }
         }
     }
 
-    /// A lookup of a key longer than [`SHORT`], under the guard. Given the
-    /// key's bytes, not the needle, so that the shorter keys' paths keep
-    /// their needle in registers (a closure over it made every lookup store
-    /// it to the stack).
+    /// A lookup of a key longer than [`SHORT`], under the guard (single
+    /// lookups and batches). Given the key's bytes, not the needle, so that
+    /// the shorter keys' paths keep their needle in registers (a closure
+    /// over it made every lookup store it to the stack).
     #[inline(never)]
-    fn get_long<G: Guard>(&self, key: &[u8], found: impl FnOnce(*mut c_void)) -> Result<(), Error> {
+    pub(super) fn get_long<G: Guard>(&self, key: &[u8]) -> Result<Option<*mut c_void>, Error> {
         let mut value = None;
         G::run(|| {
             value = self.get(&Needle::bytes(key));
             Ok(())
         })?;
-        found(value.ok_or(Error::NotFound)?);
-        Ok(())
+        Ok(value)
     }
 
     /// A set or a get-or-insert, as `U` says (see [`Map::upsert`]); only

@@ -141,18 +141,23 @@ impl Upsert for GetOrInsert {
     }
 }
 
-/// Looks `n` up in the table of entry `e`. The layout a key type usually
-/// meets (see [`Key::INT`]) is probed inline; the other (an integer key in
-/// a general table, a byte key that encodes an integer in an integer
-/// table) out of line, so that each lookup keeps one probe loop's worth of
-/// registers. An integer key tries the integer layout first: the one
-/// compare of its tag with the kind tells both the layout and that the
-/// table may hold the key.
+/// Looks `n` up in the table of entry `e`: the one lookup from a
+/// directory entry, which single lookups and the batch stages share.
+///
+/// `PREFETCH`: each group's slots are requested with its control word
+/// (large maps; see [`Typed::find`]). `SPLIT`: the layout a key type
+/// usually meets (see [`Key::INT`]) is probed inline and the other (an
+/// integer key in a general table, a byte key that encodes an integer in
+/// an integer table) out of line, so that a single lookup keeps one probe
+/// loop's worth of registers; the batch stages (`SPLIT` false) probe both
+/// inline, so that the out-of-line probe keeps its one caller. An integer
+/// key tries the integer layout first: the one compare of its tag with the
+/// kind tells both the layout and that the table may hold the key.
 ///
 /// # Safety
 /// `e` is a live table's entry.
 #[inline(always)]
-unsafe fn get_in<const PREFETCH: bool, K: Key>(
+pub(super) unsafe fn get_in<const PREFETCH: bool, const SPLIT: bool, K: Key>(
     e: directory::Entry,
     h: u64,
     n: &K,
@@ -160,7 +165,7 @@ unsafe fn get_in<const PREFETCH: bool, K: Key>(
     // SAFETY (all): the caller's guarantee, in the layout the kind names;
     // only read.
     unsafe {
-        if K::INT {
+        if SPLIT && K::INT {
             if let Some(eq) = Int::matcher(e.kind, n) {
                 return Typed::<Int>::from_groups(e.groups, e.mask).get::<PREFETCH>(h, eq);
             }
@@ -173,7 +178,7 @@ unsafe fn get_in<const PREFETCH: bool, K: Key>(
         on_layout!(e.kind, L => {
             let eq = L::matcher(e.kind, n)?;
             let t = Typed::<L>::from_groups(e.groups, e.mask);
-            if L::INT {
+            if SPLIT && L::INT {
                 get_cold::<L, PREFETCH>(t, h, eq)
             } else {
                 t.get::<PREFETCH>(h, eq)
@@ -286,9 +291,9 @@ impl Map {
         // SAFETY: the entry of a live table.
         unsafe {
             if pf {
-                get_in::<true, _>(e, h, n)
+                get_in::<true, true, _>(e, h, n)
             } else {
-                get_in::<false, _>(e, h, n)
+                get_in::<false, true, _>(e, h, n)
             }
         }
     }
