@@ -304,6 +304,8 @@ pub(crate) mod hash;
 pub(crate) mod key;
 pub(crate) mod layout;
 pub(crate) mod map;
+pub(crate) mod prefetch;
+pub(crate) mod probe;
 // Proptest models: too slow for Miri, which runs the unit tests.
 #[cfg(all(test, not(miri)))]
 mod model_tests;

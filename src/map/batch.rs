@@ -40,7 +40,8 @@ use crate::directory::Entry;
 use crate::hash::SHORT;
 use crate::key::{IntKey, Key, Needle, Short};
 use crate::layout::on_layout;
-use crate::table::{prefetch, Typed};
+use crate::prefetch::prefetch;
+use crate::probe::Typed;
 use crate::Error;
 
 /// Keys per chunk: enough misses in flight to keep the memory system

@@ -32,7 +32,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::group::SLOTS;
 use crate::key::INT_LEN;
 use crate::layout::{on_layout, Layout};
-use crate::table::Typed;
+use crate::probe::Typed;
 use crate::Error;
 
 use super::walks::{Cursor, Entry};

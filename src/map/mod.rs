@@ -39,8 +39,9 @@ use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
 use crate::key::{Key, KeyRepr};
 use crate::layout::{kind_of, on_layout, General, Int, Layout, KIND_BYTES};
+use crate::probe::{Lookup, Typed};
 use crate::seed::map_seed as fresh_seed;
-use crate::table::{Lookup, Table, Typed};
+use crate::table::Table;
 use crate::Error;
 
 const MODE_EMPTY: u8 = 0;

@@ -6,8 +6,9 @@ use core::ptr;
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::SLOTS;
 use crate::layout::{on_layout, Layout, KIND_BYTES};
+use crate::probe::Typed;
 use crate::seed::map_seed as fresh_seed;
-use crate::table::{max_load, Table, Typed, FIRST_CAPACITY, MAX_CAPACITY};
+use crate::table::{max_load, Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 
 use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};

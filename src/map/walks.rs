@@ -4,7 +4,8 @@
 use core::ffi::c_void;
 
 use crate::layout::{on_layout, Layout};
-use crate::table::{Table, Typed};
+use crate::probe::Typed;
+use crate::table::Table;
 use crate::walk;
 use crate::Error;
 

@@ -16,7 +16,7 @@
 //! [`PREFETCH_SLOTS`] the index is cached and the stages issue none.
 
 use super::SlotMap;
-use crate::table::prefetch;
+use crate::prefetch::prefetch;
 
 /// Keys per chunk (measured; see BENCHMARKS.md).
 const CHUNK: usize = 16;
