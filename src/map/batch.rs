@@ -35,7 +35,7 @@ use core::ffi::c_void;
 use core::mem::MaybeUninit;
 
 use super::keys::Guard;
-use super::{get_in, Map, MODE_EMPTY};
+use super::{get_in, Map, Mode};
 use crate::directory::Entry;
 use crate::hash::SHORT;
 use crate::key::{IntKey, Key, Needle, Short};
@@ -176,7 +176,7 @@ impl Map {
         key: impl Fn(usize) -> K,
         mut found: impl FnMut(usize, Option<*mut c_void>),
     ) -> Result<(), Error> {
-        if self.mode == MODE_EMPTY {
+        if self.mode == Mode::Empty {
             (0..count).for_each(|i| found(i, None));
             Ok(())
         } else if self.global_depth >= PREFETCH_DEPTH {

@@ -26,7 +26,7 @@ use crate::group::{DELETED, EMPTY, SLOTS};
 use crate::hash::{self, h2};
 use crate::key::{Needle, TAG_I64, TAG_U64};
 use crate::layout::{slot_bytes, KIND_BYTES};
-use crate::map::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use crate::map::{Map, Mode};
 use crate::table::{max_load, Table, MAX_CAPACITY};
 
 /// A report of the first broken invariant, without allocation.
@@ -82,13 +82,13 @@ impl Map {
     /// Checks every invariant; the first one broken is described.
     pub fn check(&self) -> Result<(), Message> {
         let used = match self.mode {
-            MODE_EMPTY => {
+            Mode::Empty => {
                 if !self.root.is_null() {
                     fail!("empty map holds memory");
                 }
                 0
             }
-            MODE_SMALL => {
+            Mode::Small => {
                 // SAFETY: in small mode the root is the one live table.
                 let t = unsafe { &*self.root.cast::<Table>() };
                 if t.capacity() as usize != SLOTS {
@@ -100,8 +100,7 @@ impl Map {
                 }
                 check_table(self, 0, t, None)?
             }
-            MODE_DIR => self.check_directory()?,
-            m => fail!("unknown mode {m}"),
+            Mode::Dir => self.check_directory()?,
         };
         if used != self.len {
             fail!("map length {} but tables hold {}", self.len, used);

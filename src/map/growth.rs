@@ -7,16 +7,16 @@ use crate::layout::KIND_BYTES;
 use crate::table::{Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 
-use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use super::{Map, Mode};
 
 impl Map {
     /// The first table of a map in empty mode: a small map's single group,
     /// in the layout of its first key. A zero-filled map, which never had
     /// `slate()`, draws its seed now.
     pub(super) fn first_table(&mut self, kind: u32) -> Result<(), Error> {
-        debug_assert_eq!(self.mode, MODE_EMPTY);
+        debug_assert_eq!(self.mode, Mode::Empty);
         self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
-        self.mode = MODE_SMALL;
+        self.mode = Mode::Small;
         self.ensure_seed();
         Ok(())
     }
@@ -52,7 +52,7 @@ impl Map {
         };
         let capacity = t.capacity() as usize;
         let full = t.growth_left() == 0;
-        if self.mode == MODE_SMALL {
+        if self.mode == Mode::Small {
             return if full {
                 self.small_to_directory(kind)
             } else {
@@ -74,7 +74,7 @@ impl Map {
         // SAFETY: `tp` is a live table of this map; no reference to it is
         // held.
         unsafe { (*tp).rekind(kind) };
-        if self.mode == MODE_DIR {
+        if self.mode == Mode::Dir {
             let mut dir = self.dir();
             // SAFETY: as above; its entries now carry the new kind.
             unsafe {
@@ -139,7 +139,7 @@ impl Map {
         // SAFETY: `new` is live.
         unsafe { dir.fill(0, 1, new) };
         self.root = dir.array.cast();
-        self.mode = MODE_DIR;
+        self.mode = Mode::Dir;
         self.global_depth = 0;
         Ok(())
     }

@@ -23,7 +23,7 @@
 
 use core::ffi::c_void;
 
-use super::{Map, Pending, Upsert};
+use super::{Map, Pending, Tried, Upsert};
 use crate::hash::SHORT;
 use crate::key::{Key, Needle, Short};
 use crate::Error;
@@ -109,8 +109,9 @@ impl Map {
         value: *mut c_void,
     ) -> Result<U::Out, Error> {
         match self.try_set::<U>(n, value) {
-            Ok(r) => r,
-            Err(pending) => self.set_pending_guarded::<G, U>(pending, n, value),
+            Tried::Done(r) => Ok(r),
+            Tried::Failed(e) => Err(e),
+            Tried::Pending(pending) => self.set_pending_guarded::<G, U>(pending, n, value),
         }
     }
 

@@ -44,9 +44,15 @@ use crate::seed::map_seed as fresh_seed;
 use crate::table::Table;
 use crate::Error;
 
-const MODE_EMPTY: u8 = 0;
-const MODE_SMALL: u8 = 1;
-const MODE_DIR: u8 = 2;
+/// Which of the three modes (see the module docs) a map is in. A
+/// zero-filled `slate_s` is an empty map.
+#[repr(u8)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    Empty = 0,
+    Small = 1,
+    Dir = 2,
+}
 
 #[repr(C)]
 pub struct Map {
@@ -55,7 +61,7 @@ pub struct Map {
     /// Small: the table. Directory: the array of table pointers.
     root: *mut u8,
     global_depth: u8,
-    mode: u8,
+    mode: Mode,
     /// 1 when the seed is the caller's (`slate_pin_seed`): kept when the
     /// map empties, clears or is freed.
     pinned: u8,
@@ -100,6 +106,16 @@ const PREFETCH_DEPTH: u8 = 9;
 #[derive(Clone, Copy)]
 pub struct Pending {
     hash: Option<u64>,
+}
+
+/// What an insert tried in place ([`Map::try_set`]) came to.
+pub enum Tried<T> {
+    /// Nothing done: the key's table must change first.
+    Pending(Pending),
+    /// Done: the key was found or stored; what the upsert hands back.
+    Done(T),
+    /// Failed with nothing changed (a long key's copy could not be made).
+    Failed(Error),
 }
 
 /// Where a get-or-insert left the key: the address of its stored value,
@@ -207,7 +223,7 @@ impl Map {
             seed: fresh_seed(),
             root: ptr::null_mut(),
             global_depth: 0,
-            mode: MODE_EMPTY,
+            mode: Mode::Empty,
             pinned: 0,
             _pad: [0; 1],
             epoch: 0,
@@ -248,7 +264,7 @@ impl Map {
     /// too, see `dir`).
     #[inline]
     fn entry_for(&self, hash: u64) -> directory::Entry {
-        debug_assert!(self.mode != MODE_EMPTY);
+        debug_assert!(self.mode != Mode::Empty);
         let dir = self.dir();
         dir.entry(dir.index(hash))
     }
@@ -262,8 +278,8 @@ impl Map {
     /// The distinct tables, in walk order.
     pub fn tables(&self) -> MapTables {
         match self.mode {
-            MODE_SMALL => MapTables::One(Some(self.root.cast())),
-            MODE_DIR => MapTables::Dir(self.dir().tables()),
+            Mode::Small => MapTables::One(Some(self.root.cast())),
+            Mode::Dir => MapTables::Dir(self.dir().tables()),
             _ => MapTables::None,
         }
     }
@@ -279,7 +295,7 @@ impl Map {
     /// Looks a key up.
     #[inline(always)]
     pub fn get(&self, n: &impl Key) -> Option<*mut c_void> {
-        if self.mode == MODE_EMPTY {
+        if self.mode == Mode::Empty {
             return None;
         }
         let h = self.hash(n);
@@ -309,24 +325,21 @@ impl Map {
     /// is stored with `value`), as `U` says. On error the map is unchanged.
     pub fn upsert<U: Upsert>(&mut self, n: &impl Key, value: *mut c_void) -> Result<U::Out, Error> {
         match self.try_set::<U>(n, value) {
-            Ok(r) => r,
-            Err(pending) => self.set_pending::<U>(pending, n, value),
+            Tried::Done(r) => Ok(r),
+            Tried::Failed(e) => Err(e),
+            Tried::Pending(pending) => self.set_pending::<U>(pending, n, value),
         }
     }
 
     /// `set` when no table must be made, grown or switched to another
-    /// layout: `Err(Pending)` (nothing done) otherwise, for
+    /// layout: [`Tried::Pending`] (nothing done) otherwise, for
     /// [`Map::set_pending`] to finish. Allocates at most a long key's copy
     /// and cannot panic: the hot path of the C API's inserts, which then
     /// needs no guard.
     #[inline(always)]
-    pub fn try_set<U: Upsert>(
-        &mut self,
-        n: &impl Key,
-        value: *mut c_void,
-    ) -> Result<Result<U::Out, Error>, Pending> {
-        if self.mode == MODE_EMPTY {
-            return Err(Pending { hash: None });
+    pub fn try_set<U: Upsert>(&mut self, n: &impl Key, value: *mut c_void) -> Tried<U::Out> {
+        if self.mode == Mode::Empty {
+            return Tried::Pending(Pending { hash: None });
         }
         let h = self.hash(n);
         self.insert::<false, U>(h, n, value, &mut None)
@@ -376,15 +389,17 @@ impl Map {
             }
         };
         loop {
-            if let Ok(r) = self.insert::<true, U>(h, n, value, owned) {
-                return r;
+            match self.insert::<true, U>(h, n, value, owned) {
+                Tried::Done(r) => return Ok(r),
+                Tried::Failed(e) => return Err(e),
+                Tried::Pending(_) => {}
             }
             self.make_room(self.table_for(h), want)?;
         }
     }
 
     /// The one insert: into the table `h` belongs to, in place, or
-    /// `Err(Pending)` when that table must change first (it has no room,
+    /// [`Tried::Pending`] when that table must change first (it has no room,
     /// cannot hold the key's kind, or is empty and should take the key's
     /// layout). `owned`: the key's stored copy, if one was made; taken when
     /// the key is stored, left for the caller otherwise. `OWNED`: whether
@@ -398,7 +413,7 @@ impl Map {
         n: &impl Key,
         value: *mut c_void,
         owned: &mut Option<KeyRepr>,
-    ) -> Result<Result<U::Out, Error>, Pending> {
+    ) -> Tried<U::Out> {
         let pending = Pending { hash: Some(h) };
         // The probe takes the groups, mask and kind from the directory
         // entry, as lookups do, so it need not wait for the table's header.
@@ -406,22 +421,24 @@ impl Map {
         let (groups, mask, kind) = (e.groups, e.mask, e.kind);
         // SAFETY: the entry of a live table of this map, in its kind's
         // layout; `self` is borrowed uniquely.
-        let done = on_layout!(kind, L => {
+        on_layout!(kind, L => {
             let mut t = unsafe { Typed::<L>::from_groups(groups, mask) };
-            let eq = L::matcher(kind, n).ok_or(pending)?;
+            let Some(eq) = L::matcher(kind, n) else {
+                return Tried::Pending(pending);
+            };
             match t.find_or_vacant(h, eq) {
                 Lookup::Found(s) => {
                     if !U::KEEP {
                         // SAFETY: a full slot of the table.
                         L::set_value(unsafe { &mut *s }, value);
                     }
-                    Ok(U::placed(L::value_ptr(s), false))
+                    Tried::Done(U::placed(L::value_ptr(s), false))
                 }
                 // An empty general table takes an integer key's layout
                 // (`make_room`); an integer table's matcher only takes keys
                 // of its kind.
                 Lookup::Vacant(_) if !L::INT && t.table().used() == 0 && n.int().is_some() => {
-                    return Err(pending)
+                    Tried::Pending(pending)
                 }
                 Lookup::Vacant(v) => {
                     let (key, alloc) = (if OWNED { owned.take() } else { None }, &self.alloc);
@@ -435,16 +452,18 @@ impl Map {
                             unsafe { L::store(kind, dst, n, key, value, alloc) }
                         },
                     );
-                    if stored.is_ok() {
-                        self.len += 1;
-                        self.bump_epoch();
+                    match stored {
+                        Ok(()) => {
+                            self.len += 1;
+                            self.bump_epoch();
+                            Tried::Done(U::placed(L::value_ptr(at), true))
+                        }
+                        Err(e) => Tried::Failed(e),
                     }
-                    stored.map(|()| U::placed(L::value_ptr(at), true))
                 }
-                Lookup::NoRoom => return Err(pending),
+                Lookup::NoRoom => Tried::Pending(pending),
             }
-        });
-        Ok(done)
+        })
     }
 
     /// Removes a key and returns its value.
@@ -501,7 +520,7 @@ impl Map {
     /// calls `reseed` then. Allocates nothing and cannot panic.
     #[inline(always)]
     pub fn remove(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
-        if self.mode == MODE_EMPTY {
+        if self.mode == Mode::Empty {
             return Err(Error::NotFound);
         }
         let h = self.hash(n);

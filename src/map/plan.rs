@@ -11,7 +11,7 @@ use crate::seed::map_seed as fresh_seed;
 use crate::table::{max_load, Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 
-use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use super::{Map, Mode};
 
 /// Entries a table is planned for when a map is sized in advance
 /// (`reserve`, `compact`): below its 896-entry limit, so that the uneven
@@ -111,7 +111,7 @@ impl Map {
             seed,
             root: ptr::null_mut(),
             global_depth: 0,
-            mode: MODE_EMPTY,
+            mode: Mode::Empty,
             pinned: self.pinned,
             _pad: [0; 1],
             epoch: 0,
@@ -192,18 +192,18 @@ impl Map {
     /// Allocates an empty structure of `plan` with tables of `kind` (the
     /// map must be empty mode).
     pub(super) fn shape(&mut self, plan: Plan, kind: u32) -> Result<(), Error> {
-        debug_assert_eq!(self.mode, MODE_EMPTY);
+        debug_assert_eq!(self.mode, Mode::Empty);
         match plan {
             Plan::Empty => {}
             Plan::Small => {
                 self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
-                self.mode = MODE_SMALL;
+                self.mode = Mode::Small;
             }
             Plan::Tables { depth, capacity } => {
                 let mut dir = Directory::new(&self.alloc, depth)?;
                 self.root = dir.array.cast();
                 self.global_depth = depth as u8;
-                self.mode = MODE_DIR;
+                self.mode = Mode::Dir;
                 for j in 0..dir.entries() {
                     match Table::new(&self.alloc, capacity, depth, kind) {
                         Ok(t) => {
@@ -222,7 +222,7 @@ impl Map {
                             // SAFETY: the directory is unused.
                             unsafe { dir.free(&self.alloc) };
                             self.root = ptr::null_mut();
-                            self.mode = MODE_EMPTY;
+                            self.mode = Mode::Empty;
                             self.global_depth = 0;
                             return Err(e);
                         }

@@ -322,7 +322,7 @@ fn batch_lookups_equal_single_lookups() {
                 .unwrap();
             check(&got, &|i| map.get(&ints[i]));
             // Both ways, whatever the map's size (they need a table).
-            if map.mode != MODE_EMPTY {
+            if map.mode != Mode::Empty {
                 got.fill(None);
                 map.one_by_one::<Bare, _>(count, |i| ints[i], |i, v| got[i] = v)
                     .unwrap();
