@@ -48,8 +48,8 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::group::{Ctrl, DELETED, EMPTY, SLOTS};
-use crate::key::{Key, TAG_I64, TAG_U64};
-use crate::layout::{on_layout, slot_bytes, Layout, Slot, KIND_BYTES};
+use crate::key::Key;
+use crate::layout::{on_layout, slot_bytes, Kind, Layout, Slot};
 use crate::probe::Typed;
 use crate::Error;
 
@@ -61,7 +61,7 @@ pub const FIRST_CAPACITY: usize = 16;
 /// Bytes of one group (its control word and its eight slots) of a table
 /// of `kind`.
 #[inline]
-fn group_bytes(kind: u32) -> usize {
+fn group_bytes(kind: Kind) -> usize {
     size_of::<Ctrl>() + SLOTS * slot_bytes(kind)
 }
 
@@ -96,8 +96,8 @@ pub struct Table {
     groups: *mut u8,
     /// Groups minus one: `capacity / 8 - 1`.
     mask: u32,
-    /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
-    kind: u32,
+    /// The slot layout.
+    kind: Kind,
     used: u32,
     capacity: u32,
     growth_left: u32,
@@ -108,7 +108,7 @@ pub struct Table {
     /// The kind the allocation was sized for: a general-sized table has
     /// room for either layout, and the two integer kinds share a slot size
     /// (see [`Table::rekind`]).
-    room: u32,
+    room: Kind,
 }
 
 const _: () = assert!(size_of::<Table>().is_multiple_of(core::mem::align_of::<Slot>()));
@@ -129,7 +129,7 @@ impl Table {
     }
 
     /// Bytes of one table allocation of `capacity` slots of `kind`.
-    pub fn bytes(capacity: usize, kind: u32) -> usize {
+    pub fn bytes(capacity: usize, kind: Kind) -> usize {
         size_of::<Table>() + capacity / SLOTS * group_bytes(kind)
     }
 
@@ -138,10 +138,10 @@ impl Table {
         alloc: &Allocator,
         capacity: usize,
         local_depth: u32,
-        kind: u32,
+        kind: Kind,
     ) -> Result<*mut Table, Error> {
         debug_assert!(capacity.is_power_of_two() && (SLOTS..=MAX_CAPACITY).contains(&capacity));
-        debug_assert!(kind == KIND_BYTES || kind == TAG_I64 as u32 || kind == TAG_U64 as u32);
+        debug_assert!(kind == Kind::Bytes || kind == Kind::I64 || kind == Kind::U64);
         let p = alloc.alloc(Table::bytes(capacity, kind))?.cast::<Table>();
         // SAFETY: `p` is a fresh allocation of header plus groups, aligned
         // as malloc aligns (8), which suits `Table` and both group types.
@@ -185,15 +185,15 @@ impl Table {
         self.mask
     }
 
-    /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
+    /// The slot layout.
     #[inline]
-    pub fn kind(&self) -> u32 {
+    pub fn kind(&self) -> Kind {
         self.kind
     }
 
     /// The kind the memory was sized for.
     #[inline]
-    pub fn room(&self) -> u32 {
+    pub fn room(&self) -> Kind {
         self.room
     }
 
@@ -256,15 +256,15 @@ impl Table {
 
     /// Whether the table's memory has room for `kind`'s layout.
     #[inline]
-    pub fn fits(&self, kind: u32) -> bool {
-        kind != KIND_BYTES || self.room == KIND_BYTES
+    pub fn fits(&self, kind: Kind) -> bool {
+        kind != Kind::Bytes || self.room == Kind::Bytes
     }
 
     /// Switches an empty table to `kind`'s layout in place, dropping its
     /// tombstones: a map sized by `reserve` (general tables, as its keys
     /// are unknown) or emptied takes the layout of the keys that arrive.
     /// The directory entries that cache the kind must be refilled.
-    pub fn rekind(&mut self, kind: u32) {
+    pub fn rekind(&mut self, kind: Kind) {
         debug_assert!(self.used == 0 && self.fits(kind));
         self.kind = kind;
         self.reset();
@@ -486,7 +486,7 @@ unsafe fn duplicate<L: Layout>(t: &Table, alloc: &Allocator) -> Result<*mut Tabl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::IntKey;
+    use crate::key::{IntKey, TAG_I64, TAG_U64};
     use crate::layout::IntSlot;
     use crate::probe::{Lookup, Vacancy};
 
@@ -524,7 +524,7 @@ mod tests {
     }
 
     /// Inserts `keys` with hashes chosen to start in group 0.
-    fn filled(alloc: &Allocator, capacity: usize, keys: u64, kind: u32) -> *mut Table {
+    fn filled(alloc: &Allocator, capacity: usize, keys: u64, kind: Kind) -> *mut Table {
         let t = Table::new(alloc, capacity, 0, kind).unwrap();
         for k in 0..keys {
             let n = IntKey::new(2, k);
@@ -542,14 +542,14 @@ mod tests {
     fn erase_in_a_full_group_leaves_a_tombstone() {
         let alloc = Allocator::default();
         // Both layouts behave alike.
-        for kind in [KIND_BYTES, TAG_U64 as u32] {
+        for kind in [Kind::Bytes, Kind::U64] {
             // SAFETY: the table is live until freed at the end; keys are
             // inline.
             unsafe { erase_in_a_full_group(&alloc, kind) };
         }
     }
 
-    unsafe fn erase_in_a_full_group(alloc: &Allocator, kind: u32) {
+    unsafe fn erase_in_a_full_group(alloc: &Allocator, kind: Kind) {
         // SAFETY: the caller's guarantee.
         unsafe {
             let tp = filled(alloc, 16, 8, kind);
@@ -592,7 +592,7 @@ mod tests {
     #[test]
     fn a_single_group_fills_up_and_never_tombstones() {
         let alloc = Allocator::default();
-        for kind in [KIND_BYTES, TAG_U64 as u32] {
+        for kind in [Kind::Bytes, Kind::U64] {
             // SAFETY: as above.
             unsafe {
                 let tp = filled(&alloc, 8, 8, kind);
@@ -621,7 +621,7 @@ mod tests {
         let alloc = Allocator::default();
         // SAFETY: as above.
         unsafe {
-            let tp = filled(&alloc, 16, 4, TAG_U64 as u32);
+            let tp = filled(&alloc, 16, 4, Kind::U64);
             let t = &mut *tp;
             let i64_key = IntKey::new(TAG_I64, 2);
             assert!(t.find_key(2 << 8, &i64_key).is_none());
@@ -642,10 +642,10 @@ mod tests {
             assert_eq!(size_of::<IntSlot>(), int_slot);
             assert_eq!(size_of::<Slot>(), 40);
             assert_eq!(
-                Table::bytes(16, TAG_U64 as u32),
+                Table::bytes(16, Kind::U64),
                 size_of::<Table>() + 2 * (8 + 8 * int_slot)
             );
-            assert_eq!(Table::bytes(16, KIND_BYTES), size_of::<Table>() + 2 * 328);
+            assert_eq!(Table::bytes(16, Kind::Bytes), size_of::<Table>() + 2 * 328);
             Table::free(tp, &alloc);
         }
     }

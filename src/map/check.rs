@@ -24,8 +24,8 @@ use core::fmt::{self, Write};
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::{DELETED, EMPTY, SLOTS};
 use crate::hash::{self, h2};
-use crate::key::{Needle, TAG_I64, TAG_U64};
-use crate::layout::{slot_bytes, KIND_BYTES};
+use crate::key::Needle;
+use crate::layout::{slot_bytes, Kind};
 use crate::map::{Map, Mode};
 use crate::table::{max_load, Table, MAX_CAPACITY};
 
@@ -164,9 +164,6 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     if !capacity.is_power_of_two() || !(SLOTS..=MAX_CAPACITY).contains(&capacity) {
         fail!("table {n}: capacity {capacity} not a power of two in 8..=1024");
     }
-    if t.kind() != KIND_BYTES && t.kind() != TAG_I64 as u32 && t.kind() != TAG_U64 as u32 {
-        fail!("table {n}: unknown kind {}", t.kind());
-    }
     // Lookups read the header's group mask as a directory entry's.
     if t.mask() as usize != capacity / SLOTS - 1 {
         fail!("table {n}: group mask {} for {capacity} slots", t.mask());
@@ -175,7 +172,7 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     // hold the general layout (either integer kind fits the other's).
     if slot_bytes(t.kind()) > slot_bytes(t.room()) {
         fail!(
-            "table {n}: kind {} in memory sized for kind {}",
+            "table {n}: kind {:?} in memory sized for kind {:?}",
             t.kind(),
             t.room()
         );
@@ -217,7 +214,9 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     }
     for (g, i) in t.full_slots() {
         let slot = t.entry(g, i);
-        if t.kind() != KIND_BYTES && slot.key.int().map(|(tag, _)| tag as u32) != Some(t.kind()) {
+        if t.kind() != Kind::Bytes
+            && slot.key.int().map(|(tag, _)| Kind::of_tag(tag)) != Some(t.kind())
+        {
             fail!("table {n}: group {g} slot {i}: an integer table holds another key");
         }
         let len = slot.key.key_len() as usize;

@@ -38,7 +38,7 @@ use core::ptr;
 use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
 use crate::key::{Key, KeyRepr};
-use crate::layout::{kind_of, on_layout, General, Int, Layout, KIND_BYTES};
+use crate::layout::{kind_of, on_layout, General, Int, Kind, Layout};
 use crate::probe::{Lookup, Typed};
 use crate::seed::map_seed as fresh_seed;
 use crate::table::Table;
@@ -186,7 +186,7 @@ pub(super) unsafe fn get_in<const PREFETCH: bool, const SPLIT: bool, K: Key>(
             if let Some(eq) = Int::matcher(e.kind, n) {
                 return Typed::<Int>::from_groups(e.groups, e.mask).get::<PREFETCH>(h, eq);
             }
-            if e.kind != KIND_BYTES {
+            if e.kind != Kind::Bytes {
                 return None;
             }
             let eq = General::matcher(e.kind, n)?;
@@ -361,7 +361,7 @@ impl Map {
         // Integer keys own nothing; other keys are stored as a general
         // table keeps them.
         let mut owned = match want {
-            KIND_BYTES => Some(n.to_stored(&self.alloc)?),
+            Kind::Bytes => Some(n.to_stored(&self.alloc)?),
             _ => None,
         };
         let done = self.make_room_and_insert::<U>(pending, n, value, want, &mut owned);
@@ -378,7 +378,7 @@ impl Map {
         pending: Pending,
         n: &impl Key,
         value: *mut c_void,
-        want: u32,
+        want: Kind,
         owned: &mut Option<KeyRepr>,
     ) -> Result<U::Out, Error> {
         let h = match pending.hash {

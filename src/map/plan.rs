@@ -5,7 +5,7 @@ use core::ptr;
 
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::SLOTS;
-use crate::layout::{on_layout, Layout, KIND_BYTES};
+use crate::layout::{on_layout, Kind, Layout};
 use crate::probe::Typed;
 use crate::seed::map_seed as fresh_seed;
 use crate::table::{max_load, Table, FIRST_CAPACITY, MAX_CAPACITY};
@@ -55,7 +55,7 @@ impl Plan {
         // The whole shape must be addressable (it never is on 32-bit targets
         // near the limit), and fit in the machine's memory where that is
         // known: refused before anything is allocated.
-        let bytes = Table::bytes(MAX_CAPACITY, KIND_BYTES)
+        let bytes = Table::bytes(MAX_CAPACITY, Kind::Bytes)
             .checked_mul(1usize << depth)
             .and_then(|b| b.checked_add(Directory::bytes(depth)))
             .ok_or(Error::Full)?;
@@ -157,21 +157,21 @@ impl Map {
     /// The kind of table that holds every key of the map: an integer kind
     /// when all keys are integer keys of that kind, else the general one
     /// (also for an empty map, whose next keys are unknown).
-    pub(super) fn common_kind(&self) -> u32 {
+    pub(super) fn common_kind(&self) -> Kind {
         let mut common = None;
         // Whether key kind `k` leaves the keys seen so far of one integer kind.
-        let mut agree = |k: u32| {
-            let one = k != KIND_BYTES && common.is_none_or(|c| c == k);
+        let mut agree = |k: Kind| {
+            let one = k != Kind::Bytes && common.is_none_or(|c| c == k);
             common = Some(k);
             one
         };
         for tp in self.tables() {
             // SAFETY: live tables of this map.
             let t = unsafe { &*tp };
-            if t.kind() != KIND_BYTES {
+            if t.kind() != Kind::Bytes {
                 // An integer table's keys are all of its kind.
                 if t.used() > 0 && !agree(t.kind()) {
-                    return KIND_BYTES;
+                    return Kind::Bytes;
                 }
                 continue;
             }
@@ -180,18 +180,18 @@ impl Map {
                     .entry(g, i)
                     .key
                     .int()
-                    .map_or(KIND_BYTES, |(tag, _)| tag as u32);
+                    .map_or(Kind::Bytes, |(tag, _)| Kind::of_tag(tag));
                 if !agree(k) {
-                    return KIND_BYTES;
+                    return Kind::Bytes;
                 }
             }
         }
-        common.unwrap_or(KIND_BYTES)
+        common.unwrap_or(Kind::Bytes)
     }
 
     /// Allocates an empty structure of `plan` with tables of `kind` (the
     /// map must be empty mode).
-    pub(super) fn shape(&mut self, plan: Plan, kind: u32) -> Result<(), Error> {
+    pub(super) fn shape(&mut self, plan: Plan, kind: Kind) -> Result<(), Error> {
         debug_assert_eq!(self.mode, Mode::Empty);
         match plan {
             Plan::Empty => {}
@@ -235,7 +235,7 @@ impl Map {
 
     /// Adds an entry known to be absent, moving in from slot `s` of a table
     /// of kind `from`, laid out in `F`: this map owns its key now.
-    fn insert_moved<F: Layout>(&mut self, h: u64, from: u32, s: &F::Slot) -> Result<(), Error> {
+    fn insert_moved<F: Layout>(&mut self, h: u64, from: Kind, s: &F::Slot) -> Result<(), Error> {
         loop {
             let tp = self.table_for(h);
             // SAFETY: a live table of this map, in its kind's layout.

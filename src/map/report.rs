@@ -92,7 +92,7 @@ impl Map {
             tombstones: t.tombstones() as u32,
             growth_left: t.growth_left(),
             groups: t.group_count() as u32,
-            int_keys: t.kind(),
+            int_keys: t.kind() as u32,
         })
     }
 
