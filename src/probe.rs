@@ -201,7 +201,9 @@ impl<'a, L: Layout> Typed<'a, L> {
         self.probe::<PREFETCH>(hash, eq).map(|(g, i, _)| (g, i))
     }
 
-    /// [`Typed::find`], with the slot's address.
+    /// [`Typed::find`], with the slot's address: the one probe loop. Each
+    /// candidate is compared before it is cleared from the set, so a hit
+    /// does not wait on that.
     #[inline(always)]
     fn probe<const PREFETCH: bool>(
         &self,
@@ -215,13 +217,15 @@ impl<'a, L: Layout> Typed<'a, L> {
             if PREFETCH {
                 prefetch_slots(slots);
             }
-            for i in ctrl.match_h2(h2) {
+            let mut candidates = ctrl.match_h2(h2);
+            while let Some(i) = candidates.first() {
                 // SAFETY: `match_h2` only reports full slots, whose keys live.
                 let s = unsafe { &raw mut (*slots)[i % SLOTS] };
                 // SAFETY: as above.
                 if eq(unsafe { &*s }) {
                     return Some((p.offset, i, s));
                 }
+                candidates = candidates.rest();
             }
             if ctrl.match_empty().any() || !p.next() {
                 return None;
