@@ -92,8 +92,7 @@ unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *mut [S; SLOT
 /// without this the two misses of a large map's lookup come one after the
 /// other. Three lines: an integer group's 128 bytes of slots wherever they
 /// start (slots are 8-aligned, not 64), and a general group's first five
-/// slots of eight. Maps that fit in the caches lose by it, so only large
-/// maps prefetch (see `Map::get`).
+/// slots of eight. Only maps past the caches prefetch (see `Map::get`).
 #[inline(always)]
 fn prefetch_slots<S>(slots: *const [S; SLOTS]) {
     let p = slots.cast::<u8>();
@@ -281,9 +280,7 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// holds both kinds (deleting leaves a tombstone only in a group with
     /// no empty slot, and nothing but a rebuild empties one again), so that
     /// slot is the first tombstone before the probe's end if there is one,
-    /// else the empty slot that ended it. Each pass keeps few values live;
-    /// one pass that tracked the first tombstone while comparing keys
-    /// spilled registers on every insert.
+    /// else the empty slot that ended it. Each pass keeps few values live.
     #[inline(always)]
     pub fn find_or_vacant(&mut self, hash: u64, eq: impl Fn(&L::Slot) -> bool) -> Lookup<L::Slot> {
         if let Some((_, _, s)) = self.probe::<false>(hash, eq) {

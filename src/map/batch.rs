@@ -45,14 +45,14 @@ use crate::probe::Typed;
 use crate::Error;
 
 /// Keys per chunk: enough misses in flight to keep the memory system
-/// busy, few enough that they do not queue for its line buffers
-/// (measured; see BENCHMARKS.md).
+/// busy, few enough that they do not queue for its line buffers (the
+/// choice's measurements are in BENCHMARKS.md).
 const CHUNK: usize = 16;
 const _: () = assert!(CHUNK <= 32);
 
 /// Global depth from which a batch runs in stages: 128 tables, about
-/// 60,000 entries, when the tables outgrow the L1 and L2 caches (measured;
-/// see BENCHMARKS.md).
+/// 60,000 entries, when the tables outgrow the L1 and L2 caches (see
+/// BENCHMARKS.md).
 const PREFETCH_DEPTH: u8 = 7;
 
 /// Global depth from which stage 1 requests the directory entries: a

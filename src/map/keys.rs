@@ -11,8 +11,8 @@
 //! ```
 //!
 //! Keys of up to 32 bytes have a probe loop with no call in it, so its
-//! state stays in registers (lookups and deletes; inserts measured no
-//! faster and keep one loop for every short key). Only two pieces of a
+//! state stays in registers (lookups and deletes; inserts keep one loop
+//! for every short key). Only two pieces of a
 //! point operation hold code that the compiler cannot prove panic-free:
 //! hashing a key longer than [`crate::hash::SHORT`] (XXH3's long-input
 //! path) and making room for an insert (allocation, growth, drawing a
@@ -48,8 +48,8 @@ fn run_for<G: Guard, R>(f: impl FnOnce() -> Result<R, Error>) -> Result<R, Error
 
 impl Map {
     /// Looks a byte key up, by its length (see the module docs), and gives
-    /// its value to `found`. (Each path calls `found` itself: merging the
-    /// paths' results first costs the short keys' lookups instructions.)
+    /// its value to `found`. (Each path calls `found` itself, so the short
+    /// keys' path does not wait on a merge of the paths' results.)
     #[inline(always)]
     pub fn get_bytes_guarded<G: Guard>(
         &self,

@@ -301,8 +301,8 @@ impl Map {
         let h = self.hash(n);
         // From the directory entry straight to the groups: the table's
         // header is not loaded (one dependent cache miss less). In small
-        // mode the entry is the table's header (see `dir`). Prefetching
-        // slots pays once the map outgrows the caches (`PREFETCH_DEPTH`).
+        // mode the entry is the table's header (see `dir`). Maps past the
+        // caches prefetch slots (`PREFETCH_DEPTH`).
         let e = self.entry_for(h);
         let pf = self.global_depth >= PREFETCH_DEPTH;
         // SAFETY: the entry of a live table.
@@ -525,8 +525,8 @@ impl Map {
         }
         let h = self.hash(n);
         // From the directory entry, as in `insert`. Large maps prefetch a
-        // group's slots, as lookups do (`get`); inserts do not: there the
-        // prefetch measured slower.
+        // group's slots, as lookups do (`get`); inserts do not (see
+        // BENCHMARKS.md).
         let e = self.entry_for(h);
         let pf = self.global_depth >= PREFETCH_DEPTH;
         let alloc = &self.alloc;

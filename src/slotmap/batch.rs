@@ -18,7 +18,7 @@
 use super::SlotMap;
 use crate::prefetch::prefetch;
 
-/// Keys per chunk (measured; see BENCHMARKS.md).
+/// Keys per chunk (see BENCHMARKS.md).
 const CHUNK: usize = 16;
 
 /// Slots from which the stages request lines ahead: a 256 KiB index,

@@ -54,10 +54,8 @@ pub(super) unsafe fn copy_element(src: *const u8, dst: *mut u8, size: usize) {
 /// with stores of 4 or 8 bytes (gcc merges two adjacent `float`s into one
 /// 8-byte store, clang does not). A load that spans two stores cannot take
 /// its data from the store buffer and waits for them to reach the cache: a
-/// store-forwarding stall, which made a 16-byte insert copied as one 16-byte
-/// load cost three times its instructions, and 8-byte pieces 20% more
-/// behind clang. A 4-byte load sits inside one store for any row of 4- and
-/// 8-byte fields.
+/// store-forwarding stall (BENCHMARKS.md has what it cost). A 4-byte load
+/// sits inside one store for any row of 4- and 8-byte fields.
 ///
 /// # Safety
 /// As `ptr::copy_nonoverlapping(src, dst, size)`.
