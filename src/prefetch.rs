@@ -4,7 +4,6 @@
 /// Starts loading the cache line at `p`. A hint: it never faults and
 /// changes nothing but timing (no-op where no prefetch instruction is
 /// used).
-#[inline(always)]
 pub(crate) fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     {

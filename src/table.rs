@@ -123,7 +123,6 @@ impl Table {
     );
 
     /// The table as [`Typed::of`] takes it, for reading only.
-    #[inline(always)]
     fn ptr(&self) -> *mut Table {
         (self as *const Table).cast_mut()
     }
@@ -288,7 +287,6 @@ impl Table {
 
     /// Empties a full slot (or leaves a tombstone) and counts it; what its
     /// key owns is the caller's to release, read before.
-    #[inline(always)]
     pub fn erase_at(&mut self, group: usize, slot: usize) {
         // A single group is never probed past, so it never needs a tombstone.
         let single = self.capacity as usize == SLOTS;
@@ -306,7 +304,6 @@ impl Table {
     /// Marks a vacant slot full with fingerprint `h2` and counts it
     /// (`reuse`: it was a tombstone, so no growth is spent). Its entry is
     /// written first.
-    #[inline(always)]
     pub fn occupy(&mut self, group: usize, slot: usize, h2: u8, reuse: bool) {
         self.ctrl_mut(group).set(slot, h2);
         self.used += 1;

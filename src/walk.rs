@@ -181,14 +181,12 @@ fn with<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
 }
 
 /// Whether the calling thread is walking the structure at `p`.
-#[inline(always)]
 pub fn walking(p: *const ()) -> bool {
     any() && walking_slow(p)
 }
 
 /// Whether any thread is walking anything: if not, no structure is walked
 /// by this one (it sees its own walks' increments).
-#[inline(always)]
 pub fn any() -> bool {
     WALKS.load(Ordering::Relaxed) != 0
 }
@@ -297,7 +295,6 @@ pub fn walk<R>(p: *const (), scratch: [Scratch; 2], body: impl FnOnce() -> R) ->
 /// its own, below the frame of any walk this one is nested in (two inlined
 /// walks would share one frame, in no order), and `proof` recognises the
 /// frame by its return address and the mark's place in it.
-#[inline(never)]
 fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut()) -> bool {
     /// Ends the walk, also when `body` unwinds: drops its record, which
     /// keeps no scratch (that stays with the caller), and any record above
@@ -600,7 +597,6 @@ mod tests {
     }
 
     /// The address of a word in a frame that has returned.
-    #[inline(never)]
     fn left_frame() -> *const u64 {
         let word = 5u64;
         core::hint::black_box(ptr::addr_of!(word))

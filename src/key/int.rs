@@ -16,7 +16,6 @@ pub const TAG_U64: u8 = 0x02;
 
 /// The two words a slot holds for an integer key (see the layout above):
 /// `[10, 0, 0, 0, 0x00, tag, v0, v1]` and `[v2 .. v7, 0, 0]`, little-endian.
-#[inline(always)]
 pub fn int_words(tag: u8, v: u64) -> (u64, u64) {
     (
         INT_LEN as u64 | (tag as u64) << 40 | (v & 0xFFFF) << 48,
@@ -25,7 +24,6 @@ pub fn int_words(tag: u8, v: u64) -> (u64, u64) {
 }
 
 /// An integer key's 10-byte encoding `[0x00, tag, v0 .. v7]`.
-#[inline(always)]
 pub fn int_bytes(tag: u8, v: u64) -> [u8; INT_LEN] {
     let mut b = [0u8; INT_LEN];
     b[1] = tag;
@@ -45,7 +43,6 @@ pub fn int_of_bytes(bytes: &[u8], tag: u8) -> Option<u64> {
 /// The integer key whose inline words these are, if they are one:
 /// `w0 = [10, 0, 0, 0, 0x00, tag, v0, v1]` with `tag` 0x01 or 0x02, and
 /// `w1 = [v2 .. v7, 0, 0]`.
-#[inline(always)]
 pub(super) fn int_of_words(w0: u64, w1: u64) -> Option<(u8, u64)> {
     let tag = (w0 >> 40) as u8;
     if w0 as u32 == INT_LEN as u32 && (w0 >> 32) as u8 == 0 && (tag == TAG_I64 || tag == TAG_U64) {

@@ -113,7 +113,7 @@ impl BatchKey for Needle<'_> {
     }
 
     /// Keys of up to 32 bytes take their own probe loop, inline, as in a
-    /// single lookup; longer ones one out of line.
+    /// single lookup; longer ones `probe_longer`'s.
     #[inline(always)]
     unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         match Short::<32>::new(*self) {
@@ -157,7 +157,6 @@ impl<K: BatchKey> BatchKey for Option<K> {
 ///
 /// # Safety
 /// As for [`BatchKey::probe`].
-#[inline(never)]
 unsafe fn probe_longer(e: Entry, h: u64, n: &Needle<'_>) -> Option<*mut c_void> {
     let short = Short::<SHORT>::new(*n)?;
     // SAFETY: the caller's guarantee.

@@ -99,7 +99,6 @@ impl Map {
     }
 
     /// A change that makes cursors stale.
-    #[inline(always)]
     pub(super) fn bump_epoch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
     }

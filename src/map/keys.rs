@@ -17,7 +17,7 @@
 //! hashing a key longer than [`crate::hash::SHORT`] (XXH3's long-input
 //! path) and making room for an insert (allocation, growth, drawing a
 //! seed). The `_guarded` operations run exactly those under the caller's
-//! [`Guard`], out of line, and everything else bare: the C layer passes
+//! [`Guard`], and everything else bare: the C layer passes
 //! its `catch_unwind`, and its hot paths keep no unwinding path and stay
 //! small enough to inline under cross-language LTO.
 
@@ -69,9 +69,7 @@ impl Map {
         Ok(())
     }
 
-    /// `get_bytes_guarded` for a key longer than 32 bytes: out of line, so
-    /// that the short keys' lookup stays small.
-    #[inline(never)]
+    /// `get_bytes_guarded` for a key longer than 32 bytes.
     fn get_longer<G: Guard>(
         &self,
         n: &Needle<'_>,
@@ -141,7 +139,6 @@ impl Map {
     }
 
     /// An insert of a key longer than [`SHORT`] (see `get_long`).
-    #[inline(never)]
     fn upsert_long<G: Guard, U: Upsert>(
         &mut self,
         key: &[u8],
@@ -178,7 +175,6 @@ impl Map {
     }
 
     /// A take of a key longer than [`SHORT`] (see `get_long`).
-    #[inline(never)]
     fn take_long<G: Guard>(&mut self, key: &[u8]) -> Result<*mut c_void, Error> {
         run_for::<G, _>(|| self.take(&Needle::bytes(key)))
     }

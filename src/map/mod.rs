@@ -349,7 +349,6 @@ impl Map {
     /// the key (a first table, a rebuild or split, a layout switch) and
     /// inserts it, hashed once. The key's copy is made first, so that a
     /// failure to make it changes nothing.
-    #[inline(never)]
     pub fn set_pending<U: Upsert>(
         &mut self,
         pending: Pending,
@@ -501,9 +500,8 @@ impl Map {
         self.seed == 0 && self.pinned == 0
     }
 
-    /// A map left empty takes a fresh seed, unless its seed is pinned (out
-    /// of line: drawing the first seed of the process reads OS entropy).
-    #[inline(never)]
+    /// A map left empty takes a fresh seed, unless its seed is pinned
+    /// (drawing the first seed of the process reads OS entropy).
     pub fn reseed(&mut self) {
         if self.pinned == 0 {
             self.seed = fresh_seed();

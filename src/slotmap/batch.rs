@@ -30,7 +30,6 @@ impl SlotMap {
     /// each one's column-0 element (NULL: a stale, forged or foreign key),
     /// in order. Equal to `count` calls of [`SlotMap::get`]; allocates
     /// nothing.
-    #[inline(always)]
     pub fn get_many(
         &self,
         count: usize,
@@ -44,7 +43,6 @@ impl SlotMap {
         }
     }
 
-    #[inline(always)]
     pub(super) fn stages<const PREFETCH: bool>(
         &self,
         count: usize,

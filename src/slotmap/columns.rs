@@ -169,8 +169,6 @@ impl SlotMap {
     /// `new_slots` more slots fit; all or nothing. The replaced allocations
     /// are handed back, not freed: `insert` may still be reading a row that
     /// lives in the old block (a copy of one of our own elements).
-    #[cold]
-    #[inline(never)]
     pub(super) fn grow(&mut self, rows: u32, new_slots: u32) -> Result<Retired, Error> {
         let mut retired = Retired::default();
         let want_slots = self.slots.checked_add(new_slots).ok_or(Error::Full)?;
@@ -266,11 +264,10 @@ impl SlotMap {
         Ok(())
     }
 
-    /// `place`'s copy for several columns (kept out of the hot path).
+    /// `place`'s copy for several columns.
     ///
     /// # Safety
     /// As for `place`; `r < cap`.
-    #[inline(never)]
     pub(super) unsafe fn copy_in_columns(&mut self, row: *const u8, r: u32) {
         let (base, cap) = (self.base(), self.cap as usize);
         let (mut off, mut src) = (0usize, row);
@@ -342,9 +339,7 @@ impl SlotMap {
         self.move_index(from, to);
     }
 
-    /// `move_row`'s copy for several columns, or one of an uncommon size
-    /// (kept out of the hot path).
-    #[inline(never)]
+    /// `move_row`'s copy for several columns, or one of an uncommon size.
     pub(super) fn move_columns(&mut self, from: u32, to: u32) {
         let (base, cap) = (self.base(), self.cap as usize);
         let mut off = 0usize;
