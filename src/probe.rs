@@ -200,9 +200,12 @@ impl<'a, L: Layout> Typed<'a, L> {
         self.probe::<PREFETCH>(hash, eq).map(|(g, i, _)| (g, i))
     }
 
-    /// [`Typed::find`], with the slot's address: the one probe loop. Each
-    /// candidate is compared before it is cleared from the set, so a hit
-    /// does not wait on that.
+    /// [`Typed::find`], with the slot's address: the one probe loop. In an
+    /// integer table (a compare of one word) each candidate is compared
+    /// before it is cleared from the set, so a hit does not wait on that;
+    /// a general table's longer compare clears it first (a shorter loop,
+    /// which keeps the byte-key shims small enough for cross-language LTO
+    /// to inline).
     #[inline(always)]
     fn probe<const PREFETCH: bool>(
         &self,
@@ -218,13 +221,18 @@ impl<'a, L: Layout> Typed<'a, L> {
             }
             let mut candidates = ctrl.match_h2(h2);
             while let Some(i) = candidates.first() {
+                if !L::INT {
+                    candidates = candidates.rest();
+                }
                 // SAFETY: `match_h2` only reports full slots, whose keys live.
                 let s = unsafe { &raw mut (*slots)[i % SLOTS] };
                 // SAFETY: as above.
                 if eq(unsafe { &*s }) {
                     return Some((p.offset, i, s));
                 }
-                candidates = candidates.rest();
+                if L::INT {
+                    candidates = candidates.rest();
+                }
             }
             if ctrl.match_empty().any() || !p.next() {
                 return None;

@@ -294,7 +294,9 @@ pub fn walk<R>(p: *const (), scratch: [Scratch; 2], body: impl FnOnce() -> R) ->
 /// One function for every walk, never inlined: the mark lies in a frame of
 /// its own, below the frame of any walk this one is nested in (two inlined
 /// walks would share one frame, in no order), and `proof` recognises the
-/// frame by its return address and the mark's place in it.
+/// frame by its return address and the mark's place in it: so it is never
+/// inlined.
+#[inline(never)]
 fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut()) -> bool {
     /// Ends the walk, also when `body` unwinds: drops its record, which
     /// keeps no scratch (that stays with the caller), and any record above
@@ -597,6 +599,7 @@ mod tests {
     }
 
     /// The address of a word in a frame that has returned.
+    #[inline(never)]
     fn left_frame() -> *const u64 {
         let word = 5u64;
         core::hint::black_box(ptr::addr_of!(word))

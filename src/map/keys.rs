@@ -138,7 +138,10 @@ impl Map {
         }
     }
 
-    /// An insert of a key longer than [`SHORT`] (see `get_long`).
+    /// An insert of a key longer than [`SHORT`] (see `get_long`), out of
+    /// line: the shims of byte-key inserts stay small enough to inline
+    /// under cross-language LTO (`make lto-test`).
+    #[inline(never)]
     fn upsert_long<G: Guard, U: Upsert>(
         &mut self,
         key: &[u8],

@@ -348,7 +348,9 @@ impl Map {
     /// Finishes a `set` that [`Map::try_set`] left pending: makes room for
     /// the key (a first table, a rebuild or split, a layout switch) and
     /// inserts it, hashed once. The key's copy is made first, so that a
-    /// failure to make it changes nothing.
+    /// failure to make it changes nothing. Out of line: the insert shims
+    /// stay small enough to inline under cross-language LTO.
+    #[inline(never)]
     pub fn set_pending<U: Upsert>(
         &mut self,
         pending: Pending,
