@@ -89,9 +89,9 @@
 //! `h1 & (groups - 1)` with triangular steps (+1, +2, +3, ...), which visit
 //! every group once. In each group, the SWAR match of h2 against the
 //! control word gives the candidate slots (one false candidate in 128,
-//! rejected by comparing the key; each candidate is compared before it is
-//! cleared from the set); a group with an empty slot ends the probe: the
-//! key is absent.
+//! rejected by comparing the key; in an integer table each candidate is
+//! compared before it is cleared from the set, in a general table after);
+//! a group with an empty slot ends the probe: the key is absent.
 //!
 //! The path of `slate_get_u64` reads top-down in three files: the C shim
 //! (`ffi/map.rs`: the map pointer checked, the key built), the map's lookup
