@@ -23,6 +23,7 @@
 use core::mem::size_of;
 
 use crate::alloc::Allocator;
+use crate::layout::Kind;
 use crate::table::Table;
 use crate::Error;
 
@@ -42,7 +43,7 @@ pub const MAX_DEPTH: u32 = if usize::BITS >= 64 {
 pub struct Entry {
     pub groups: *mut u8,
     pub mask: u32,
-    pub kind: u32,
+    pub kind: Kind,
 }
 
 // A table's header reads as its directory entry (see `Table`): the
@@ -59,7 +60,7 @@ impl Entry {
     pub const NONE: Entry = Entry {
         groups: core::ptr::null_mut(),
         mask: 0,
-        kind: 0,
+        kind: Kind::Bytes,
     };
 
     /// The entry for table `t`.

@@ -108,6 +108,14 @@ impl Bitset {
     }
 }
 
+impl Bitset {
+    /// The set without its lowest slot.
+    #[inline]
+    pub fn rest(self) -> Bitset {
+        Bitset(self.0 & self.0.wrapping_sub(1))
+    }
+}
+
 impl Iterator for Bitset {
     type Item = usize;
 

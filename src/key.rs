@@ -1,4 +1,4 @@
-//! Key storage: how a slot holds its key.
+//! The stored key: how a slot holds its key.
 //!
 //! Every key is a byte string. A general slot keeps it in 32 bytes, the
 //! first word of which is compared before anything else:
@@ -26,19 +26,21 @@
 //! stored key on big-endian hosts too. Comparisons of the key's own bytes
 //! load both sides in the host's order, which is the same on both sides.
 //!
-//! Integer keys are the bytes `[0x00, tag, v0 .. v7]` (`tag` 0x01 for i64,
-//! 0x02 for u64, the value little-endian), so they never meet a string key
-//! by accident and `slate_each` can report them as bytes. This is the
-//! general layout; a table that holds integer keys of one kind only keeps
-//! just their 8-byte values (see `table.rs`), and [`Key::int`] recognises
-//! an integer key in any form, also as raw bytes.
+//! The lookup needles are in `needle.rs`, the integer keys' encoding in
+//! `int.rs`.
 
-use core::marker::PhantomData;
+mod int;
+mod needle;
+
+pub use int::{int_bytes, int_of_bytes, int_words, INT_LEN, TAG_I64, TAG_U64};
+pub use needle::{IntKey, Key, Needle, Short};
+
 use core::mem::MaybeUninit;
 use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::Error;
+use int::int_of_words;
 
 /// Longest key kept inside the slot.
 pub const INLINE: usize = 28;
@@ -46,12 +48,6 @@ pub const INLINE: usize = 28;
 const REPR: usize = 32;
 /// Where a heap key's pointer sits in its repr.
 const PTR_AT: usize = 24;
-/// Length of an encoded integer key.
-pub const INT_LEN: usize = 10;
-/// The second byte of an encoded `i64` key.
-pub const TAG_I64: u8 = 0x01;
-/// The second byte of an encoded `u64` key.
-pub const TAG_U64: u8 = 0x02;
 
 /// A key as a slot stores it (see the module docs for the layout).
 ///
@@ -200,7 +196,7 @@ impl KeyRepr {
     }
 }
 
-fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
+pub(super) fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
     let copy = alloc.alloc(bytes.len())?;
     // SAFETY: `copy` is a fresh allocation of `bytes.len()` bytes.
     unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), copy, bytes.len()) };
@@ -223,130 +219,9 @@ fn heap_repr(bytes: &[u8], alloc: &Allocator) -> Result<KeyRepr, Error> {
 /// A repr's first word: the length and the first four bytes (read without
 /// a bounds check, so that inserting a key cannot panic).
 #[inline(always)]
-fn head_word(key: &[u8]) -> u64 {
+pub(super) fn head_word(key: &[u8]) -> u64 {
     let head = load_le(key.get(..key.len().min(4)).unwrap_or(&[]));
     key.len() as u64 | head << 32
-}
-
-/// What a table needs of a key being looked up or inserted. Implemented by
-/// [`Needle`] (any byte key) and [`IntKey`] (the integer fast path); the
-/// map's operations are generic over it, so each kind gets its own probe.
-pub trait Key {
-    /// Whether every key of this type is an integer key ([`IntKey`]): the
-    /// lookups keep the probe of the layout a key type usually meets
-    /// inline, and call out for the other.
-    const INT: bool = false;
-
-    /// The hash under `seed`.
-    fn hash(&self, seed: u64) -> u64;
-
-    /// Whether a stored key equals this one.
-    ///
-    /// # Safety
-    /// `stored` is a live stored key (see [`KeyRepr::bytes`]).
-    unsafe fn matches(&self, stored: &KeyRepr) -> bool;
-
-    /// The repr to store: inline keys as they are, long keys copied.
-    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error>;
-
-    /// The integer key this is, `(tag, value)`, if it is the 10-byte
-    /// encoding of one: integer tables keep only the value.
-    fn int(&self) -> Option<(u8, u64)>;
-
-    /// [`Key::to_stored`], written straight into a slot's key: a vacant
-    /// slot's memory, which nothing reads until the slot is marked full.
-    /// On failure nothing is allocated.
-    ///
-    /// # Safety
-    /// `dst` is valid for writes of a `KeyRepr`.
-    #[inline(always)]
-    unsafe fn store(&self, dst: *mut KeyRepr, alloc: &Allocator) -> Result<(), Error> {
-        let repr = self.to_stored(alloc)?;
-        // SAFETY: the caller's guarantee.
-        unsafe { dst.write(repr) };
-        Ok(())
-    }
-}
-
-/// An integer key (`tag` is [`TAG_I64`] or [`TAG_U64`]): hashed by
-/// `hash_int`, compared as the slot's two words, never a byte pass.
-#[derive(Clone, Copy)]
-pub struct IntKey {
-    tag: u8,
-    value: u64,
-}
-
-impl IntKey {
-    #[inline(always)]
-    pub fn new(tag: u8, value: u64) -> IntKey {
-        IntKey { tag, value }
-    }
-}
-
-impl Key for IntKey {
-    const INT: bool = true;
-
-    #[inline(always)]
-    fn hash(&self, seed: u64) -> u64 {
-        crate::hash::hash_int(seed, self.tag, self.value)
-    }
-
-    #[inline(always)]
-    unsafe fn matches(&self, stored: &KeyRepr) -> bool {
-        let (w0, w1) = int_words(self.tag, self.value);
-        stored.word0_le() == w0 && stored.word1_le() == w1
-    }
-
-    #[inline(always)]
-    fn to_stored(&self, _alloc: &Allocator) -> Result<KeyRepr, Error> {
-        Ok(KeyRepr::from_int(self.tag, self.value))
-    }
-
-    #[inline(always)]
-    fn int(&self) -> Option<(u8, u64)> {
-        Some((self.tag, self.value))
-    }
-}
-
-/// The two words a slot holds for an integer key (see the layout above):
-/// `[10, 0, 0, 0, 0x00, tag, v0, v1]` and `[v2 .. v7, 0, 0]`, little-endian.
-#[inline(always)]
-pub fn int_words(tag: u8, v: u64) -> (u64, u64) {
-    (
-        INT_LEN as u64 | (tag as u64) << 40 | (v & 0xFFFF) << 48,
-        v >> 16,
-    )
-}
-
-/// An integer key's 10-byte encoding `[0x00, tag, v0 .. v7]`.
-#[inline(always)]
-pub fn int_bytes(tag: u8, v: u64) -> [u8; INT_LEN] {
-    let mut b = [0u8; INT_LEN];
-    b[1] = tag;
-    b[2..].copy_from_slice(&v.to_le_bytes());
-    b
-}
-
-/// The value whose encoding under `tag` is `bytes`, if it is one
-/// (`int_bytes` reversed).
-pub fn int_of_bytes(bytes: &[u8], tag: u8) -> Option<u64> {
-    match bytes {
-        [0x00, t, v @ ..] if *t == tag => Some(u64::from_le_bytes(v.try_into().ok()?)),
-        _ => None,
-    }
-}
-
-/// The integer key whose inline words these are, if they are one:
-/// `w0 = [10, 0, 0, 0, 0x00, tag, v0, v1]` with `tag` 0x01 or 0x02, and
-/// `w1 = [v2 .. v7, 0, 0]`.
-#[inline(always)]
-fn int_of_words(w0: u64, w1: u64) -> Option<(u8, u64)> {
-    let tag = (w0 >> 40) as u8;
-    if w0 as u32 == INT_LEN as u32 && (w0 >> 32) as u8 == 0 && (tag == TAG_I64 || tag == TAG_U64) {
-        Some((tag, w0 >> 48 | w1 << 16))
-    } else {
-        None
-    }
 }
 
 /// Writes the inline repr of `key` (at most [`INLINE`] bytes) to `dst`:
@@ -357,7 +232,7 @@ fn int_of_words(w0: u64, w1: u64) -> Option<(u8, u64)> {
 /// # Safety
 /// `dst` is valid for writes of a `KeyRepr`; `key.len() <= INLINE`.
 #[inline(always)]
-unsafe fn write_inline(dst: *mut KeyRepr, key: &[u8]) {
+pub(super) unsafe fn write_inline(dst: *mut KeyRepr, key: &[u8]) {
     let n = key.len();
     let d = dst.cast::<u8>();
     let k = key.as_ptr();
@@ -401,55 +276,11 @@ unsafe fn write_inline(dst: *mut KeyRepr, key: &[u8]) {
     }
 }
 
-/// A key being looked up: the slot word it must match first, and its bytes.
-///
-/// Built in registers, without copying the key: lookups hash the caller's
-/// bytes where they are and compare words.
-#[derive(Clone, Copy)]
-pub struct Needle<'a> {
-    /// The slot's first word: length, and the key's first four bytes.
-    w0: u64,
-    /// The key's bytes, kept as a pointer and a 32-bit length rather than
-    /// a slice: when a needle goes through memory (to a probe that is not
-    /// inlined), the compiler stores a slice's length, known to fit in 32
-    /// bits, as two 4-byte halves and reloads it as one 8-byte word, which
-    /// stalls on store forwarding.
-    ptr: *const u8,
-    len: u32,
-    _key: PhantomData<&'a [u8]>,
-}
-
-impl<'a> Needle<'a> {
-    /// A byte key. The length must fit in `u32` (the C API guarantees it).
-    #[inline(always)]
-    pub fn bytes(key: &'a [u8]) -> Needle<'a> {
-        Needle {
-            w0: head_word(key),
-            ptr: key.as_ptr(),
-            len: key.len() as u32,
-            _key: PhantomData,
-        }
-    }
-
-    /// The key's bytes.
-    #[inline(always)]
-    pub fn key(&self) -> &'a [u8] {
-        // SAFETY: `ptr` and `len` are the slice `bytes` was given, borrowed
-        // for `'a`.
-        unsafe { core::slice::from_raw_parts(self.ptr, self.len as usize) }
-    }
-
-    #[inline(always)]
-    fn is_inline(&self) -> bool {
-        self.len as usize <= INLINE
-    }
-}
-
 /// Up to 8 bytes as a little-endian word, zero above; without a call or a
 /// loop (overlapping loads, as XXH3 reads short keys). Bytes past 8 are
 /// ignored.
 #[inline(always)]
-fn load_le(p: &[u8]) -> u64 {
+pub(super) fn load_le(p: &[u8]) -> u64 {
     let n = p.len();
     if n >= 8 {
         le(p, 0, 8)
@@ -476,156 +307,6 @@ fn le(p: &[u8], at: usize, w: usize) -> u64 {
     }
 }
 
-/// Whether the `key.len()` bytes at `p` equal `key`, given that their first
-/// four bytes do (the slot's first word matched): up to 32 bytes by
-/// overlapping loads from both ends, without a `memcmp` call.
-///
-/// # Safety
-/// `p` points to `key.len()` readable bytes.
-#[inline(always)]
-unsafe fn eq_rest(p: *const u8, key: &[u8]) -> bool {
-    let n = key.len();
-    // SAFETY (the reads below): offsets stay below `n`, the length of both.
-    let at = |q: *const u8, i: usize| unsafe { q.add(i).cast::<u64>().read_unaligned() };
-    let at4 = |q: *const u8, i: usize| unsafe { q.add(i).cast::<u32>().read_unaligned() };
-    let k = key.as_ptr();
-    if n <= 4 {
-        true
-    } else if n <= 8 {
-        at4(p, n - 4) == at4(k, n - 4)
-    } else if n <= 16 {
-        at(p, 0) == at(k, 0) && at(p, n - 8) == at(k, n - 8)
-    } else if n <= 28 {
-        // Bytes 0..4 are known equal: [4, 12) and [n - 16, n) cover the
-        // rest, in three loads instead of four.
-        at(p, 4) == at(k, 4) && at(p, n - 16) == at(k, n - 16) && at(p, n - 8) == at(k, n - 8)
-    } else if n <= 32 {
-        at(p, 0) == at(k, 0)
-            && at(p, 8) == at(k, 8)
-            && at(p, n - 16) == at(k, n - 16)
-            && at(p, n - 8) == at(k, n - 8)
-    } else {
-        // SAFETY: the caller's guarantee.
-        unsafe { core::slice::from_raw_parts(p, n) == key }
-    }
-}
-
-impl Key for Needle<'_> {
-    #[inline(always)]
-    fn hash(&self, seed: u64) -> u64 {
-        crate::hash::hash(seed, self.key())
-    }
-
-    #[inline(always)]
-    unsafe fn matches(&self, slot: &KeyRepr) -> bool {
-        if slot.word0_le() != self.w0 {
-            return false;
-        }
-        // SAFETY: equal first words: the slot holds a key of this length,
-        // inline or (live by the caller's guarantee) on the heap.
-        unsafe { eq_rest(slot.bytes_ptr(), self.key()) }
-    }
-
-    #[inline]
-    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
-        if self.is_inline() {
-            let mut repr = MaybeUninit::<KeyRepr>::uninit();
-            // SAFETY: `repr` is writable; at most `INLINE` bytes. Once
-            // written it is fully initialized.
-            unsafe {
-                write_inline(repr.as_mut_ptr(), self.key());
-                Ok(repr.assume_init())
-            }
-        } else {
-            heap_repr(self.key(), alloc)
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn store(&self, dst: *mut KeyRepr, alloc: &Allocator) -> Result<(), Error> {
-        if self.is_inline() {
-            // SAFETY: the caller's guarantee; at most `INLINE` bytes.
-            unsafe { write_inline(dst, self.key()) };
-            Ok(())
-        } else {
-            let repr = heap_repr(self.key(), alloc)?;
-            // SAFETY: the caller's guarantee.
-            unsafe { dst.write(repr) };
-            Ok(())
-        }
-    }
-
-    #[inline(always)]
-    fn int(&self) -> Option<(u8, u64)> {
-        if self.len as usize != INT_LEN {
-            return None;
-        }
-        int_of_words(self.w0, load_le(self.key().get(4..).unwrap_or(&[])))
-    }
-}
-
-/// A byte key of at most `MAX` bytes, `MAX` no more than
-/// [`crate::hash::SHORT`]: hashing it stays on XXH3's short-input paths,
-/// which compile without any panic path, so a lookup of it needs no
-/// unwinding guard. Lookups and deletes take keys of up to 32 bytes as
-/// `Short<32>`, whose comparison is straight-line code: a probe loop
-/// without a `memcmp` call keeps its state in registers.
-#[derive(Clone, Copy)]
-pub struct Short<'a, const MAX: usize>(Needle<'a>);
-
-impl<'a, const MAX: usize> Short<'a, MAX> {
-    /// `None` for a key longer than `MAX`.
-    #[inline(always)]
-    pub fn new(n: Needle<'a>) -> Option<Short<'a, MAX>> {
-        const { assert!(MAX <= crate::hash::SHORT) };
-        (n.key().len() <= MAX).then_some(Short(n))
-    }
-
-    /// The key's bytes, of at most `MAX`: telling the compiler lets it drop
-    /// the code for longer keys (XXH3's long-input path, `memcmp`).
-    #[inline(always)]
-    fn key(&self) -> &'a [u8] {
-        let k = self.0.key();
-        if k.len() > MAX {
-            // SAFETY: `new` checked the length.
-            unsafe { core::hint::unreachable_unchecked() }
-        }
-        k
-    }
-}
-
-impl<const MAX: usize> Key for Short<'_, MAX> {
-    #[inline(always)]
-    fn hash(&self, seed: u64) -> u64 {
-        crate::hash::hash(seed, self.key())
-    }
-
-    #[inline(always)]
-    unsafe fn matches(&self, slot: &KeyRepr) -> bool {
-        if slot.word0_le() != self.0.w0 {
-            return false;
-        }
-        // SAFETY: as in `Needle::matches`.
-        unsafe { eq_rest(slot.bytes_ptr(), self.key()) }
-    }
-
-    #[inline]
-    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
-        self.0.to_stored(alloc)
-    }
-
-    #[inline(always)]
-    unsafe fn store(&self, dst: *mut KeyRepr, alloc: &Allocator) -> Result<(), Error> {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.0.store(dst, alloc) }
-    }
-
-    #[inline(always)]
-    fn int(&self) -> Option<(u8, u64)> {
-        self.0.int()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -635,37 +316,6 @@ mod tests {
         enc.extend_from_slice(&v.to_le_bytes());
         assert_eq!(enc, int_bytes(tag, v));
         enc
-    }
-
-    #[test]
-    fn int_key_is_its_byte_encoding() {
-        let alloc = Allocator::default();
-        for (tag, v) in [
-            (TAG_I64, -2i64 as u64),
-            (TAG_I64, 0u64),
-            (TAG_U64, u64::MAX),
-            (TAG_I64, 0x0123_4567_89AB_CDEF),
-        ] {
-            let enc = encoding(tag, v);
-            let (int, bytes) = (IntKey::new(tag, v), Needle::bytes(&enc));
-            assert_eq!(int_words(tag, v).0, bytes.w0);
-            assert_eq!(int.hash(99), bytes.hash(99));
-            let (a, b) = (
-                int.to_stored(&alloc).unwrap(),
-                bytes.to_stored(&alloc).unwrap(),
-            );
-            assert_eq!(a, b);
-            // SAFETY: inline reprs own nothing.
-            unsafe { assert!(int.matches(&b) && bytes.matches(&a)) };
-            assert_eq!(
-                (int.int(), bytes.int(), a.int()),
-                (Some((tag, v)), Some((tag, v)), Some((tag, v)))
-            );
-            assert_eq!(KeyRepr::from_int(tag, v), a);
-            let other = encoding(tag, v ^ 1);
-            // SAFETY: as above.
-            unsafe { assert!(!Needle::bytes(&other).matches(&a)) };
-        }
     }
 
     /// Only the exact 10-byte encodings are integer keys.

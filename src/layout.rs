@@ -3,10 +3,10 @@
 //! A table's **kind** names its layout and the keys it may hold:
 //!
 //! ```text
-//! kind        layout    holds             slot                         a group's slots
-//! KIND_BYTES  General   any key           [key repr 32][value 8]  40 B  8 * 40 = 320 B
-//! TAG_U64     Int       u64 keys only     [u64 key   8][value 8]  16 B  8 * 16 = 128 B
-//! TAG_I64     Int       i64 keys only     [i64 key   8][value 8]  16 B  128 B
+//! Kind        layout    holds             slot                         a group's slots
+//! Kind::Bytes General   any key           [key repr 32][value 8]  40 B  8 * 40 = 320 B
+//! Kind::U64   Int       u64 keys only     [u64 key   8][value 8]  16 B  8 * 16 = 128 B
+//! Kind::I64   Int       i64 keys only     [i64 key   8][value 8]  16 B  128 B
 //! ```
 //!
 //! (Sizes on 64-bit targets. With 4-byte pointers a general slot keeps its
@@ -28,17 +28,39 @@ use core::ffi::c_void;
 
 use crate::alloc::Allocator;
 use crate::hash::{hash, hash_int};
-use crate::key::{int_bytes, Key, KeyRepr};
+use crate::key::{int_bytes, Key, KeyRepr, TAG_I64, TAG_U64};
 use crate::Error;
 
-/// The kind of a table that holds any key, in [`Slot`]s. (The integer
-/// kinds are the integer keys' tags, `TAG_I64` and `TAG_U64`.)
-pub const KIND_BYTES: u32 = 0;
+/// A table's kind: its slot layout, and the keys it may hold. The
+/// integer kinds' values are the integer keys' tags.
+#[repr(u32)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// Any key, in [`Slot`]s.
+    Bytes = 0,
+    /// `i64` keys only, in [`IntSlot`]s.
+    I64 = TAG_I64 as u32,
+    /// `u64` keys only, in [`IntSlot`]s.
+    U64 = TAG_U64 as u32,
+}
+
+impl Kind {
+    /// The integer kind of an integer key's tag ([`TAG_I64`] or
+    /// [`TAG_U64`]).
+    #[inline(always)]
+    pub fn of_tag(tag: u8) -> Kind {
+        if tag == TAG_I64 {
+            Kind::I64
+        } else {
+            Kind::U64
+        }
+    }
+}
 
 /// The kind of table a key calls for: its tag if it is an integer key.
 #[inline(always)]
-pub fn kind_of(n: &impl Key) -> u32 {
-    n.int().map_or(KIND_BYTES, |(tag, _)| tag as u32)
+pub fn kind_of(n: &impl Key) -> Kind {
+    n.int().map_or(Kind::Bytes, |(tag, _)| Kind::of_tag(tag))
 }
 
 /// One entry of a general table.
@@ -62,8 +84,8 @@ const _: () = assert!(core::mem::align_of::<IntSlot>() <= core::mem::align_of::<
 
 /// Bytes of one slot of a table of `kind`.
 #[inline]
-pub fn slot_bytes(kind: u32) -> usize {
-    if kind == KIND_BYTES {
+pub fn slot_bytes(kind: Kind) -> usize {
+    if kind == Kind::Bytes {
         size_of::<Slot>()
     } else {
         size_of::<IntSlot>()
@@ -74,7 +96,7 @@ pub fn slot_bytes(kind: u32) -> usize {
 /// of `kind`, [`General`] or [`Int`]. The one place a kind becomes a type.
 macro_rules! on_layout {
     ($kind:expr, $L:ident => $body:expr) => {
-        if $kind == $crate::layout::KIND_BYTES {
+        if $kind == $crate::layout::Kind::Bytes {
             #[allow(dead_code)]
             type $L = $crate::layout::General;
             $body
@@ -102,7 +124,7 @@ pub trait Layout: 'static {
     /// general layout).
     ///
     /// The compare may only be given full slots, whose keys are live.
-    fn matcher<'k, K: Key>(kind: u32, n: &'k K) -> Option<impl Fn(&Self::Slot) -> bool + 'k>;
+    fn matcher<'k, K: Key>(kind: Kind, n: &'k K) -> Option<impl Fn(&Self::Slot) -> bool + 'k>;
 
     fn value(s: &Self::Slot) -> *mut c_void;
 
@@ -119,7 +141,7 @@ pub trait Layout: 'static {
     /// # Safety
     /// `dst` is valid for writes of a slot.
     unsafe fn store<K: Key>(
-        kind: u32,
+        kind: Kind,
         dst: *mut Self::Slot,
         n: &K,
         owned: Option<KeyRepr>,
@@ -131,17 +153,17 @@ pub trait Layout: 'static {
     ///
     /// # Safety
     /// The slot's key is live.
-    unsafe fn hash(seed: u64, kind: u32, s: &Self::Slot) -> u64;
+    unsafe fn hash(seed: u64, kind: Kind, s: &Self::Slot) -> u64;
 
     /// Calls `f` with a full slot's key as bytes (an integer key as its
     /// encoding, from a buffer that lives for the call).
     ///
     /// # Safety
     /// The slot's key is live.
-    unsafe fn with_bytes<R>(kind: u32, s: &Self::Slot, f: impl FnOnce(&[u8]) -> R) -> R;
+    unsafe fn with_bytes<R>(kind: Kind, s: &Self::Slot, f: impl FnOnce(&[u8]) -> R) -> R;
 
     /// The slot's key as a general table would keep it.
-    fn repr(kind: u32, s: &Self::Slot) -> KeyRepr;
+    fn repr(kind: Kind, s: &Self::Slot) -> KeyRepr;
 
     /// The slot's key as an integer table keeps it: its value, if it is an
     /// integer key.
@@ -150,7 +172,7 @@ pub trait Layout: 'static {
     /// This layout's slot for an entry that moves in from a slot `s` of
     /// layout `F` and kind `from` (its key moves, it is not copied). An
     /// integer layout only takes integer keys of its kind.
-    fn moved<F: Layout>(from: u32, s: &F::Slot) -> Self::Slot;
+    fn moved<F: Layout>(from: Kind, s: &F::Slot) -> Self::Slot;
 
     /// Frees what a full slot's key owns.
     ///
@@ -180,7 +202,7 @@ impl Layout for General {
     const INT: bool = false;
 
     #[inline(always)]
-    fn matcher<'k, K: Key>(_: u32, n: &'k K) -> Option<impl Fn(&Slot) -> bool + 'k> {
+    fn matcher<'k, K: Key>(_: Kind, n: &'k K) -> Option<impl Fn(&Slot) -> bool + 'k> {
         // SAFETY: the compare is only given full slots, whose keys live.
         Some(move |s: &Slot| unsafe { n.matches(&s.key) })
     }
@@ -203,7 +225,7 @@ impl Layout for General {
 
     #[inline(always)]
     unsafe fn store<K: Key>(
-        _: u32,
+        _: Kind,
         dst: *mut Slot,
         n: &K,
         owned: Option<KeyRepr>,
@@ -223,19 +245,19 @@ impl Layout for General {
     }
 
     #[inline(always)]
-    unsafe fn hash(seed: u64, _: u32, s: &Slot) -> u64 {
+    unsafe fn hash(seed: u64, _: Kind, s: &Slot) -> u64 {
         // SAFETY: the caller's guarantee.
         hash(seed, unsafe { s.key.bytes() })
     }
 
     #[inline]
-    unsafe fn with_bytes<R>(_: u32, s: &Slot, f: impl FnOnce(&[u8]) -> R) -> R {
+    unsafe fn with_bytes<R>(_: Kind, s: &Slot, f: impl FnOnce(&[u8]) -> R) -> R {
         // SAFETY: the caller's guarantee.
         f(unsafe { s.key.bytes() })
     }
 
     #[inline]
-    fn repr(_: u32, s: &Slot) -> KeyRepr {
+    fn repr(_: Kind, s: &Slot) -> KeyRepr {
         s.key
     }
 
@@ -245,7 +267,7 @@ impl Layout for General {
     }
 
     #[inline(always)]
-    fn moved<F: Layout>(from: u32, s: &F::Slot) -> Slot {
+    fn moved<F: Layout>(from: Kind, s: &F::Slot) -> Slot {
         Slot {
             key: F::repr(from, s),
             value: F::value(s),
@@ -276,9 +298,9 @@ impl Layout for General {
 /// The value of `n` if it is an integer key of `kind`: the only keys an
 /// integer table of that kind holds, and the form it holds them in.
 #[inline(always)]
-fn int_in(kind: u32, n: &impl Key) -> Option<u64> {
+fn int_in(kind: Kind, n: &impl Key) -> Option<u64> {
     match n.int() {
-        Some((tag, v)) if tag as u32 == kind => Some(v),
+        Some((tag, v)) if tag as u32 == kind as u32 => Some(v),
         _ => None,
     }
 }
@@ -288,7 +310,7 @@ impl Layout for Int {
     const INT: bool = true;
 
     #[inline(always)]
-    fn matcher<'k, K: Key>(kind: u32, n: &'k K) -> Option<impl Fn(&IntSlot) -> bool + 'k> {
+    fn matcher<'k, K: Key>(kind: Kind, n: &'k K) -> Option<impl Fn(&IntSlot) -> bool + 'k> {
         let v = int_in(kind, n)?;
         Some(move |s: &IntSlot| s.key == v)
     }
@@ -311,7 +333,7 @@ impl Layout for Int {
 
     #[inline(always)]
     unsafe fn store<K: Key>(
-        kind: u32,
+        kind: Kind,
         dst: *mut IntSlot,
         n: &K,
         owned: Option<KeyRepr>,
@@ -327,17 +349,17 @@ impl Layout for Int {
     }
 
     #[inline]
-    unsafe fn hash(seed: u64, kind: u32, s: &IntSlot) -> u64 {
+    unsafe fn hash(seed: u64, kind: Kind, s: &IntSlot) -> u64 {
         hash_int(seed, kind as u8, s.key)
     }
 
     #[inline]
-    unsafe fn with_bytes<R>(kind: u32, s: &IntSlot, f: impl FnOnce(&[u8]) -> R) -> R {
+    unsafe fn with_bytes<R>(kind: Kind, s: &IntSlot, f: impl FnOnce(&[u8]) -> R) -> R {
         f(&int_bytes(kind as u8, s.key))
     }
 
     #[inline]
-    fn repr(kind: u32, s: &IntSlot) -> KeyRepr {
+    fn repr(kind: Kind, s: &IntSlot) -> KeyRepr {
         KeyRepr::from_int(kind as u8, s.key)
     }
 
@@ -347,7 +369,7 @@ impl Layout for Int {
     }
 
     #[inline(always)]
-    fn moved<F: Layout>(_: u32, s: &F::Slot) -> IntSlot {
+    fn moved<F: Layout>(_: Kind, s: &F::Slot) -> IntSlot {
         let key = F::int(s);
         debug_assert!(
             key.is_some(),

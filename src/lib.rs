@@ -15,10 +15,12 @@
 //!   its low bits the first group to probe.
 //! - **table**: a power of two of groups, 8 to 1024 slots, filled to at
 //!   most 7/8; `growth_left` counts the slots an insert may still take
-//!   (see [`table`]). Its **kind** is its slot layout: general (any key,
-//!   40-byte slots) or integer (only `u64` keys, or only `i64` keys, kept
-//!   as 8-byte values in 16-byte slots); the layout is a type (see
-//!   [`layout`]), chosen once per operation from the kind.
+//!   (see [`table`]). Its **kind** ([`layout::Kind`]) is its slot layout:
+//!   general (any key, 40-byte slots) or integer (only `u64` keys, or only
+//!   `i64` keys, kept as 8-byte values in 16-byte slots); the layout is a
+//!   type (see [`layout`]), chosen once per operation from the kind.
+//! - **probe**: the walk over a table's groups that finds a key or the
+//!   slot it would take (see [`probe`]).
 //! - **directory**: `1 << global_depth` table pointers indexed by the top
 //!   `global_depth` bits of h1; a table of **local depth** `d` fills
 //!   `1 << (global_depth - d)` neighbouring entries (see [`directory`]).
@@ -36,7 +38,8 @@
 //! built to be hashed. XXH3's path for inputs of 9 to 16 bytes reads the
 //! first and the last 8 bytes, which for this encoding are
 //! `tag << 8 | v << 16` and `v`, so the hash is computed from the tag and
-//! the value directly (a test checks that it equals XXH3 of the encoding).
+//! the value directly (a test checks that it equals XXH3 of the encoding;
+//! the encoding is in `key/int.rs`).
 //!
 //! # Seeds
 //!
@@ -61,7 +64,8 @@
 //! comparing one reads nothing but the slot. A longer key is copied once
 //! into memory from the map's allocator; the repr keeps its length and
 //! first 4 bytes beside the pointer, so most mismatches never touch the
-//! copy. See [`key`].
+//! copy. See [`key`] (the stored key), `key/needle.rs` (the lookup
+//! needle) and `key/int.rs` (the integer encoding).
 //!
 //! A table whose keys are all `u64` (or all `i64`) keeps each key as its
 //! 8-byte value beside the value pointer: 16-byte slots, 128 bytes a
@@ -85,8 +89,21 @@
 //! `h1 & (groups - 1)` with triangular steps (+1, +2, +3, ...), which visit
 //! every group once. In each group, the SWAR match of h2 against the
 //! control word gives the candidate slots (one false candidate in 128,
-//! rejected by comparing the key); a group with an empty slot ends the
-//! probe: the key is absent.
+//! rejected by comparing the key; in an integer table each candidate is
+//! compared before it is cleared from the set, in a general table after);
+//! a group with an empty slot ends the probe: the key is absent.
+//!
+//! The path of `slate_get_u64` reads top-down in three files: the C shim
+//! (`ffi/map.rs`: the map pointer checked, the key built), the map's lookup
+//! (`map/mod.rs`: `Map::get` hashes and reads the directory entry, then
+//! `get_in` picks the layout), and the probe (`probe.rs`: `Typed::find`,
+//! the one probe loop). There is one text of the probe: single lookups,
+//! deletes, takes, inserts and get-or-inserts and the batches all run
+//! `Typed::find`'s loop, and lookups and batches reach it through the one
+//! `get_in`, specialised by constants where the machine code must differ
+//! (`PREFETCH`: request the slots with the control word; `SPLIT`: the
+//! layout a key type rarely meets probed out of line, for single lookups
+//! only).
 //!
 //! A table stores its control words as one dense array, its slots after
 //! them. A probe reads control words only until a fingerprint matches, so
@@ -110,7 +127,7 @@
 //! group's slots (all of an integer group's) while its control word is
 //! still on the way, so the two misses of a hit overlap. Inserts and
 //! smaller maps do not prefetch: there the extra loads cost more than they
-//! hide.
+//! hide (BENCHMARKS.md has the measurements).
 //!
 //! # Batch lookups
 //!
@@ -128,7 +145,8 @@
 //! there the batch hashes and probes key by key, which still saves a C
 //! call per key. `slotmap_get_many` does the same with the sparse index's
 //! slots and then the rows' elements (`map/batch.rs`,
-//! `slotmap/batch.rs`).
+//! `slotmap/batch.rs`). The requests are the one prefetch hint
+//! ([`prefetch`]); the last stage is the single lookup's `get_in`.
 //!
 //! # Small maps
 //!
@@ -138,7 +156,9 @@
 //! table's header opens with the three fields of a directory entry, so at
 //! global depth 0 the table reads as a directory of one entry: lookups,
 //! inserts and deletes take one path in both modes, with no branch on the
-//! mode. The ninth entry turns it into a table of 16 slots. See [`map`].
+//! mode. The ninth entry turns it into a table of 16 slots. The mode is
+//! an enum (`map::Mode`: empty, small, directory; a zero-filled `slate_s`
+//! is empty). See [`map`].
 //!
 //! # Insert and deletion
 //!
@@ -151,10 +171,11 @@
 //! the value it found.
 //!
 //! Every insert takes one path (`Map::upsert`): the key is hashed once and
-//! tried in place; when its table has no room, cannot hold the key's kind,
-//! or is empty and should take the key's layout, the table is changed
-//! first (`make_room`, the one place that states the layout rule) and the
-//! insert is tried again. The in-place attempt allocates at most a long
+//! tried in place (`Map::try_set`, whose outcome, `map::Tried`, is done,
+//! failed or pending); when its table has no room, cannot hold the key's
+//! kind, or is empty and should take the key's layout (pending), the table
+//! is changed first (`make_room`, the one place that states the layout
+//! rule) and the insert is tried again. The in-place attempt allocates at most a long
 //! key's copy and cannot panic, so the C layer runs only the rest under its
 //! unwinding guard. The path is specialised by a type (`Upsert`): a set
 //! replaces a found key's value; a get-or-insert (`slate_entry`) keeps it
@@ -316,6 +337,8 @@ pub(crate) mod hash;
 pub(crate) mod key;
 pub(crate) mod layout;
 pub(crate) mod map;
+pub(crate) mod prefetch;
+pub(crate) mod probe;
 // Proptest models: too slow for Miri, which runs the unit tests.
 #[cfg(all(test, not(miri)))]
 mod model_tests;

@@ -1,4 +1,5 @@
-//! A table: an open-addressed array of groups, at most 1024 slots.
+//! A table: an open-addressed array of groups, at most 1024 slots: its
+//! header, its allocation and its counters.
 //!
 //! One allocation holds the header and the groups right after it, so a
 //! table is one pointer in the directory. A table's capacity is a power of
@@ -12,14 +13,7 @@
 //! [header][ctrl 0][ctrl 1] ... [ctrl n-1][slots of group 0][slots of group 1] ...
 //! ```
 //!
-//! A probe reads control words only, until a fingerprint matches; so a
-//! miss touches one 8-byte word per group, and the control words of a
-//! table (1 KiB at 1024 slots) stay in the caches while the slots do not.
-//!
-//! Probing starts at group `h1 & group_mask` and moves triangularly:
-//! `offset = (offset + i) & group_mask` for `i = 1, 2, 3, ...`, which visits
-//! every group once when the group count is a power of two. A lookup stops
-//! at the first group with an empty slot: an insert would have used it.
+//! How keys are found in it is the probe's (`probe.rs`).
 //!
 //! `growth_left` is the number of empty slots an insert may still take
 //! before the table must be rebuilt: `capacity * 7/8 - used - tombstones`.
@@ -44,21 +38,19 @@
 //! like any rebuild.
 //!
 //! The header's operations do not depend on the layout (control words and
-//! counters); [`Typed`], a table seen in its layout, has the ones that read
-//! or write slots: `find`, `find_or_vacant`, `insert_at`, `place`, `walk`
-//! and `move_into`. The table's remaining whole-table operations match its
-//! kind once and run the typed code.
+//! counters); [`Typed`] (`probe.rs`), a table seen in its layout, has the
+//! ones that read or write slots. The table's remaining whole-table
+//! operations match its kind once and run the typed code.
 
 use core::ffi::c_void;
-use core::marker::PhantomData;
 use core::mem::size_of;
 use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::group::{Ctrl, DELETED, EMPTY, SLOTS};
-use crate::hash::{h1, h2};
-use crate::key::{Key, TAG_I64, TAG_U64};
-use crate::layout::{on_layout, slot_bytes, Layout, Slot, KIND_BYTES};
+use crate::key::Key;
+use crate::layout::{on_layout, slot_bytes, Kind, Layout, Slot};
+use crate::probe::Typed;
 use crate::Error;
 
 /// Slots in the largest table; a full one splits instead of doubling.
@@ -69,7 +61,7 @@ pub const FIRST_CAPACITY: usize = 16;
 /// Bytes of one group (its control word and its eight slots) of a table
 /// of `kind`.
 #[inline]
-fn group_bytes(kind: u32) -> usize {
+fn group_bytes(kind: Kind) -> usize {
     size_of::<Ctrl>() + SLOTS * slot_bytes(kind)
 }
 
@@ -104,8 +96,8 @@ pub struct Table {
     groups: *mut u8,
     /// Groups minus one: `capacity / 8 - 1`.
     mask: u32,
-    /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
-    kind: u32,
+    /// The slot layout.
+    kind: Kind,
     used: u32,
     capacity: u32,
     growth_left: u32,
@@ -116,53 +108,10 @@ pub struct Table {
     /// The kind the allocation was sized for: a general-sized table has
     /// room for either layout, and the two integer kinds share a slot size
     /// (see [`Table::rekind`]).
-    room: u32,
+    room: Kind,
 }
 
 const _: () = assert!(size_of::<Table>().is_multiple_of(core::mem::align_of::<Slot>()));
-
-/// A vacant slot an insert may take (`reuse`: a tombstone).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Vacancy {
-    pub group: usize,
-    pub slot: usize,
-    pub reuse: bool,
-}
-
-/// Where a key is, or where it would go.
-pub enum Lookup<S> {
-    /// The key is stored in this slot (full, in the table's layout).
-    Found(*mut S),
-    /// The key is absent; this slot may take it.
-    Vacant(Vacancy),
-    /// The key is absent and the table has no room: rebuild it first.
-    NoRoom,
-}
-
-struct Probe {
-    offset: usize,
-    step: usize,
-    mask: usize,
-}
-
-impl Probe {
-    #[inline]
-    fn new(hash: u64, mask: usize) -> Probe {
-        Probe {
-            offset: h1(hash) as usize & mask,
-            step: 0,
-            mask,
-        }
-    }
-
-    /// Advances; false once every group has been visited.
-    #[inline]
-    fn next(&mut self) -> bool {
-        self.step += 1;
-        self.offset = (self.offset + self.step) & self.mask;
-        self.step <= self.mask
-    }
-}
 
 impl Table {
     /// Offsets of the groups, group mask and kind: a directory entry's
@@ -174,13 +123,12 @@ impl Table {
     );
 
     /// The table as [`Typed::of`] takes it, for reading only.
-    #[inline(always)]
     fn ptr(&self) -> *mut Table {
         (self as *const Table).cast_mut()
     }
 
     /// Bytes of one table allocation of `capacity` slots of `kind`.
-    pub fn bytes(capacity: usize, kind: u32) -> usize {
+    pub fn bytes(capacity: usize, kind: Kind) -> usize {
         size_of::<Table>() + capacity / SLOTS * group_bytes(kind)
     }
 
@@ -189,10 +137,10 @@ impl Table {
         alloc: &Allocator,
         capacity: usize,
         local_depth: u32,
-        kind: u32,
+        kind: Kind,
     ) -> Result<*mut Table, Error> {
         debug_assert!(capacity.is_power_of_two() && (SLOTS..=MAX_CAPACITY).contains(&capacity));
-        debug_assert!(kind == KIND_BYTES || kind == TAG_I64 as u32 || kind == TAG_U64 as u32);
+        debug_assert!(kind == Kind::Bytes || kind == Kind::I64 || kind == Kind::U64);
         let p = alloc.alloc(Table::bytes(capacity, kind))?.cast::<Table>();
         // SAFETY: `p` is a fresh allocation of header plus groups, aligned
         // as malloc aligns (8), which suits `Table` and both group types.
@@ -237,15 +185,15 @@ impl Table {
         self.mask
     }
 
-    /// [`KIND_BYTES`], [`TAG_I64`] or [`TAG_U64`]: the slot layout.
+    /// The slot layout.
     #[inline]
-    pub fn kind(&self) -> u32 {
+    pub fn kind(&self) -> Kind {
         self.kind
     }
 
     /// The kind the memory was sized for.
     #[inline]
-    pub fn room(&self) -> u32 {
+    pub fn room(&self) -> Kind {
         self.room
     }
 
@@ -308,15 +256,15 @@ impl Table {
 
     /// Whether the table's memory has room for `kind`'s layout.
     #[inline]
-    pub fn fits(&self, kind: u32) -> bool {
-        kind != KIND_BYTES || self.room == KIND_BYTES
+    pub fn fits(&self, kind: Kind) -> bool {
+        kind != Kind::Bytes || self.room == Kind::Bytes
     }
 
     /// Switches an empty table to `kind`'s layout in place, dropping its
     /// tombstones: a map sized by `reserve` (general tables, as its keys
     /// are unknown) or emptied takes the layout of the keys that arrive.
     /// The directory entries that cache the kind must be refilled.
-    pub fn rekind(&mut self, kind: u32) {
+    pub fn rekind(&mut self, kind: Kind) {
         debug_assert!(self.used == 0 && self.fits(kind));
         self.kind = kind;
         self.reset();
@@ -340,7 +288,6 @@ impl Table {
 
     /// Empties a full slot (or leaves a tombstone) and counts it; what its
     /// key owns is the caller's to release, read before.
-    #[inline(always)]
     pub fn erase_at(&mut self, group: usize, slot: usize) {
         // A single group is never probed past, so it never needs a tombstone.
         let single = self.capacity as usize == SLOTS;
@@ -352,6 +299,17 @@ impl Table {
         self.used -= 1;
         if !tombstone {
             self.growth_left += 1;
+        }
+    }
+
+    /// Marks a vacant slot full with fingerprint `h2` and counts it
+    /// (`reuse`: it was a tombstone, so no growth is spent). Its entry is
+    /// written first.
+    pub fn occupy(&mut self, group: usize, slot: usize, h2: u8, reuse: bool) {
+        self.ctrl_mut(group).set(slot, h2);
+        self.used += 1;
+        if !reuse {
+            self.growth_left -= 1;
         }
     }
 
@@ -523,374 +481,12 @@ unsafe fn duplicate<L: Layout>(t: &Table, alloc: &Allocator) -> Result<*mut Tabl
     Ok(copy)
 }
 
-/// The slots of group `g` of a table whose groups start at `groups` with
-/// `mask + 1` of them: the slot array follows the control words.
-///
-/// # Safety
-/// `groups` and `mask` are a live table's, laid out in `S` slots; `g <= mask`.
-#[inline(always)]
-unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *mut [S; SLOTS] {
-    // SAFETY: the caller's guarantee: the slot array starts after the
-    // `mask + 1` control words, and group `g`'s slots are inside it.
-    unsafe {
-        groups
-            .add((mask + 1) * size_of::<Ctrl>())
-            .cast::<[S; SLOTS]>()
-            .add(g)
-            .cast_mut()
-    }
-}
-
-/// Starts loading the cache line at `p`. A hint: it never faults and
-/// changes nothing but timing (no-op where no prefetch instruction is
-/// used).
-#[inline(always)]
-pub(crate) fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch never faults, whatever the address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-/// Starts loading a group's slots while its control word is still on its
-/// way: the slots are in the slot array, away from the control words, so
-/// without this the two misses of a large map's lookup come one after the
-/// other. Three lines: an integer group's 128 bytes of slots wherever they
-/// start (slots are 8-aligned, not 64), and a general group's first five
-/// slots of eight. Maps that fit in the caches lose by it, so only large
-/// maps prefetch (see `Map::get`).
-#[inline(always)]
-fn prefetch_slots<S>(slots: *const [S; SLOTS]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = slots.cast::<i8>();
-        // SAFETY: a prefetch never faults.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(127));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = slots;
-}
-
-/// A live table seen in its layout `L`: made only where the table's kind
-/// was matched to `L` (with [`on_layout!`]), so its slots are `L::Slot`s.
-/// It holds the groups and group mask as the directory entry has them, so
-/// a probe need not wait for the header's cache line (which only counting
-/// a change needs). Borrows the table for `'a`.
-pub struct Typed<'a, L: Layout> {
-    table: *mut Table,
-    groups: *mut u8,
-    mask: usize,
-    _borrow: PhantomData<(&'a mut Table, L)>,
-}
-
-impl<'a, L: Layout> Typed<'a, L> {
-    /// The table whose groups and group mask a directory entry holds.
-    ///
-    /// # Safety
-    /// `groups` and `mask` are those of a live table of a kind laid out in
-    /// `L`, which nothing else modifies during `'a` (nothing else reads it
-    /// during `'a` if the typed table modifies it).
-    #[inline(always)]
-    pub unsafe fn from_groups(groups: *mut u8, mask: u32) -> Typed<'a, L> {
-        Typed {
-            // The header precedes the groups; nothing loads it here.
-            table: groups.cast::<Table>().wrapping_sub(1),
-            groups,
-            mask: mask as usize,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// Table `t`.
-    ///
-    /// # Safety
-    /// As for [`Typed::from_groups`], for the table `t`.
-    #[inline(always)]
-    pub unsafe fn of(t: *mut Table) -> Typed<'a, L> {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            debug_assert_eq!(slot_bytes((*t).kind), size_of::<L::Slot>());
-            Typed {
-                table: t,
-                groups: (*t).groups,
-                mask: (*t).mask as usize,
-                _borrow: PhantomData,
-            }
-        }
-    }
-
-    /// The header.
-    #[inline(always)]
-    pub fn table(&mut self) -> &mut Table {
-        // SAFETY: a live table, borrowed for `'a` (see `from_groups`).
-        unsafe { &mut *self.table }
-    }
-
-    #[inline(always)]
-    fn ctrl(&self, g: usize) -> Ctrl {
-        debug_assert!(g <= self.mask);
-        // SAFETY: `g <= mask`: a group of the table, whose control word is
-        // initialized.
-        unsafe { *self.groups.cast::<Ctrl>().add(g) }
-    }
-
-    #[inline(always)]
-    fn slots(&self, g: usize) -> *mut [L::Slot; SLOTS] {
-        debug_assert!(g <= self.mask);
-        // SAFETY: the table's groups and mask, laid out in `L`; `g <= mask`.
-        unsafe { slots_of::<L::Slot>(self.groups, self.mask, g) }
-    }
-
-    /// Slot `i` of group `g`.
-    #[inline(always)]
-    pub fn slot(&self, g: usize, i: usize) -> &L::Slot {
-        // `% SLOTS` (here and below): slot indices come from a control
-        // word's bitset, so they are below 8 already; the mask lets the
-        // compiler drop the bounds check, and with it a panic path.
-        // SAFETY: a slot of the table.
-        unsafe { &(*self.slots(g))[i % SLOTS] }
-    }
-
-    #[inline(always)]
-    pub fn slot_mut(&mut self, g: usize, i: usize) -> &mut L::Slot {
-        // SAFETY: a slot of the table, borrowed uniquely with `self`.
-        unsafe { &mut (*self.slots(g))[i % SLOTS] }
-    }
-
-    /// Finds the full slot that `eq` accepts, probing from `hash`:
-    /// `(group, slot)`. `PREFETCH`: start loading each group's slots with
-    /// its control word (see `prefetch_slots`); a constant, so that the
-    /// small maps' probe carries no trace of it.
-    #[inline(always)]
-    pub fn find<const PREFETCH: bool>(
-        &self,
-        hash: u64,
-        eq: impl Fn(&L::Slot) -> bool,
-    ) -> Option<(usize, usize)> {
-        self.probe::<PREFETCH>(hash, eq).map(|(g, i, _)| (g, i))
-    }
-
-    /// [`Typed::find`], with the slot's address.
-    #[inline(always)]
-    fn probe<const PREFETCH: bool>(
-        &self,
-        hash: u64,
-        eq: impl Fn(&L::Slot) -> bool,
-    ) -> Option<(usize, usize, *mut L::Slot)> {
-        let mut p = Probe::new(hash, self.mask);
-        let h2 = h2(hash);
-        loop {
-            let (ctrl, slots) = (self.ctrl(p.offset), self.slots(p.offset));
-            if PREFETCH {
-                prefetch_slots(slots);
-            }
-            for i in ctrl.match_h2(h2) {
-                // SAFETY: `match_h2` only reports full slots, whose keys live.
-                let s = unsafe { &raw mut (*slots)[i % SLOTS] };
-                // SAFETY: as above.
-                if eq(unsafe { &*s }) {
-                    return Some((p.offset, i, s));
-                }
-            }
-            if ctrl.match_empty().any() || !p.next() {
-                return None;
-            }
-        }
-    }
-
-    /// Starts loading what a probe for `hash` reads first: its first
-    /// group's control word. Batch lookups call this a stage ahead of
-    /// [`Typed::prefetch_candidate`], and that a stage ahead of the probe
-    /// (see `crate::map::batch`).
-    #[inline(always)]
-    pub fn prefetch_ctrl(&self, hash: u64) {
-        let g = h1(hash) as usize & self.mask;
-        // SAFETY: `g <= mask`: an address inside the table; a prefetch
-        // reads nothing.
-        prefetch(unsafe { self.groups.cast::<Ctrl>().add(g) }.cast());
-    }
-
-    /// Starts loading the slot of the first candidate for `hash` in its
-    /// first group, if there is one: the line a hit (or a fingerprint
-    /// collision) compares. Reads the group's control word.
-    #[inline(always)]
-    pub fn prefetch_candidate(&self, hash: u64) {
-        let g = h1(hash) as usize & self.mask;
-        if let Some(i) = self.ctrl(g).match_h2(h2(hash)).first() {
-            // SAFETY: a slot of group `g`, `i < SLOTS`; only its address
-            // is taken.
-            let s = unsafe { &raw const (*self.slots(g))[i % SLOTS] }.cast::<u8>();
-            prefetch(s);
-            // A slot may straddle two lines.
-            prefetch(s.wrapping_add(size_of::<L::Slot>() - 1));
-        }
-    }
-
-    /// The value of the full slot `eq` accepts.
-    #[inline(always)]
-    pub fn get<const PREFETCH: bool>(
-        &self,
-        hash: u64,
-        eq: impl Fn(&L::Slot) -> bool,
-    ) -> Option<*mut c_void> {
-        let (_, _, s) = self.probe::<PREFETCH>(hash, eq)?;
-        // SAFETY: a full slot of the table.
-        Some(L::value(unsafe { &*s }))
-    }
-
-    /// Finds the slot `eq` accepts, or the slot an insert of that key
-    /// should take.
-    ///
-    /// Two passes: the lookup's own probe, then (the key being absent) the
-    /// first empty or deleted slot along the same probe. A group never
-    /// holds both kinds (deleting leaves a tombstone only in a group with
-    /// no empty slot, and nothing but a rebuild empties one again), so that
-    /// slot is the first tombstone before the probe's end if there is one,
-    /// else the empty slot that ended it. Each pass keeps few values live;
-    /// one pass that tracked the first tombstone while comparing keys
-    /// spilled registers on every insert.
-    #[inline(always)]
-    pub fn find_or_vacant(&mut self, hash: u64, eq: impl Fn(&L::Slot) -> bool) -> Lookup<L::Slot> {
-        if let Some((_, _, s)) = self.probe::<false>(hash, eq) {
-            return Lookup::Found(s);
-        }
-        let mut p = Probe::new(hash, self.mask);
-        loop {
-            let ctrl = self.ctrl(p.offset);
-            if let Some(slot) = ctrl.match_empty_or_deleted().first() {
-                let reuse = ctrl.get(slot) == DELETED;
-                if !reuse && self.table().growth_left == 0 {
-                    return Lookup::NoRoom;
-                }
-                return Lookup::Vacant(Vacancy {
-                    group: p.offset,
-                    slot,
-                    reuse,
-                });
-            }
-            if !p.next() {
-                return Lookup::NoRoom;
-            }
-        }
-    }
-
-    /// Fills a vacant slot that [`Typed::find_or_vacant`] returned: `write`
-    /// writes the entry into the slot's memory, which stays vacant (and
-    /// unread) if it fails; then the slot is marked full and counted.
-    #[inline(always)]
-    pub fn insert_at(
-        &mut self,
-        v: Vacancy,
-        hash: u64,
-        write: impl FnOnce(*mut L::Slot) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        debug_assert!(self.ctrl(v.group).get(v.slot) == if v.reuse { DELETED } else { EMPTY });
-        write(self.vacant_slot(&v))?;
-        let t = self.table();
-        t.ctrl_mut(v.group).set(v.slot, h2(hash));
-        t.used += 1;
-        if !v.reuse {
-            t.growth_left -= 1;
-        }
-        Ok(())
-    }
-
-    /// The slot memory of vacancy `v` (where `insert_at` writes).
-    #[inline(always)]
-    pub fn vacant_slot(&mut self, v: &Vacancy) -> *mut L::Slot {
-        // SAFETY: a slot of the table.
-        unsafe { &raw mut (*self.slots(v.group))[v.slot % SLOTS] }
-    }
-
-    /// Adds an entry known to be absent to a table without tombstones (one
-    /// being rebuilt into): no key comparisons. False when the growth
-    /// budget is spent.
-    #[inline(always)]
-    pub fn place(&mut self, hash: u64, entry: L::Slot) -> bool {
-        if self.table().growth_left == 0 {
-            return false;
-        }
-        let mut p = Probe::new(hash, self.mask);
-        loop {
-            if let Some(slot) = self.ctrl(p.offset).match_empty().first() {
-                let v = Vacancy {
-                    group: p.offset,
-                    slot,
-                    reuse: false,
-                };
-                let stored = self.insert_at(v, hash, |dst| {
-                    // SAFETY: a vacant slot's memory.
-                    unsafe { dst.write(entry) };
-                    Ok(())
-                });
-                return stored.is_ok();
-            }
-            // Growth budget left means an empty slot exists.
-            if !p.next() {
-                debug_assert!(false, "growth budget left but no empty slot");
-                return false;
-            }
-        }
-    }
-
-    /// Calls `f` with every full slot until it returns non-zero; returns
-    /// that value, or 0.
-    #[inline(always)]
-    pub fn walk(&self, mut f: impl FnMut(&L::Slot) -> i32) -> i32 {
-        for g in 0..=self.mask {
-            let slots = self.slots(g);
-            for i in self.ctrl(g).match_full() {
-                // SAFETY: a full slot of the table.
-                let r = f(unsafe { &(*slots)[i % SLOTS] });
-                if r != 0 {
-                    return r;
-                }
-            }
-        }
-        0
-    }
-
-    /// Moves every entry into the table `target(hash)` gives for it: its
-    /// key moves (no copy); `self` is left as it was and is freed by the
-    /// caller once the new tables are installed. A target may have the
-    /// general layout where `self` has an integer one, not the other way
-    /// round.
-    ///
-    /// # Safety
-    /// Every full slot's key is live; the targets are live, distinct from
-    /// `self`, and have room for the entries.
-    pub unsafe fn move_into(&self, seed: u64, mut target: impl FnMut(u64) -> *mut Table) {
-        // SAFETY: `self` is live.
-        let kind = unsafe { (*self.table).kind };
-        self.walk(|s| {
-            // SAFETY: full slots hold live keys (the caller's guarantee).
-            let hash = unsafe { L::hash(seed, kind, s) };
-            let tp = target(hash);
-            // SAFETY: the caller's guarantee; the target's layout is its
-            // kind's.
-            let placed = unsafe {
-                on_layout!((*tp).kind, T => Typed::<T>::of(tp).place(hash, T::moved::<L>(kind, s)))
-            };
-            debug_assert!(placed, "rebuild target without room");
-            0
-        });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::IntKey;
+    use crate::key::{IntKey, TAG_I64, TAG_U64};
     use crate::layout::IntSlot;
+    use crate::probe::{Lookup, Vacancy};
 
     /// [`Typed::find_or_vacant`] in the table's layout; `None` for a key
     /// the table cannot hold.
@@ -925,26 +521,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn probe_visits_every_group_once() {
-        for groups in [1usize, 2, 4, 8, 16, 128] {
-            for start in 0..groups as u64 {
-                let mut p = Probe::new(start << 7, groups - 1);
-                let mut seen = vec![false; groups];
-                loop {
-                    assert!(!seen[p.offset]);
-                    seen[p.offset] = true;
-                    if !p.next() {
-                        break;
-                    }
-                }
-                assert!(seen.iter().all(|&s| s));
-            }
-        }
-    }
-
     /// Inserts `keys` with hashes chosen to start in group 0.
-    fn filled(alloc: &Allocator, capacity: usize, keys: u64, kind: u32) -> *mut Table {
+    fn filled(alloc: &Allocator, capacity: usize, keys: u64, kind: Kind) -> *mut Table {
         let t = Table::new(alloc, capacity, 0, kind).unwrap();
         for k in 0..keys {
             let n = IntKey::new(2, k);
@@ -962,14 +540,14 @@ mod tests {
     fn erase_in_a_full_group_leaves_a_tombstone() {
         let alloc = Allocator::default();
         // Both layouts behave alike.
-        for kind in [KIND_BYTES, TAG_U64 as u32] {
+        for kind in [Kind::Bytes, Kind::U64] {
             // SAFETY: the table is live until freed at the end; keys are
             // inline.
             unsafe { erase_in_a_full_group(&alloc, kind) };
         }
     }
 
-    unsafe fn erase_in_a_full_group(alloc: &Allocator, kind: u32) {
+    unsafe fn erase_in_a_full_group(alloc: &Allocator, kind: Kind) {
         // SAFETY: the caller's guarantee.
         unsafe {
             let tp = filled(alloc, 16, 8, kind);
@@ -1012,7 +590,7 @@ mod tests {
     #[test]
     fn a_single_group_fills_up_and_never_tombstones() {
         let alloc = Allocator::default();
-        for kind in [KIND_BYTES, TAG_U64 as u32] {
+        for kind in [Kind::Bytes, Kind::U64] {
             // SAFETY: as above.
             unsafe {
                 let tp = filled(&alloc, 8, 8, kind);
@@ -1041,7 +619,7 @@ mod tests {
         let alloc = Allocator::default();
         // SAFETY: as above.
         unsafe {
-            let tp = filled(&alloc, 16, 4, TAG_U64 as u32);
+            let tp = filled(&alloc, 16, 4, Kind::U64);
             let t = &mut *tp;
             let i64_key = IntKey::new(TAG_I64, 2);
             assert!(t.find_key(2 << 8, &i64_key).is_none());
@@ -1062,10 +640,10 @@ mod tests {
             assert_eq!(size_of::<IntSlot>(), int_slot);
             assert_eq!(size_of::<Slot>(), 40);
             assert_eq!(
-                Table::bytes(16, TAG_U64 as u32),
+                Table::bytes(16, Kind::U64),
                 size_of::<Table>() + 2 * (8 + 8 * int_slot)
             );
-            assert_eq!(Table::bytes(16, KIND_BYTES), size_of::<Table>() + 2 * 328);
+            assert_eq!(Table::bytes(16, Kind::Bytes), size_of::<Table>() + 2 * 328);
             Table::free(tp, &alloc);
         }
     }

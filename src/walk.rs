@@ -219,14 +219,12 @@ fn with<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
 }
 
 /// Whether the calling thread is walking the structure at `p`.
-#[inline(always)]
 pub fn walking(p: *const ()) -> bool {
     any() && walking_slow(p)
 }
 
 /// Whether any thread is walking anything: if not, no structure is walked
 /// by this one (it sees its own walks' increments).
-#[inline(always)]
 pub fn any() -> bool {
     WALKS.load(Ordering::Relaxed) != 0
 }
@@ -343,7 +341,8 @@ pub fn walk_marked<R>(
 /// One function for every walk, never inlined: the mark lies in a frame of
 /// its own, below the frame of any walk this one is nested in (two inlined
 /// walks would share one frame, in no order), and `proof` recognises the
-/// frame by its return address and the mark's place in it.
+/// frame by its return address and the mark's place in it: so it is never
+/// inlined.
 #[inline(never)]
 fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut(Mark)) -> bool {
     /// Ends the walk, also when `body` unwinds: drops its record, which

@@ -209,12 +209,11 @@ unsafe fn insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) 
     }
 }
 
-/// `slotmap_insert` once the slotmap must grow, out of line. Growing
+/// `slotmap_insert` once the slotmap must grow. Growing
 /// allocates and may panic (a bug): under `guard`.
 ///
 /// # Safety
 /// As for `slotmap_insert`, with `key` writable.
-#[inline(never)]
 unsafe fn insert_growing(
     m: &mut SlotMap,
     grow: Grow,

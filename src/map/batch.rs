@@ -35,23 +35,24 @@ use core::ffi::c_void;
 use core::mem::MaybeUninit;
 
 use super::keys::Guard;
-use super::{Map, MODE_EMPTY};
+use super::{get_in, Map, Mode};
 use crate::directory::Entry;
 use crate::hash::SHORT;
 use crate::key::{IntKey, Key, Needle, Short};
-use crate::layout::{on_layout, Layout};
-use crate::table::{prefetch, Typed};
+use crate::layout::on_layout;
+use crate::prefetch::prefetch;
+use crate::probe::Typed;
 use crate::Error;
 
 /// Keys per chunk: enough misses in flight to keep the memory system
-/// busy, few enough that they do not queue for its line buffers
-/// (measured; see BENCHMARKS.md).
+/// busy, few enough that they do not queue for its line buffers (the
+/// choice's measurements are in BENCHMARKS.md).
 const CHUNK: usize = 16;
 const _: () = assert!(CHUNK <= 32);
 
 /// Global depth from which a batch runs in stages: 128 tables, about
-/// 60,000 entries, when the tables outgrow the L1 and L2 caches (measured;
-/// see BENCHMARKS.md).
+/// 60,000 entries, when the tables outgrow the L1 and L2 caches (see
+/// BENCHMARKS.md).
 const PREFETCH_DEPTH: u8 = 7;
 
 /// Global depth from which stage 1 requests the directory entries: a
@@ -89,13 +90,13 @@ impl BatchKey for IntKey {
     #[inline(always)]
     unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY: the caller's guarantee.
-        unsafe { probe_in(e, h, self) }
+        unsafe { get_in::<false, false, _>(e, h, self) }
     }
 
     /// Never called: every integer key has a hash.
     #[inline(always)]
     fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error> {
-        look_alone::<G, _>(m, self)
+        Ok(m.get(self))
     }
 }
 
@@ -112,56 +113,22 @@ impl BatchKey for Needle<'_> {
     }
 
     /// Keys of up to 32 bytes take their own probe loop, inline, as in a
-    /// single lookup; longer ones one out of line.
+    /// single lookup; longer ones `probe_longer`'s.
     #[inline(always)]
     unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         match Short::<32>::new(*self) {
             // SAFETY: the caller's guarantee.
-            Some(short) => unsafe { probe_in(e, h, &short) },
+            Some(short) => unsafe { get_in::<false, false, _>(e, h, &short) },
             // SAFETY: as above.
             None => unsafe { probe_longer(e, h, self) },
         }
     }
 
-    /// A key over [`SHORT`] bytes.
+    /// A key over [`SHORT`] bytes: the single lookup's, under the guard.
     #[inline(always)]
     fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error> {
-        look_alone::<G, _>(m, self)
+        m.get_long::<G>(self.key())
     }
-}
-
-/// The lookup of a key on its own, under the guard: hashing a key of over
-/// [`SHORT`] bytes runs XXH3's long path, which the compiler cannot prove
-/// panic-free. (Not `Map::get`: a second caller of its out-of-line probe
-/// for such keys would change how the single lookups call theirs, and
-/// cost them instructions.)
-#[inline(never)]
-fn look_alone<G: Guard, K: Key>(m: &Map, n: &K) -> Result<Option<*mut c_void>, Error> {
-    let mut value = None;
-    G::run(|| {
-        let h = n.hash(m.seed);
-        // SAFETY: the entry of a live table of the map (a batch on an empty
-        // map looks nothing up), for this key's hash.
-        value = unsafe { probe_in(m.entry_for(h), h, n) };
-        Ok(())
-    })?;
-    Ok(value)
-}
-
-/// The probe of a single lookup (`get_in`), both layouts inline: the
-/// batch's own copy, so that the single lookups' out-of-line probe keeps
-/// its one caller's calling convention.
-///
-/// # Safety
-/// `e` is a live table's entry.
-#[inline(always)]
-unsafe fn probe_in<K: Key>(e: Entry, h: u64, n: &K) -> Option<*mut c_void> {
-    on_layout!(e.kind, L => {
-        let eq = L::matcher(e.kind, n)?;
-        // SAFETY: the caller's guarantee, in the layout the kind names;
-        // only read.
-        unsafe { Typed::<L>::from_groups(e.groups, e.mask) }.get::<false>(h, eq)
-    })
 }
 
 /// A key that may be one no map can hold (`None`: a C string of 4 GiB or
@@ -190,11 +157,10 @@ impl<K: BatchKey> BatchKey for Option<K> {
 ///
 /// # Safety
 /// As for [`BatchKey::probe`].
-#[inline(never)]
 unsafe fn probe_longer(e: Entry, h: u64, n: &Needle<'_>) -> Option<*mut c_void> {
     let short = Short::<SHORT>::new(*n)?;
     // SAFETY: the caller's guarantee.
-    unsafe { probe_in(e, h, &short) }
+    unsafe { get_in::<false, false, _>(e, h, &short) }
 }
 
 impl Map {
@@ -209,7 +175,7 @@ impl Map {
         key: impl Fn(usize) -> K,
         mut found: impl FnMut(usize, Option<*mut c_void>),
     ) -> Result<(), Error> {
-        if self.mode == MODE_EMPTY {
+        if self.mode == Mode::Empty {
             (0..count).for_each(|i| found(i, None));
             Ok(())
         } else if self.global_depth >= PREFETCH_DEPTH {

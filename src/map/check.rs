@@ -24,9 +24,9 @@ use core::fmt::{self, Write};
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::{DELETED, EMPTY, SLOTS};
 use crate::hash::{self, h2};
-use crate::key::{Needle, TAG_I64, TAG_U64};
-use crate::layout::{slot_bytes, KIND_BYTES};
-use crate::map::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use crate::key::Needle;
+use crate::layout::{slot_bytes, Kind};
+use crate::map::{Map, Mode};
 use crate::table::{max_load, Table, MAX_CAPACITY};
 
 /// A report of the first broken invariant, without allocation.
@@ -82,13 +82,13 @@ impl Map {
     /// Checks every invariant; the first one broken is described.
     pub fn check(&self) -> Result<(), Message> {
         let used = match self.mode {
-            MODE_EMPTY => {
+            Mode::Empty => {
                 if !self.root.is_null() {
                     fail!("empty map holds memory");
                 }
                 0
             }
-            MODE_SMALL => {
+            Mode::Small => {
                 // SAFETY: in small mode the root is the one live table.
                 let t = unsafe { &*self.root.cast::<Table>() };
                 if t.capacity() as usize != SLOTS {
@@ -100,8 +100,7 @@ impl Map {
                 }
                 check_table(self, 0, t, None)?
             }
-            MODE_DIR => self.check_directory()?,
-            m => fail!("unknown mode {m}"),
+            Mode::Dir => self.check_directory()?,
         };
         if used != self.len {
             fail!("map length {} but tables hold {}", self.len, used);
@@ -165,9 +164,6 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     if !capacity.is_power_of_two() || !(SLOTS..=MAX_CAPACITY).contains(&capacity) {
         fail!("table {n}: capacity {capacity} not a power of two in 8..=1024");
     }
-    if t.kind() != KIND_BYTES && t.kind() != TAG_I64 as u32 && t.kind() != TAG_U64 as u32 {
-        fail!("table {n}: unknown kind {}", t.kind());
-    }
     // Lookups read the header's group mask as a directory entry's.
     if t.mask() as usize != capacity / SLOTS - 1 {
         fail!("table {n}: group mask {} for {capacity} slots", t.mask());
@@ -176,7 +172,7 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     // hold the general layout (either integer kind fits the other's).
     if slot_bytes(t.kind()) > slot_bytes(t.room()) {
         fail!(
-            "table {n}: kind {} in memory sized for kind {}",
+            "table {n}: kind {:?} in memory sized for kind {:?}",
             t.kind(),
             t.room()
         );
@@ -218,7 +214,9 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
     }
     for (g, i) in t.full_slots() {
         let slot = t.entry(g, i);
-        if t.kind() != KIND_BYTES && slot.key.int().map(|(tag, _)| tag as u32) != Some(t.kind()) {
+        if t.kind() != Kind::Bytes
+            && slot.key.int().map(|(tag, _)| Kind::of_tag(tag)) != Some(t.kind())
+        {
             fail!("table {n}: group {g} slot {i}: an integer table holds another key");
         }
         let len = slot.key.key_len() as usize;

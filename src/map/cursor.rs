@@ -32,7 +32,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::group::SLOTS;
 use crate::key::INT_LEN;
 use crate::layout::{on_layout, Layout};
-use crate::table::Typed;
+use crate::probe::Typed;
 use crate::Error;
 
 use super::walks::{Cursor, Entry};
@@ -99,7 +99,6 @@ impl Map {
     }
 
     /// A change that makes cursors stale.
-    #[inline(always)]
     pub(super) fn bump_epoch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
     }

@@ -3,20 +3,20 @@
 
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::SLOTS;
-use crate::layout::KIND_BYTES;
+use crate::layout::Kind;
 use crate::table::{Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 
-use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use super::{Map, Mode};
 
 impl Map {
     /// The first table of a map in empty mode: a small map's single group,
     /// in the layout of its first key. A zero-filled map, which never had
     /// `slate()`, draws its seed now.
-    pub(super) fn first_table(&mut self, kind: u32) -> Result<(), Error> {
-        debug_assert_eq!(self.mode, MODE_EMPTY);
+    pub(super) fn first_table(&mut self, kind: Kind) -> Result<(), Error> {
+        debug_assert_eq!(self.mode, Mode::Empty);
         self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
-        self.mode = MODE_SMALL;
+        self.mode = Mode::Small;
         self.ensure_seed();
         Ok(())
     }
@@ -29,7 +29,7 @@ impl Map {
     /// it is full, the room too: it is pruned of tombstones, doubled or
     /// split. Everything is allocated before anything changes, so a failure
     /// leaves the map as it was, layout included.
-    pub(super) fn make_room(&mut self, tp: *mut Table, key_kind: u32) -> Result<(), Error> {
+    pub(super) fn make_room(&mut self, tp: *mut Table, key_kind: Kind) -> Result<(), Error> {
         self.change_table(tp, key_kind)?;
         // Entries may have moved (even if the insert fails after this):
         // cursors are stale.
@@ -38,21 +38,21 @@ impl Map {
     }
 
     /// `make_room`, but for telling cursors.
-    fn change_table(&mut self, tp: *mut Table, key_kind: u32) -> Result<(), Error> {
+    fn change_table(&mut self, tp: *mut Table, key_kind: Kind) -> Result<(), Error> {
         // SAFETY: `tp` is a live table of this map.
         let t = unsafe { &*tp };
         if t.used() == 0 && t.kind() != key_kind && t.fits(key_kind) {
             self.rekind(tp, key_kind);
             return Ok(());
         }
-        let kind = if t.kind() == KIND_BYTES || t.kind() == key_kind {
+        let kind = if t.kind() == Kind::Bytes || t.kind() == key_kind {
             t.kind()
         } else {
-            KIND_BYTES
+            Kind::Bytes
         };
         let capacity = t.capacity() as usize;
         let full = t.growth_left() == 0;
-        if self.mode == MODE_SMALL {
+        if self.mode == Mode::Small {
             return if full {
                 self.small_to_directory(kind)
             } else {
@@ -70,11 +70,11 @@ impl Map {
 
     /// Switches the empty table `tp` to `kind`'s layout, which it has room
     /// for (see [`Table::rekind`]).
-    fn rekind(&mut self, tp: *mut Table, kind: u32) {
+    fn rekind(&mut self, tp: *mut Table, kind: Kind) {
         // SAFETY: `tp` is a live table of this map; no reference to it is
         // held.
         unsafe { (*tp).rekind(kind) };
-        if self.mode == MODE_DIR {
+        if self.mode == Mode::Dir {
             let mut dir = self.dir();
             // SAFETY: as above; its entries now carry the new kind.
             unsafe {
@@ -85,7 +85,7 @@ impl Map {
     }
 
     /// Rebuilds a small map's table, which has room, in the layout `kind`.
-    pub(super) fn rebuild_small(&mut self, tp: *mut Table, kind: u32) -> Result<(), Error> {
+    pub(super) fn rebuild_small(&mut self, tp: *mut Table, kind: Kind) -> Result<(), Error> {
         let new = Table::new(&self.alloc, SLOTS, 0, kind)?;
         // SAFETY: both tables are live; `tp` is freed once its entries moved.
         unsafe {
@@ -102,7 +102,7 @@ impl Map {
         &mut self,
         tp: *mut Table,
         capacity: usize,
-        kind: u32,
+        kind: Kind,
     ) -> Result<(), Error> {
         // SAFETY: `tp` is a live table of this map.
         let t = unsafe { &*tp };
@@ -120,7 +120,7 @@ impl Map {
 
     /// The ninth entry: the single group becomes a table of `kind` in a
     /// directory.
-    pub(super) fn small_to_directory(&mut self, kind: u32) -> Result<(), Error> {
+    pub(super) fn small_to_directory(&mut self, kind: Kind) -> Result<(), Error> {
         let tp: *mut Table = self.root.cast();
         let new = Table::new(&self.alloc, FIRST_CAPACITY, 0, kind)?;
         let mut dir = match Directory::new(&self.alloc, 0) {
@@ -139,14 +139,14 @@ impl Map {
         // SAFETY: `new` is live.
         unsafe { dir.fill(0, 1, new) };
         self.root = dir.array.cast();
-        self.mode = MODE_DIR;
+        self.mode = Mode::Dir;
         self.global_depth = 0;
         Ok(())
     }
 
     /// Splits a full 1024-slot table in two tables of `kind` by the next
     /// hash bit.
-    pub(super) fn split(&mut self, tp: *mut Table, kind: u32) -> Result<(), Error> {
+    pub(super) fn split(&mut self, tp: *mut Table, kind: Kind) -> Result<(), Error> {
         // `tp` is read through the raw pointer throughout: doubling the
         // directory writes its `index`, so no reference to it may live
         // across that.

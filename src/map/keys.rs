@@ -11,19 +11,19 @@
 //! ```
 //!
 //! Keys of up to 32 bytes have a probe loop with no call in it, so its
-//! state stays in registers (lookups and deletes; inserts measured no
-//! faster and keep one loop for every short key). Only two pieces of a
+//! state stays in registers (lookups and deletes; inserts keep one loop
+//! for every short key). Only two pieces of a
 //! point operation hold code that the compiler cannot prove panic-free:
 //! hashing a key longer than [`crate::hash::SHORT`] (XXH3's long-input
 //! path) and making room for an insert (allocation, growth, drawing a
 //! seed). The `_guarded` operations run exactly those under the caller's
-//! [`Guard`], out of line, and everything else bare: the C layer passes
+//! [`Guard`], and everything else bare: the C layer passes
 //! its `catch_unwind`, and its hot paths keep no unwinding path and stay
 //! small enough to inline under cross-language LTO.
 
 use core::ffi::c_void;
 
-use super::{Map, Pending, Upsert};
+use super::{Map, Pending, Tried, Upsert};
 use crate::hash::SHORT;
 use crate::key::{Key, Needle, Short};
 use crate::Error;
@@ -48,8 +48,8 @@ fn run_for<G: Guard, R>(f: impl FnOnce() -> Result<R, Error>) -> Result<R, Error
 
 impl Map {
     /// Looks a byte key up, by its length (see the module docs), and gives
-    /// its value to `found`. (Each path calls `found` itself: merging the
-    /// paths' results first costs the short keys' lookups instructions.)
+    /// its value to `found`. (Each path calls `found` itself, so the short
+    /// keys' path does not wait on a merge of the paths' results.)
     #[inline(always)]
     pub fn get_bytes_guarded<G: Guard>(
         &self,
@@ -69,9 +69,7 @@ impl Map {
         Ok(())
     }
 
-    /// `get_bytes_guarded` for a key longer than 32 bytes: out of line, so
-    /// that the short keys' lookup stays small.
-    #[inline(never)]
+    /// `get_bytes_guarded` for a key longer than 32 bytes.
     fn get_longer<G: Guard>(
         &self,
         n: &Needle<'_>,
@@ -79,23 +77,25 @@ impl Map {
     ) -> Result<(), Error> {
         match Short::<SHORT>::new(*n) {
             Some(short) => self.get_then(&short, found),
-            None => self.get_long::<G>(n.key(), found),
+            None => {
+                found(self.get_long::<G>(n.key())?.ok_or(Error::NotFound)?);
+                Ok(())
+            }
         }
     }
 
-    /// A lookup of a key longer than [`SHORT`], under the guard. Given the
-    /// key's bytes, not the needle, so that the shorter keys' paths keep
-    /// their needle in registers (a closure over it made every lookup store
-    /// it to the stack).
+    /// A lookup of a key longer than [`SHORT`], under the guard (single
+    /// lookups and batches). Given the key's bytes, not the needle, so that
+    /// the shorter keys' paths keep their needle in registers (a closure
+    /// over it made every lookup store it to the stack).
     #[inline(never)]
-    fn get_long<G: Guard>(&self, key: &[u8], found: impl FnOnce(*mut c_void)) -> Result<(), Error> {
+    pub(super) fn get_long<G: Guard>(&self, key: &[u8]) -> Result<Option<*mut c_void>, Error> {
         let mut value = None;
         G::run(|| {
             value = self.get(&Needle::bytes(key));
             Ok(())
         })?;
-        found(value.ok_or(Error::NotFound)?);
-        Ok(())
+        Ok(value)
     }
 
     /// A set or a get-or-insert, as `U` says (see [`Map::upsert`]); only
@@ -107,8 +107,9 @@ impl Map {
         value: *mut c_void,
     ) -> Result<U::Out, Error> {
         match self.try_set::<U>(n, value) {
-            Ok(r) => r,
-            Err(pending) => self.set_pending_guarded::<G, U>(pending, n, value),
+            Tried::Done(r) => Ok(r),
+            Tried::Failed(e) => Err(e),
+            Tried::Pending(pending) => self.set_pending_guarded::<G, U>(pending, n, value),
         }
     }
 
@@ -137,7 +138,9 @@ impl Map {
         }
     }
 
-    /// An insert of a key longer than [`SHORT`] (see `get_long`).
+    /// An insert of a key longer than [`SHORT`] (see `get_long`), out of
+    /// line: the shims of byte-key inserts stay small enough to inline
+    /// under cross-language LTO (`make lto-test`).
     #[inline(never)]
     fn upsert_long<G: Guard, U: Upsert>(
         &mut self,
@@ -175,7 +178,6 @@ impl Map {
     }
 
     /// A take of a key longer than [`SHORT`] (see `get_long`).
-    #[inline(never)]
     fn take_long<G: Guard>(&mut self, key: &[u8]) -> Result<*mut c_void, Error> {
         run_for::<G, _>(|| self.take(&Needle::bytes(key)))
     }

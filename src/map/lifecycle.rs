@@ -7,7 +7,7 @@ use crate::directory::Directory;
 use crate::table::Table;
 use crate::Error;
 
-use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use super::{Map, Mode};
 
 impl Map {
     /// Removes every entry, keeping the capacity; takes a fresh seed unless
@@ -39,12 +39,12 @@ impl Map {
                 Table::free(tp, &self.alloc);
             }
         }
-        if self.mode == MODE_DIR {
+        if self.mode == Mode::Dir {
             // SAFETY: the directory came from this allocator.
             unsafe { self.dir().free(&self.alloc) };
         }
         self.root = ptr::null_mut();
-        self.mode = MODE_EMPTY;
+        self.mode = Mode::Empty;
         self.global_depth = 0;
     }
 
@@ -61,7 +61,7 @@ impl Map {
     /// Pins the seed (for reproducible iteration order): only while the
     /// map holds no memory, since entries already placed would be lost.
     pub fn pin_seed(&mut self, seed: u64) -> Result<(), Error> {
-        if self.mode != MODE_EMPTY {
+        if self.mode != Mode::Empty {
             return Err(Error::Invalid);
         }
         self.seed = seed;
@@ -106,11 +106,11 @@ impl Map {
             id: super::cursor::fresh_id(),
         };
         match self.mode {
-            MODE_SMALL => {
+            Mode::Small => {
                 // SAFETY: the small table is live with live keys.
                 copy.root = unsafe { (*self.root.cast::<Table>()).duplicate(&alloc)? }.cast();
             }
-            MODE_DIR => {
+            Mode::Dir => {
                 let src = self.dir();
                 let mut dir = Directory::new(&alloc, src.depth)?;
                 for tp in src.tables() {

@@ -38,14 +38,21 @@ use core::ptr;
 use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
 use crate::key::{Key, KeyRepr};
-use crate::layout::{kind_of, on_layout, General, Int, Layout, KIND_BYTES};
+use crate::layout::{kind_of, on_layout, General, Int, Kind, Layout};
+use crate::probe::{Lookup, Typed};
 use crate::seed::map_seed as fresh_seed;
-use crate::table::{Lookup, Table, Typed};
+use crate::table::Table;
 use crate::Error;
 
-const MODE_EMPTY: u8 = 0;
-const MODE_SMALL: u8 = 1;
-const MODE_DIR: u8 = 2;
+/// Which of the three modes (see the module docs) a map is in. A
+/// zero-filled `slate_s` is an empty map.
+#[repr(u8)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    Empty = 0,
+    Small = 1,
+    Dir = 2,
+}
 
 #[repr(C)]
 pub struct Map {
@@ -54,7 +61,7 @@ pub struct Map {
     /// Small: the table. Directory: the array of table pointers.
     root: *mut u8,
     global_depth: u8,
-    mode: u8,
+    mode: Mode,
     /// 1 when the seed is the caller's (`slate_pin_seed`): kept when the
     /// map empties, clears or is freed.
     pinned: u8,
@@ -101,6 +108,16 @@ pub struct Pending {
     hash: Option<u64>,
 }
 
+/// What an insert tried in place ([`Map::try_set`]) came to.
+pub enum Tried<T> {
+    /// Nothing done: the key's table must change first.
+    Pending(Pending),
+    /// Done: the key was found or stored; what the upsert hands back.
+    Done(T),
+    /// Failed with nothing changed (a long key's copy could not be made).
+    Failed(Error),
+}
+
 /// Where a get-or-insert left the key: the address of its stored value,
 /// and whether the key was new.
 #[derive(Clone, Copy)]
@@ -141,18 +158,23 @@ impl Upsert for GetOrInsert {
     }
 }
 
-/// Looks `n` up in the table of entry `e`. The layout a key type usually
-/// meets (see [`Key::INT`]) is probed inline; the other (an integer key in
-/// a general table, a byte key that encodes an integer in an integer
-/// table) out of line, so that each lookup keeps one probe loop's worth of
-/// registers. An integer key tries the integer layout first: the one
-/// compare of its tag with the kind tells both the layout and that the
-/// table may hold the key.
+/// Looks `n` up in the table of entry `e`: the one lookup from a
+/// directory entry, which single lookups and the batch stages share.
+///
+/// `PREFETCH`: each group's slots are requested with its control word
+/// (large maps; see [`Typed::find`]). `SPLIT`: the layout a key type
+/// usually meets (see [`Key::INT`]) is probed inline and the other (an
+/// integer key in a general table, a byte key that encodes an integer in
+/// an integer table) out of line, so that a single lookup keeps one probe
+/// loop's worth of registers; the batch stages (`SPLIT` false) probe both
+/// inline, so that the out-of-line probe keeps its one caller. An integer
+/// key tries the integer layout first: the one compare of its tag with the
+/// kind tells both the layout and that the table may hold the key.
 ///
 /// # Safety
 /// `e` is a live table's entry.
 #[inline(always)]
-unsafe fn get_in<const PREFETCH: bool, K: Key>(
+pub(super) unsafe fn get_in<const PREFETCH: bool, const SPLIT: bool, K: Key>(
     e: directory::Entry,
     h: u64,
     n: &K,
@@ -160,11 +182,11 @@ unsafe fn get_in<const PREFETCH: bool, K: Key>(
     // SAFETY (all): the caller's guarantee, in the layout the kind names;
     // only read.
     unsafe {
-        if K::INT {
+        if SPLIT && K::INT {
             if let Some(eq) = Int::matcher(e.kind, n) {
                 return Typed::<Int>::from_groups(e.groups, e.mask).get::<PREFETCH>(h, eq);
             }
-            if e.kind != KIND_BYTES {
+            if e.kind != Kind::Bytes {
                 return None;
             }
             let eq = General::matcher(e.kind, n)?;
@@ -173,7 +195,7 @@ unsafe fn get_in<const PREFETCH: bool, K: Key>(
         on_layout!(e.kind, L => {
             let eq = L::matcher(e.kind, n)?;
             let t = Typed::<L>::from_groups(e.groups, e.mask);
-            if L::INT {
+            if SPLIT && L::INT {
                 get_cold::<L, PREFETCH>(t, h, eq)
             } else {
                 t.get::<PREFETCH>(h, eq)
@@ -201,7 +223,7 @@ impl Map {
             seed: fresh_seed(),
             root: ptr::null_mut(),
             global_depth: 0,
-            mode: MODE_EMPTY,
+            mode: Mode::Empty,
             pinned: 0,
             _pad: [0; 1],
             epoch: 0,
@@ -242,7 +264,7 @@ impl Map {
     /// too, see `dir`).
     #[inline]
     fn entry_for(&self, hash: u64) -> directory::Entry {
-        debug_assert!(self.mode != MODE_EMPTY);
+        debug_assert!(self.mode != Mode::Empty);
         let dir = self.dir();
         dir.entry(dir.index(hash))
     }
@@ -256,8 +278,8 @@ impl Map {
     /// The distinct tables, in walk order.
     pub fn tables(&self) -> MapTables {
         match self.mode {
-            MODE_SMALL => MapTables::One(Some(self.root.cast())),
-            MODE_DIR => MapTables::Dir(self.dir().tables()),
+            Mode::Small => MapTables::One(Some(self.root.cast())),
+            Mode::Dir => MapTables::Dir(self.dir().tables()),
             _ => MapTables::None,
         }
     }
@@ -273,22 +295,22 @@ impl Map {
     /// Looks a key up.
     #[inline(always)]
     pub fn get(&self, n: &impl Key) -> Option<*mut c_void> {
-        if self.mode == MODE_EMPTY {
+        if self.mode == Mode::Empty {
             return None;
         }
         let h = self.hash(n);
         // From the directory entry straight to the groups: the table's
         // header is not loaded (one dependent cache miss less). In small
-        // mode the entry is the table's header (see `dir`). Prefetching
-        // slots pays once the map outgrows the caches (`PREFETCH_DEPTH`).
+        // mode the entry is the table's header (see `dir`). Maps past the
+        // caches prefetch slots (`PREFETCH_DEPTH`).
         let e = self.entry_for(h);
         let pf = self.global_depth >= PREFETCH_DEPTH;
         // SAFETY: the entry of a live table.
         unsafe {
             if pf {
-                get_in::<true, _>(e, h, n)
+                get_in::<true, true, _>(e, h, n)
             } else {
-                get_in::<false, _>(e, h, n)
+                get_in::<false, true, _>(e, h, n)
             }
         }
     }
@@ -303,24 +325,21 @@ impl Map {
     /// is stored with `value`), as `U` says. On error the map is unchanged.
     pub fn upsert<U: Upsert>(&mut self, n: &impl Key, value: *mut c_void) -> Result<U::Out, Error> {
         match self.try_set::<U>(n, value) {
-            Ok(r) => r,
-            Err(pending) => self.set_pending::<U>(pending, n, value),
+            Tried::Done(r) => Ok(r),
+            Tried::Failed(e) => Err(e),
+            Tried::Pending(pending) => self.set_pending::<U>(pending, n, value),
         }
     }
 
     /// `set` when no table must be made, grown or switched to another
-    /// layout: `Err(Pending)` (nothing done) otherwise, for
+    /// layout: [`Tried::Pending`] (nothing done) otherwise, for
     /// [`Map::set_pending`] to finish. Allocates at most a long key's copy
     /// and cannot panic: the hot path of the C API's inserts, which then
     /// needs no guard.
     #[inline(always)]
-    pub fn try_set<U: Upsert>(
-        &mut self,
-        n: &impl Key,
-        value: *mut c_void,
-    ) -> Result<Result<U::Out, Error>, Pending> {
-        if self.mode == MODE_EMPTY {
-            return Err(Pending { hash: None });
+    pub fn try_set<U: Upsert>(&mut self, n: &impl Key, value: *mut c_void) -> Tried<U::Out> {
+        if self.mode == Mode::Empty {
+            return Tried::Pending(Pending { hash: None });
         }
         let h = self.hash(n);
         self.insert::<false, U>(h, n, value, &mut None)
@@ -329,7 +348,8 @@ impl Map {
     /// Finishes a `set` that [`Map::try_set`] left pending: makes room for
     /// the key (a first table, a rebuild or split, a layout switch) and
     /// inserts it, hashed once. The key's copy is made first, so that a
-    /// failure to make it changes nothing.
+    /// failure to make it changes nothing. Out of line: the insert shims
+    /// stay small enough to inline under cross-language LTO.
     #[inline(never)]
     pub fn set_pending<U: Upsert>(
         &mut self,
@@ -342,7 +362,7 @@ impl Map {
         // Integer keys own nothing; other keys are stored as a general
         // table keeps them.
         let mut owned = match want {
-            KIND_BYTES => Some(n.to_stored(&self.alloc)?),
+            Kind::Bytes => Some(n.to_stored(&self.alloc)?),
             _ => None,
         };
         let done = self.make_room_and_insert::<U>(pending, n, value, want, &mut owned);
@@ -359,7 +379,7 @@ impl Map {
         pending: Pending,
         n: &impl Key,
         value: *mut c_void,
-        want: u32,
+        want: Kind,
         owned: &mut Option<KeyRepr>,
     ) -> Result<U::Out, Error> {
         let h = match pending.hash {
@@ -370,15 +390,17 @@ impl Map {
             }
         };
         loop {
-            if let Ok(r) = self.insert::<true, U>(h, n, value, owned) {
-                return r;
+            match self.insert::<true, U>(h, n, value, owned) {
+                Tried::Done(r) => return Ok(r),
+                Tried::Failed(e) => return Err(e),
+                Tried::Pending(_) => {}
             }
             self.make_room(self.table_for(h), want)?;
         }
     }
 
     /// The one insert: into the table `h` belongs to, in place, or
-    /// `Err(Pending)` when that table must change first (it has no room,
+    /// [`Tried::Pending`] when that table must change first (it has no room,
     /// cannot hold the key's kind, or is empty and should take the key's
     /// layout). `owned`: the key's stored copy, if one was made; taken when
     /// the key is stored, left for the caller otherwise. `OWNED`: whether
@@ -392,7 +414,7 @@ impl Map {
         n: &impl Key,
         value: *mut c_void,
         owned: &mut Option<KeyRepr>,
-    ) -> Result<Result<U::Out, Error>, Pending> {
+    ) -> Tried<U::Out> {
         let pending = Pending { hash: Some(h) };
         // The probe takes the groups, mask and kind from the directory
         // entry, as lookups do, so it need not wait for the table's header.
@@ -400,22 +422,24 @@ impl Map {
         let (groups, mask, kind) = (e.groups, e.mask, e.kind);
         // SAFETY: the entry of a live table of this map, in its kind's
         // layout; `self` is borrowed uniquely.
-        let done = on_layout!(kind, L => {
+        on_layout!(kind, L => {
             let mut t = unsafe { Typed::<L>::from_groups(groups, mask) };
-            let eq = L::matcher(kind, n).ok_or(pending)?;
+            let Some(eq) = L::matcher(kind, n) else {
+                return Tried::Pending(pending);
+            };
             match t.find_or_vacant(h, eq) {
                 Lookup::Found(s) => {
                     if !U::KEEP {
                         // SAFETY: a full slot of the table.
                         L::set_value(unsafe { &mut *s }, value);
                     }
-                    Ok(U::placed(L::value_ptr(s), false))
+                    Tried::Done(U::placed(L::value_ptr(s), false))
                 }
                 // An empty general table takes an integer key's layout
                 // (`make_room`); an integer table's matcher only takes keys
                 // of its kind.
                 Lookup::Vacant(_) if !L::INT && t.table().used() == 0 && n.int().is_some() => {
-                    return Err(pending)
+                    Tried::Pending(pending)
                 }
                 Lookup::Vacant(v) => {
                     let (key, alloc) = (if OWNED { owned.take() } else { None }, &self.alloc);
@@ -429,16 +453,18 @@ impl Map {
                             unsafe { L::store(kind, dst, n, key, value, alloc) }
                         },
                     );
-                    if stored.is_ok() {
-                        self.len += 1;
-                        self.bump_epoch();
+                    match stored {
+                        Ok(()) => {
+                            self.len += 1;
+                            self.bump_epoch();
+                            Tried::Done(U::placed(L::value_ptr(at), true))
+                        }
+                        Err(e) => Tried::Failed(e),
                     }
-                    stored.map(|()| U::placed(L::value_ptr(at), true))
                 }
-                Lookup::NoRoom => return Err(pending),
+                Lookup::NoRoom => Tried::Pending(pending),
             }
-        });
-        Ok(done)
+        })
     }
 
     /// Removes a key and returns its value.
@@ -476,9 +502,8 @@ impl Map {
         self.seed == 0 && self.pinned == 0
     }
 
-    /// A map left empty takes a fresh seed, unless its seed is pinned (out
-    /// of line: drawing the first seed of the process reads OS entropy).
-    #[inline(never)]
+    /// A map left empty takes a fresh seed, unless its seed is pinned
+    /// (drawing the first seed of the process reads OS entropy).
     pub fn reseed(&mut self) {
         if self.pinned == 0 {
             self.seed = fresh_seed();
@@ -495,13 +520,13 @@ impl Map {
     /// calls `reseed` then. Allocates nothing and cannot panic.
     #[inline(always)]
     pub fn remove(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
-        if self.mode == MODE_EMPTY {
+        if self.mode == Mode::Empty {
             return Err(Error::NotFound);
         }
         let h = self.hash(n);
         // From the directory entry, as in `insert`. Large maps prefetch a
-        // group's slots, as lookups do (`get`); inserts do not: there the
-        // prefetch measured slower.
+        // group's slots, as lookups do (`get`); inserts do not (see
+        // BENCHMARKS.md).
         let e = self.entry_for(h);
         let pf = self.global_depth >= PREFETCH_DEPTH;
         let alloc = &self.alloc;

@@ -5,12 +5,13 @@ use core::ptr;
 
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::SLOTS;
-use crate::layout::{on_layout, Layout, KIND_BYTES};
+use crate::layout::{on_layout, Kind, Layout};
+use crate::probe::Typed;
 use crate::seed::map_seed as fresh_seed;
-use crate::table::{max_load, Table, Typed, FIRST_CAPACITY, MAX_CAPACITY};
+use crate::table::{max_load, Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 
-use super::{Map, MODE_DIR, MODE_EMPTY, MODE_SMALL};
+use super::{Map, Mode};
 
 /// Entries a table is planned for when a map is sized in advance
 /// (`reserve`, `compact`): below its 896-entry limit, so that the uneven
@@ -54,7 +55,7 @@ impl Plan {
         // The whole shape must be addressable (it never is on 32-bit targets
         // near the limit), and fit in the machine's memory where that is
         // known: refused before anything is allocated.
-        let bytes = Table::bytes(MAX_CAPACITY, KIND_BYTES)
+        let bytes = Table::bytes(MAX_CAPACITY, Kind::Bytes)
             .checked_mul(1usize << depth)
             .and_then(|b| b.checked_add(Directory::bytes(depth)))
             .ok_or(Error::Full)?;
@@ -110,7 +111,7 @@ impl Map {
             seed,
             root: ptr::null_mut(),
             global_depth: 0,
-            mode: MODE_EMPTY,
+            mode: Mode::Empty,
             pinned: self.pinned,
             _pad: [0; 1],
             epoch: 0,
@@ -156,21 +157,21 @@ impl Map {
     /// The kind of table that holds every key of the map: an integer kind
     /// when all keys are integer keys of that kind, else the general one
     /// (also for an empty map, whose next keys are unknown).
-    pub(super) fn common_kind(&self) -> u32 {
+    pub(super) fn common_kind(&self) -> Kind {
         let mut common = None;
         // Whether key kind `k` leaves the keys seen so far of one integer kind.
-        let mut agree = |k: u32| {
-            let one = k != KIND_BYTES && common.is_none_or(|c| c == k);
+        let mut agree = |k: Kind| {
+            let one = k != Kind::Bytes && common.is_none_or(|c| c == k);
             common = Some(k);
             one
         };
         for tp in self.tables() {
             // SAFETY: live tables of this map.
             let t = unsafe { &*tp };
-            if t.kind() != KIND_BYTES {
+            if t.kind() != Kind::Bytes {
                 // An integer table's keys are all of its kind.
                 if t.used() > 0 && !agree(t.kind()) {
-                    return KIND_BYTES;
+                    return Kind::Bytes;
                 }
                 continue;
             }
@@ -179,30 +180,30 @@ impl Map {
                     .entry(g, i)
                     .key
                     .int()
-                    .map_or(KIND_BYTES, |(tag, _)| tag as u32);
+                    .map_or(Kind::Bytes, |(tag, _)| Kind::of_tag(tag));
                 if !agree(k) {
-                    return KIND_BYTES;
+                    return Kind::Bytes;
                 }
             }
         }
-        common.unwrap_or(KIND_BYTES)
+        common.unwrap_or(Kind::Bytes)
     }
 
     /// Allocates an empty structure of `plan` with tables of `kind` (the
     /// map must be empty mode).
-    pub(super) fn shape(&mut self, plan: Plan, kind: u32) -> Result<(), Error> {
-        debug_assert_eq!(self.mode, MODE_EMPTY);
+    pub(super) fn shape(&mut self, plan: Plan, kind: Kind) -> Result<(), Error> {
+        debug_assert_eq!(self.mode, Mode::Empty);
         match plan {
             Plan::Empty => {}
             Plan::Small => {
                 self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
-                self.mode = MODE_SMALL;
+                self.mode = Mode::Small;
             }
             Plan::Tables { depth, capacity } => {
                 let mut dir = Directory::new(&self.alloc, depth)?;
                 self.root = dir.array.cast();
                 self.global_depth = depth as u8;
-                self.mode = MODE_DIR;
+                self.mode = Mode::Dir;
                 for j in 0..dir.entries() {
                     match Table::new(&self.alloc, capacity, depth, kind) {
                         Ok(t) => {
@@ -221,7 +222,7 @@ impl Map {
                             // SAFETY: the directory is unused.
                             unsafe { dir.free(&self.alloc) };
                             self.root = ptr::null_mut();
-                            self.mode = MODE_EMPTY;
+                            self.mode = Mode::Empty;
                             self.global_depth = 0;
                             return Err(e);
                         }
@@ -234,7 +235,7 @@ impl Map {
 
     /// Adds an entry known to be absent, moving in from slot `s` of a table
     /// of kind `from`, laid out in `F`: this map owns its key now.
-    fn insert_moved<F: Layout>(&mut self, h: u64, from: u32, s: &F::Slot) -> Result<(), Error> {
+    fn insert_moved<F: Layout>(&mut self, h: u64, from: Kind, s: &F::Slot) -> Result<(), Error> {
         loop {
             let tp = self.table_for(h);
             // SAFETY: a live table of this map, in its kind's layout.

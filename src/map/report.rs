@@ -5,7 +5,7 @@ use crate::directory::Directory;
 use crate::group::Ctrl;
 use crate::table::Table;
 
-use super::{Map, MODE_DIR, MODE_SMALL};
+use super::{Map, Mode};
 
 /// A whole map's shape.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -49,7 +49,7 @@ impl Map {
         let mut out = Info {
             length: self.len,
             seed: self.seed,
-            small: self.mode == MODE_SMALL,
+            small: self.mode == Mode::Small,
             ..Info::default()
         };
         for tp in self.tables() {
@@ -60,7 +60,7 @@ impl Map {
             out.tombstones += t.tombstones() as u64;
             out.memory += (t.memory() + t.heap_bytes()) as u64;
         }
-        if self.mode == MODE_DIR {
+        if self.mode == Mode::Dir {
             out.global_depth = self.global_depth as u32;
             out.directory = 1 << self.global_depth;
             out.memory += Directory::bytes(self.global_depth as u32) as u64;
@@ -78,7 +78,7 @@ impl Map {
     /// Table number `n`'s shape, `None` past the last table.
     pub fn table_info(&self, n: u32) -> Option<TableInfo> {
         let t = self.nth_table(n)?;
-        let directory_count = if self.mode == MODE_DIR {
+        let directory_count = if self.mode == Mode::Dir {
             self.dir().span(t.local_depth()) as u32
         } else {
             0
@@ -92,7 +92,7 @@ impl Map {
             tombstones: t.tombstones() as u32,
             growth_left: t.growth_left(),
             groups: t.group_count() as u32,
-            int_keys: t.kind(),
+            int_keys: t.kind() as u32,
         })
     }
 

@@ -3,6 +3,7 @@
 use super::plan::Plan;
 use super::*;
 use crate::key::{IntKey, Needle, TAG_I64, TAG_U64};
+use crate::layout::Kind;
 
 /// A value that is a number, not an address (no provenance for Miri).
 fn v(i: u64) -> *mut c_void {
@@ -58,7 +59,7 @@ fn lifecycle() {
     assert_eq!(m.capacity(), 0);
 }
 
-fn kinds(m: &Map) -> Vec<u32> {
+fn kinds(m: &Map) -> Vec<Kind> {
     // SAFETY: the map's tables are live.
     m.tables().map(|t| unsafe { (*t).kind() }).collect()
 }
@@ -72,10 +73,10 @@ fn tables_take_the_layout_of_their_keys() {
     let n = if cfg!(miri) { 2_000 } else { 10_000 };
     let mut m = Map::new(Allocator::default());
     m.set(&IntKey::new(TAG_U64, 0), v(1)).unwrap();
-    assert_eq!(kinds(&m), [TAG_U64 as u32]);
+    assert_eq!(kinds(&m), [Kind::U64]);
     // Small mode: a string turns the single group general.
     m.set(&Needle::bytes(b"text"), v(2)).unwrap();
-    assert_eq!(kinds(&m), [KIND_BYTES]);
+    assert_eq!(kinds(&m), [Kind::Bytes]);
     assert_eq!(m.get(&IntKey::new(TAG_U64, 0)), Some(v(1)));
     m.free();
 
@@ -83,10 +84,10 @@ fn tables_take_the_layout_of_their_keys() {
         m.set(&IntKey::new(TAG_U64, i), v(i)).unwrap();
     }
     let tables = kinds(&m).len();
-    assert!(tables >= 2 && kinds(&m).iter().all(|&k| k == TAG_U64 as u32));
+    assert!(tables >= 2 && kinds(&m).iter().all(|&k| k == Kind::U64));
     // An i64 key turns exactly its own table general.
     m.set(&IntKey::new(TAG_I64, 7), v(7)).unwrap();
-    let general = kinds(&m).iter().filter(|&&k| k == KIND_BYTES).count();
+    let general = kinds(&m).iter().filter(|&&k| k == Kind::Bytes).count();
     assert_eq!((kinds(&m).len(), general), (tables, 1));
     m.check().unwrap();
     for i in 0..n {
@@ -97,18 +98,18 @@ fn tables_take_the_layout_of_their_keys() {
     m.delete(&IntKey::new(TAG_I64, 7)).unwrap();
     m.compact().unwrap();
     m.check().unwrap();
-    assert!(kinds(&m).iter().all(|&k| k == TAG_U64 as u32));
+    assert!(kinds(&m).iter().all(|&k| k == Kind::U64));
     // An emptied integer table takes a string by turning general.
     m.clear();
     m.set(&Needle::bytes(b"text"), v(2)).unwrap();
-    assert_eq!(kinds(&m).iter().filter(|&&k| k == KIND_BYTES).count(), 1);
+    assert_eq!(kinds(&m).iter().filter(|&&k| k == Kind::Bytes).count(), 1);
     m.check().unwrap();
     m.free();
 
     // `reserve` on an empty map makes general tables; integer keys
     // turn each one integer in place as it takes its first key.
     m.reserve(n).unwrap();
-    assert!(kinds(&m).iter().all(|&k| k == KIND_BYTES));
+    assert!(kinds(&m).iter().all(|&k| k == Kind::Bytes));
     let before = m.tables().collect::<Vec<_>>();
     for i in 0..n {
         m.set(&IntKey::new(TAG_I64, i), v(i)).unwrap();
@@ -118,7 +119,7 @@ fn tables_take_the_layout_of_their_keys() {
         before,
         "reserve did not hold"
     );
-    assert!(kinds(&m).iter().all(|&k| k == TAG_I64 as u32));
+    assert!(kinds(&m).iter().all(|&k| k == Kind::I64));
     m.check().unwrap();
     // Emptied, those tables take strings in place too (their memory
     // was sized for the general layout). One key stays, so the map
@@ -130,7 +131,7 @@ fn tables_take_the_layout_of_their_keys() {
         m.set(&Needle::bytes(format!("s{i}").as_bytes()), v(i))
             .unwrap();
     }
-    assert!(kinds(&m).iter().all(|&k| k == KIND_BYTES));
+    assert!(kinds(&m).iter().all(|&k| k == Kind::Bytes));
     let after = m.tables().collect::<Vec<_>>();
     let moved = before.iter().zip(&after).filter(|(a, b)| a != b).count();
     assert!(moved <= 1, "{moved} tables reallocated");
@@ -322,7 +323,7 @@ fn batch_lookups_equal_single_lookups() {
                 .unwrap();
             check(&got, &|i| map.get(&ints[i]));
             // Both ways, whatever the map's size (they need a table).
-            if map.mode != MODE_EMPTY {
+            if map.mode != Mode::Empty {
                 got.fill(None);
                 map.one_by_one::<Bare, _>(count, |i| ints[i], |i, v| got[i] = v)
                     .unwrap();

@@ -4,11 +4,12 @@
 use core::ffi::c_void;
 
 use crate::layout::{on_layout, Layout};
-use crate::table::{Table, Typed};
+use crate::probe::Typed;
+use crate::table::Table;
 use crate::walk;
 use crate::Error;
 
-use super::{Map, MODE_DIR, MODE_SMALL};
+use super::{Map, Mode};
 
 /// A full slot, as a walk finds it.
 #[derive(Clone, Copy)]
@@ -58,8 +59,8 @@ impl Map {
     /// The table at directory entry `entry` (a small map's at 0), if any.
     pub(super) fn table_at(&self, entry: usize) -> Option<*mut Table> {
         match self.mode {
-            MODE_SMALL if entry == 0 => Some(self.root.cast::<Table>()),
-            MODE_DIR if entry < self.dir().entries() => Some(self.dir().get(entry)),
+            Mode::Small if entry == 0 => Some(self.root.cast::<Table>()),
+            Mode::Dir if entry < self.dir().entries() => Some(self.dir().get(entry)),
             _ => None,
         }
     }
@@ -86,7 +87,7 @@ impl Map {
             }
             c.group = 0;
             c.slot = 0;
-            c.entry += if self.mode == MODE_SMALL {
+            c.entry += if self.mode == Mode::Small {
                 1
             } else {
                 self.dir().span(t.local_depth())

@@ -16,9 +16,9 @@
 //! [`PREFETCH_SLOTS`] the index is cached and the stages issue none.
 
 use super::SlotMap;
-use crate::table::prefetch;
+use crate::prefetch::prefetch;
 
-/// Keys per chunk (measured; see BENCHMARKS.md).
+/// Keys per chunk (see BENCHMARKS.md).
 const CHUNK: usize = 16;
 
 /// Slots from which the stages request lines ahead: a 256 KiB index,
@@ -30,7 +30,6 @@ impl SlotMap {
     /// each one's column-0 element (NULL: a stale, forged or foreign key),
     /// in order. Equal to `count` calls of [`SlotMap::get`]; allocates
     /// nothing.
-    #[inline(always)]
     pub fn get_many(
         &self,
         count: usize,
@@ -44,7 +43,6 @@ impl SlotMap {
         }
     }
 
-    #[inline(always)]
     pub(super) fn stages<const PREFETCH: bool>(
         &self,
         count: usize,

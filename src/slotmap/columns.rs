@@ -195,10 +195,8 @@ pub(super) unsafe fn copy_element(src: *const u8, dst: *mut u8, size: usize) {
 /// with stores of 4 or 8 bytes (gcc merges two adjacent `float`s into one
 /// 8-byte store, clang does not). A load that spans two stores cannot take
 /// its data from the store buffer and waits for them to reach the cache: a
-/// store-forwarding stall, which made a 16-byte insert copied as one 16-byte
-/// load cost three times its instructions, and 8-byte pieces 20% more
-/// behind clang. A 4-byte load sits inside one store for any row of 4- and
-/// 8-byte fields.
+/// store-forwarding stall (BENCHMARKS.md has what it cost). A 4-byte load
+/// sits inside one store for any row of 4- and 8-byte fields.
 ///
 /// # Safety
 /// As `ptr::copy_nonoverlapping(src, dst, size)`.
@@ -313,8 +311,6 @@ impl SlotMap {
     /// `new_slots` more slots fit; all or nothing. The replaced allocations
     /// are handed back, not freed: `insert` may still be reading a row that
     /// lives in the old block (a copy of one of our own elements).
-    #[cold]
-    #[inline(never)]
     pub(super) fn grow(&mut self, rows: u32, new_slots: u32) -> Result<Retired, Error> {
         let mut retired = Retired::default();
         let want_slots = self.slots.checked_add(new_slots).ok_or(Error::Full)?;
@@ -403,11 +399,10 @@ impl SlotMap {
         Ok(())
     }
 
-    /// `place`'s copy for several columns (kept out of the hot path).
+    /// `place`'s copy for several columns.
     ///
     /// # Safety
     /// As for `place`; `r < cap`.
-    #[inline(never)]
     pub(super) unsafe fn copy_in_columns(&mut self, row: *const u8, r: u32) {
         // SAFETY: the caller's guarantee.
         unsafe { copy_in_columns(self.base(), self.cap as usize, self.sizes(), row, r) }
@@ -464,9 +459,7 @@ impl SlotMap {
         self.move_index(from, to);
     }
 
-    /// `move_row`'s copy for several columns, or one of an uncommon size
-    /// (kept out of the hot path).
-    #[inline(never)]
+    /// `move_row`'s copy for several columns, or one of an uncommon size.
     pub(super) fn move_columns(&mut self, from: u32, to: u32) {
         // SAFETY: both rows are below `len`, inside the block; distinct.
         unsafe { move_columns(self.base(), self.cap as usize, self.sizes(), from, to) }

@@ -418,7 +418,6 @@ impl SlotMap {
     ///
     /// # Safety
     /// As for `insert`.
-    #[inline(never)]
     unsafe fn try_insert_other<R>(
         &mut self,
         row: *const u8,
@@ -554,7 +553,8 @@ impl SlotMap {
     }
 
     /// Swap-and-pop erase. Simple rows take a path without calls (so
-    /// that `slotmap_erase` needs no stack frame); others go out of line.
+    /// that `slotmap_erase` needs no stack frame); others take
+    /// `erase_general`.
     #[inline(always)]
     pub fn erase(&mut self, key: u64) -> Result<(), Error> {
         if self.simple_rows() {
@@ -564,7 +564,6 @@ impl SlotMap {
         }
     }
 
-    #[inline(never)]
     fn erase_general(&mut self, key: u64) -> Result<(), Error> {
         self.erase_with::<false>(key)
     }

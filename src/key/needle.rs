@@ -1,0 +1,323 @@
+//! The lookup needles: what a table needs of a key being looked up or
+//! inserted ([`Key`]), for byte keys ([`Needle`], [`Short`]) and integer
+//! keys ([`IntKey`]). A needle is built in registers from the caller's key
+//! and compared with stored keys (`key.rs`) word by word.
+
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+
+use super::int::{int_of_words, int_words, INT_LEN};
+use super::{head_word, heap_repr, load_le, write_inline, KeyRepr, INLINE};
+use crate::alloc::Allocator;
+use crate::Error;
+
+/// What a table needs of a key being looked up or inserted. Implemented by
+/// [`Needle`] (any byte key) and [`IntKey`] (the integer fast path); the
+/// map's operations are generic over it, so each kind gets its own probe.
+pub trait Key {
+    /// Whether every key of this type is an integer key ([`IntKey`]): the
+    /// lookups keep the probe of the layout a key type usually meets
+    /// inline, and call out for the other.
+    const INT: bool = false;
+
+    /// The hash under `seed`.
+    fn hash(&self, seed: u64) -> u64;
+
+    /// Whether a stored key equals this one.
+    ///
+    /// # Safety
+    /// `stored` is a live stored key (see [`KeyRepr::bytes`]).
+    unsafe fn matches(&self, stored: &KeyRepr) -> bool;
+
+    /// The repr to store: inline keys as they are, long keys copied.
+    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error>;
+
+    /// The integer key this is, `(tag, value)`, if it is the 10-byte
+    /// encoding of one: integer tables keep only the value.
+    fn int(&self) -> Option<(u8, u64)>;
+
+    /// [`Key::to_stored`], written straight into a slot's key: a vacant
+    /// slot's memory, which nothing reads until the slot is marked full.
+    /// On failure nothing is allocated.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of a `KeyRepr`.
+    #[inline(always)]
+    unsafe fn store(&self, dst: *mut KeyRepr, alloc: &Allocator) -> Result<(), Error> {
+        let repr = self.to_stored(alloc)?;
+        // SAFETY: the caller's guarantee.
+        unsafe { dst.write(repr) };
+        Ok(())
+    }
+}
+
+/// An integer key (`tag` is [`super::TAG_I64`] or [`super::TAG_U64`]): hashed by
+/// `hash_int`, compared as the slot's two words, never a byte pass.
+#[derive(Clone, Copy)]
+pub struct IntKey {
+    tag: u8,
+    value: u64,
+}
+
+impl IntKey {
+    #[inline(always)]
+    pub fn new(tag: u8, value: u64) -> IntKey {
+        IntKey { tag, value }
+    }
+}
+
+impl Key for IntKey {
+    const INT: bool = true;
+
+    #[inline(always)]
+    fn hash(&self, seed: u64) -> u64 {
+        crate::hash::hash_int(seed, self.tag, self.value)
+    }
+
+    #[inline(always)]
+    unsafe fn matches(&self, stored: &KeyRepr) -> bool {
+        let (w0, w1) = int_words(self.tag, self.value);
+        stored.word0_le() == w0 && stored.word1_le() == w1
+    }
+
+    #[inline(always)]
+    fn to_stored(&self, _alloc: &Allocator) -> Result<KeyRepr, Error> {
+        Ok(KeyRepr::from_int(self.tag, self.value))
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<(u8, u64)> {
+        Some((self.tag, self.value))
+    }
+}
+
+/// A key being looked up: the slot word it must match first, and its bytes.
+///
+/// Built in registers, without copying the key: lookups hash the caller's
+/// bytes where they are and compare words.
+#[derive(Clone, Copy)]
+pub struct Needle<'a> {
+    /// The slot's first word: length, and the key's first four bytes.
+    pub(super) w0: u64,
+    /// The key's bytes, kept as a pointer and a 32-bit length rather than
+    /// a slice: when a needle goes through memory (to a probe that is not
+    /// inlined), the compiler stores a slice's length, known to fit in 32
+    /// bits, as two 4-byte halves and reloads it as one 8-byte word, which
+    /// stalls on store forwarding.
+    ptr: *const u8,
+    len: u32,
+    _key: PhantomData<&'a [u8]>,
+}
+
+impl<'a> Needle<'a> {
+    /// A byte key. The length must fit in `u32` (the C API guarantees it).
+    #[inline(always)]
+    pub fn bytes(key: &'a [u8]) -> Needle<'a> {
+        Needle {
+            w0: head_word(key),
+            ptr: key.as_ptr(),
+            len: key.len() as u32,
+            _key: PhantomData,
+        }
+    }
+
+    /// The key's bytes.
+    #[inline(always)]
+    pub fn key(&self) -> &'a [u8] {
+        // SAFETY: `ptr` and `len` are the slice `bytes` was given, borrowed
+        // for `'a`.
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len as usize) }
+    }
+
+    #[inline(always)]
+    fn is_inline(&self) -> bool {
+        self.len as usize <= INLINE
+    }
+}
+
+/// Whether the `key.len()` bytes at `p` equal `key`, given that their first
+/// four bytes do (the slot's first word matched): up to 32 bytes by
+/// overlapping loads from both ends, without a `memcmp` call.
+///
+/// # Safety
+/// `p` points to `key.len()` readable bytes.
+#[inline(always)]
+unsafe fn eq_rest(p: *const u8, key: &[u8]) -> bool {
+    let n = key.len();
+    // SAFETY (the reads below): offsets stay below `n`, the length of both.
+    let at = |q: *const u8, i: usize| unsafe { q.add(i).cast::<u64>().read_unaligned() };
+    let at4 = |q: *const u8, i: usize| unsafe { q.add(i).cast::<u32>().read_unaligned() };
+    let k = key.as_ptr();
+    if n <= 4 {
+        true
+    } else if n <= 8 {
+        at4(p, n - 4) == at4(k, n - 4)
+    } else if n <= 16 {
+        at(p, 0) == at(k, 0) && at(p, n - 8) == at(k, n - 8)
+    } else if n <= 28 {
+        // Bytes 0..4 are known equal: [4, 12) and [n - 16, n) cover the
+        // rest, in three loads instead of four.
+        at(p, 4) == at(k, 4) && at(p, n - 16) == at(k, n - 16) && at(p, n - 8) == at(k, n - 8)
+    } else if n <= 32 {
+        at(p, 0) == at(k, 0)
+            && at(p, 8) == at(k, 8)
+            && at(p, n - 16) == at(k, n - 16)
+            && at(p, n - 8) == at(k, n - 8)
+    } else {
+        // SAFETY: the caller's guarantee.
+        unsafe { core::slice::from_raw_parts(p, n) == key }
+    }
+}
+
+impl Key for Needle<'_> {
+    #[inline(always)]
+    fn hash(&self, seed: u64) -> u64 {
+        crate::hash::hash(seed, self.key())
+    }
+
+    #[inline(always)]
+    unsafe fn matches(&self, slot: &KeyRepr) -> bool {
+        if slot.word0_le() != self.w0 {
+            return false;
+        }
+        // SAFETY: equal first words: the slot holds a key of this length,
+        // inline or (live by the caller's guarantee) on the heap.
+        unsafe { eq_rest(slot.bytes_ptr(), self.key()) }
+    }
+
+    #[inline]
+    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
+        if self.is_inline() {
+            let mut repr = MaybeUninit::<KeyRepr>::uninit();
+            // SAFETY: `repr` is writable; at most `INLINE` bytes. Once
+            // written it is fully initialized.
+            unsafe {
+                write_inline(repr.as_mut_ptr(), self.key());
+                Ok(repr.assume_init())
+            }
+        } else {
+            heap_repr(self.key(), alloc)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store(&self, dst: *mut KeyRepr, alloc: &Allocator) -> Result<(), Error> {
+        if self.is_inline() {
+            // SAFETY: the caller's guarantee; at most `INLINE` bytes.
+            unsafe { write_inline(dst, self.key()) };
+            Ok(())
+        } else {
+            let repr = heap_repr(self.key(), alloc)?;
+            // SAFETY: the caller's guarantee.
+            unsafe { dst.write(repr) };
+            Ok(())
+        }
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<(u8, u64)> {
+        if self.len as usize != INT_LEN {
+            return None;
+        }
+        int_of_words(self.w0, load_le(self.key().get(4..).unwrap_or(&[])))
+    }
+}
+
+/// A byte key of at most `MAX` bytes, `MAX` no more than
+/// [`crate::hash::SHORT`]: hashing it stays on XXH3's short-input paths,
+/// which compile without any panic path, so a lookup of it needs no
+/// unwinding guard. Lookups and deletes take keys of up to 32 bytes as
+/// `Short<32>`, whose comparison is straight-line code: a probe loop
+/// without a `memcmp` call keeps its state in registers.
+#[derive(Clone, Copy)]
+pub struct Short<'a, const MAX: usize>(Needle<'a>);
+
+impl<'a, const MAX: usize> Short<'a, MAX> {
+    /// `None` for a key longer than `MAX`.
+    #[inline(always)]
+    pub fn new(n: Needle<'a>) -> Option<Short<'a, MAX>> {
+        const { assert!(MAX <= crate::hash::SHORT) };
+        (n.key().len() <= MAX).then_some(Short(n))
+    }
+
+    /// The key's bytes, of at most `MAX`: telling the compiler lets it drop
+    /// the code for longer keys (XXH3's long-input path, `memcmp`).
+    #[inline(always)]
+    fn key(&self) -> &'a [u8] {
+        let k = self.0.key();
+        if k.len() > MAX {
+            // SAFETY: `new` checked the length.
+            unsafe { core::hint::unreachable_unchecked() }
+        }
+        k
+    }
+}
+
+impl<const MAX: usize> Key for Short<'_, MAX> {
+    #[inline(always)]
+    fn hash(&self, seed: u64) -> u64 {
+        crate::hash::hash(seed, self.key())
+    }
+
+    #[inline(always)]
+    unsafe fn matches(&self, slot: &KeyRepr) -> bool {
+        if slot.word0_le() != self.0.w0 {
+            return false;
+        }
+        // SAFETY: as in `Needle::matches`.
+        unsafe { eq_rest(slot.bytes_ptr(), self.key()) }
+    }
+
+    #[inline]
+    fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
+        self.0.to_stored(alloc)
+    }
+
+    #[inline(always)]
+    unsafe fn store(&self, dst: *mut KeyRepr, alloc: &Allocator) -> Result<(), Error> {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.0.store(dst, alloc) }
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<(u8, u64)> {
+        self.0.int()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{int_bytes, TAG_I64, TAG_U64};
+
+    #[test]
+    fn int_key_is_its_byte_encoding() {
+        let alloc = Allocator::default();
+        for (tag, v) in [
+            (TAG_I64, -2i64 as u64),
+            (TAG_I64, 0u64),
+            (TAG_U64, u64::MAX),
+            (TAG_I64, 0x0123_4567_89AB_CDEF),
+        ] {
+            let enc = int_bytes(tag, v);
+            let (int, bytes) = (IntKey::new(tag, v), Needle::bytes(&enc));
+            assert_eq!(int_words(tag, v).0, bytes.w0);
+            assert_eq!(int.hash(99), bytes.hash(99));
+            let (a, b) = (
+                int.to_stored(&alloc).unwrap(),
+                bytes.to_stored(&alloc).unwrap(),
+            );
+            assert_eq!(a, b);
+            // SAFETY: inline reprs own nothing.
+            unsafe { assert!(int.matches(&b) && bytes.matches(&a)) };
+            assert_eq!(
+                (int.int(), bytes.int(), a.int()),
+                (Some((tag, v)), Some((tag, v)), Some((tag, v)))
+            );
+            assert_eq!(KeyRepr::from_int(tag, v), a);
+            let other = int_bytes(tag, v ^ 1);
+            // SAFETY: as above.
+            unsafe { assert!(!Needle::bytes(&other).matches(&a)) };
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! The probe: where a key is in a table, or where it would go.
+//!
+//! Probing starts at group `h1 & group_mask` and moves triangularly:
+//! `offset = (offset + i) & group_mask` for `i = 1, 2, 3, ...`, which visits
+//! every group once when the group count is a power of two. A lookup stops
+//! at the first group with an empty slot: an insert would have used it.
+//!
+//! A probe reads control words only, until a fingerprint matches; so a
+//! miss touches one 8-byte word per group, and the control words of a
+//! table (1 KiB at 1024 slots) stay in the caches while the slots do not.
+//!
+//! [`Typed`], a table seen in its slot layout, holds the one probe loop
+//! ([`Typed::find`]) that every lookup, delete, take and insert runs, and
+//! the operations that read or write slots: `find_or_vacant`, `insert_at`,
+//! `place`, `walk` and `move_into`. The table's header (`table.rs`) keeps
+//! the counters and the control words.
+
+use core::ffi::c_void;
+use core::marker::PhantomData;
+use core::mem::size_of;
+
+use crate::group::{Ctrl, DELETED, EMPTY, SLOTS};
+use crate::hash::{h1, h2};
+use crate::layout::{on_layout, slot_bytes, Layout};
+use crate::prefetch::prefetch;
+use crate::table::Table;
+use crate::Error;
+
+/// A vacant slot an insert may take (`reuse`: a tombstone).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Vacancy {
+    pub group: usize,
+    pub slot: usize,
+    pub reuse: bool,
+}
+
+/// Where a key is, or where it would go.
+pub enum Lookup<S> {
+    /// The key is stored in this slot (full, in the table's layout).
+    Found(*mut S),
+    /// The key is absent; this slot may take it.
+    Vacant(Vacancy),
+    /// The key is absent and the table has no room: rebuild it first.
+    NoRoom,
+}
+
+pub(crate) struct Probe {
+    pub(crate) offset: usize,
+    step: usize,
+    mask: usize,
+}
+
+impl Probe {
+    #[inline]
+    pub(crate) fn new(hash: u64, mask: usize) -> Probe {
+        Probe {
+            offset: h1(hash) as usize & mask,
+            step: 0,
+            mask,
+        }
+    }
+
+    /// Advances; false once every group has been visited.
+    #[inline]
+    pub(crate) fn next(&mut self) -> bool {
+        self.step += 1;
+        self.offset = (self.offset + self.step) & self.mask;
+        self.step <= self.mask
+    }
+}
+
+/// The slots of group `g` of a table whose groups start at `groups` with
+/// `mask + 1` of them: the slot array follows the control words.
+///
+/// # Safety
+/// `groups` and `mask` are a live table's, laid out in `S` slots; `g <= mask`.
+#[inline(always)]
+unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *mut [S; SLOTS] {
+    // SAFETY: the caller's guarantee: the slot array starts after the
+    // `mask + 1` control words, and group `g`'s slots are inside it.
+    unsafe {
+        groups
+            .add((mask + 1) * size_of::<Ctrl>())
+            .cast::<[S; SLOTS]>()
+            .add(g)
+            .cast_mut()
+    }
+}
+
+/// Starts loading a group's slots while its control word is still on its
+/// way: the slots are in the slot array, away from the control words, so
+/// without this the two misses of a large map's lookup come one after the
+/// other. Three lines: an integer group's 128 bytes of slots wherever they
+/// start (slots are 8-aligned, not 64), and a general group's first five
+/// slots of eight. Only maps past the caches prefetch (see `Map::get`).
+#[inline(always)]
+fn prefetch_slots<S>(slots: *const [S; SLOTS]) {
+    let p = slots.cast::<u8>();
+    prefetch(p);
+    prefetch(p.wrapping_add(64));
+    prefetch(p.wrapping_add(127));
+}
+
+/// A live table seen in its layout `L`: made only where the table's kind
+/// was matched to `L` (with [`on_layout!`]), so its slots are `L::Slot`s.
+/// It holds the groups and group mask as the directory entry has them, so
+/// a probe need not wait for the header's cache line (which only counting
+/// a change needs). Borrows the table for `'a`.
+pub struct Typed<'a, L: Layout> {
+    table: *mut Table,
+    groups: *mut u8,
+    mask: usize,
+    _borrow: PhantomData<(&'a mut Table, L)>,
+}
+
+impl<'a, L: Layout> Typed<'a, L> {
+    /// The table whose groups and group mask a directory entry holds.
+    ///
+    /// # Safety
+    /// `groups` and `mask` are those of a live table of a kind laid out in
+    /// `L`, which nothing else modifies during `'a` (nothing else reads it
+    /// during `'a` if the typed table modifies it).
+    #[inline(always)]
+    pub unsafe fn from_groups(groups: *mut u8, mask: u32) -> Typed<'a, L> {
+        Typed {
+            // The header precedes the groups; nothing loads it here.
+            table: groups.cast::<Table>().wrapping_sub(1),
+            groups,
+            mask: mask as usize,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Table `t`.
+    ///
+    /// # Safety
+    /// As for [`Typed::from_groups`], for the table `t`.
+    #[inline(always)]
+    pub unsafe fn of(t: *mut Table) -> Typed<'a, L> {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            debug_assert_eq!(slot_bytes((*t).kind()), size_of::<L::Slot>());
+            Typed {
+                table: t,
+                groups: (*t).groups_ptr(),
+                mask: (*t).mask() as usize,
+                _borrow: PhantomData,
+            }
+        }
+    }
+
+    /// The header.
+    #[inline(always)]
+    pub fn table(&mut self) -> &mut Table {
+        // SAFETY: a live table, borrowed for `'a` (see `from_groups`).
+        unsafe { &mut *self.table }
+    }
+
+    #[inline(always)]
+    fn ctrl(&self, g: usize) -> Ctrl {
+        debug_assert!(g <= self.mask);
+        // SAFETY: `g <= mask`: a group of the table, whose control word is
+        // initialized.
+        unsafe { *self.groups.cast::<Ctrl>().add(g) }
+    }
+
+    #[inline(always)]
+    fn slots(&self, g: usize) -> *mut [L::Slot; SLOTS] {
+        debug_assert!(g <= self.mask);
+        // SAFETY: the table's groups and mask, laid out in `L`; `g <= mask`.
+        unsafe { slots_of::<L::Slot>(self.groups, self.mask, g) }
+    }
+
+    /// Slot `i` of group `g`.
+    #[inline(always)]
+    pub fn slot(&self, g: usize, i: usize) -> &L::Slot {
+        // `% SLOTS` (here and below): slot indices come from a control
+        // word's bitset, so they are below 8 already; the mask lets the
+        // compiler drop the bounds check, and with it a panic path.
+        // SAFETY: a slot of the table.
+        unsafe { &(*self.slots(g))[i % SLOTS] }
+    }
+
+    #[inline(always)]
+    pub fn slot_mut(&mut self, g: usize, i: usize) -> &mut L::Slot {
+        // SAFETY: a slot of the table, borrowed uniquely with `self`.
+        unsafe { &mut (*self.slots(g))[i % SLOTS] }
+    }
+
+    /// Finds the full slot that `eq` accepts, probing from `hash`:
+    /// `(group, slot)`. `PREFETCH`: start loading each group's slots with
+    /// its control word (see `prefetch_slots`); a constant, so that the
+    /// small maps' probe carries no trace of it.
+    #[inline(always)]
+    pub fn find<const PREFETCH: bool>(
+        &self,
+        hash: u64,
+        eq: impl Fn(&L::Slot) -> bool,
+    ) -> Option<(usize, usize)> {
+        self.probe::<PREFETCH>(hash, eq).map(|(g, i, _)| (g, i))
+    }
+
+    /// [`Typed::find`], with the slot's address: the one probe loop. In an
+    /// integer table (a compare of one word) each candidate is compared
+    /// before it is cleared from the set, so a hit does not wait on that;
+    /// a general table's longer compare clears it first (a shorter loop,
+    /// which keeps the byte-key shims small enough for cross-language LTO
+    /// to inline).
+    #[inline(always)]
+    fn probe<const PREFETCH: bool>(
+        &self,
+        hash: u64,
+        eq: impl Fn(&L::Slot) -> bool,
+    ) -> Option<(usize, usize, *mut L::Slot)> {
+        let mut p = Probe::new(hash, self.mask);
+        let h2 = h2(hash);
+        loop {
+            let (ctrl, slots) = (self.ctrl(p.offset), self.slots(p.offset));
+            if PREFETCH {
+                prefetch_slots(slots);
+            }
+            let mut candidates = ctrl.match_h2(h2);
+            while let Some(i) = candidates.first() {
+                if !L::INT {
+                    candidates = candidates.rest();
+                }
+                // SAFETY: `match_h2` only reports full slots, whose keys live.
+                let s = unsafe { &raw mut (*slots)[i % SLOTS] };
+                // SAFETY: as above.
+                if eq(unsafe { &*s }) {
+                    return Some((p.offset, i, s));
+                }
+                if L::INT {
+                    candidates = candidates.rest();
+                }
+            }
+            if ctrl.match_empty().any() || !p.next() {
+                return None;
+            }
+        }
+    }
+
+    /// Starts loading what a probe for `hash` reads first: its first
+    /// group's control word. Batch lookups call this a stage ahead of
+    /// [`Typed::prefetch_candidate`], and that a stage ahead of the probe
+    /// (see `crate::map::batch`).
+    #[inline(always)]
+    pub fn prefetch_ctrl(&self, hash: u64) {
+        let g = Probe::new(hash, self.mask).offset;
+        // SAFETY: `g <= mask`: an address inside the table; a prefetch
+        // reads nothing.
+        prefetch(unsafe { self.groups.cast::<Ctrl>().add(g) }.cast());
+    }
+
+    /// Starts loading the slot of the first candidate for `hash` in its
+    /// first group, if there is one: the line a hit (or a fingerprint
+    /// collision) compares. Reads the group's control word.
+    #[inline(always)]
+    pub fn prefetch_candidate(&self, hash: u64) {
+        let g = Probe::new(hash, self.mask).offset;
+        if let Some(i) = self.ctrl(g).match_h2(h2(hash)).first() {
+            // SAFETY: a slot of group `g`, `i < SLOTS`; only its address
+            // is taken.
+            let s = unsafe { &raw const (*self.slots(g))[i % SLOTS] }.cast::<u8>();
+            prefetch(s);
+            // A slot may straddle two lines.
+            prefetch(s.wrapping_add(size_of::<L::Slot>() - 1));
+        }
+    }
+
+    /// The value of the full slot `eq` accepts.
+    #[inline(always)]
+    pub fn get<const PREFETCH: bool>(
+        &self,
+        hash: u64,
+        eq: impl Fn(&L::Slot) -> bool,
+    ) -> Option<*mut c_void> {
+        let (_, _, s) = self.probe::<PREFETCH>(hash, eq)?;
+        // SAFETY: a full slot of the table.
+        Some(L::value(unsafe { &*s }))
+    }
+
+    /// Finds the slot `eq` accepts, or the slot an insert of that key
+    /// should take.
+    ///
+    /// Two passes: the lookup's own probe, then (the key being absent) the
+    /// first empty or deleted slot along the same probe. A group never
+    /// holds both kinds (deleting leaves a tombstone only in a group with
+    /// no empty slot, and nothing but a rebuild empties one again), so that
+    /// slot is the first tombstone before the probe's end if there is one,
+    /// else the empty slot that ended it. Each pass keeps few values live.
+    #[inline(always)]
+    pub fn find_or_vacant(&mut self, hash: u64, eq: impl Fn(&L::Slot) -> bool) -> Lookup<L::Slot> {
+        if let Some((_, _, s)) = self.probe::<false>(hash, eq) {
+            return Lookup::Found(s);
+        }
+        let mut p = Probe::new(hash, self.mask);
+        loop {
+            let ctrl = self.ctrl(p.offset);
+            if let Some(slot) = ctrl.match_empty_or_deleted().first() {
+                let reuse = ctrl.get(slot) == DELETED;
+                if !reuse && self.table().growth_left() == 0 {
+                    return Lookup::NoRoom;
+                }
+                return Lookup::Vacant(Vacancy {
+                    group: p.offset,
+                    slot,
+                    reuse,
+                });
+            }
+            if !p.next() {
+                return Lookup::NoRoom;
+            }
+        }
+    }
+
+    /// Fills a vacant slot that [`Typed::find_or_vacant`] returned: `write`
+    /// writes the entry into the slot's memory, which stays vacant (and
+    /// unread) if it fails; then the slot is marked full and counted.
+    #[inline(always)]
+    pub fn insert_at(
+        &mut self,
+        v: Vacancy,
+        hash: u64,
+        write: impl FnOnce(*mut L::Slot) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        debug_assert!(self.ctrl(v.group).get(v.slot) == if v.reuse { DELETED } else { EMPTY });
+        write(self.vacant_slot(&v))?;
+        self.table().occupy(v.group, v.slot, h2(hash), v.reuse);
+        Ok(())
+    }
+
+    /// The slot memory of vacancy `v` (where `insert_at` writes).
+    #[inline(always)]
+    pub fn vacant_slot(&mut self, v: &Vacancy) -> *mut L::Slot {
+        // SAFETY: a slot of the table.
+        unsafe { &raw mut (*self.slots(v.group))[v.slot % SLOTS] }
+    }
+
+    /// Adds an entry known to be absent to a table without tombstones (one
+    /// being rebuilt into): no key comparisons. False when the growth
+    /// budget is spent.
+    #[inline(always)]
+    pub fn place(&mut self, hash: u64, entry: L::Slot) -> bool {
+        if self.table().growth_left() == 0 {
+            return false;
+        }
+        let mut p = Probe::new(hash, self.mask);
+        loop {
+            if let Some(slot) = self.ctrl(p.offset).match_empty().first() {
+                let v = Vacancy {
+                    group: p.offset,
+                    slot,
+                    reuse: false,
+                };
+                let stored = self.insert_at(v, hash, |dst| {
+                    // SAFETY: a vacant slot's memory.
+                    unsafe { dst.write(entry) };
+                    Ok(())
+                });
+                return stored.is_ok();
+            }
+            // Growth budget left means an empty slot exists.
+            if !p.next() {
+                debug_assert!(false, "growth budget left but no empty slot");
+                return false;
+            }
+        }
+    }
+
+    /// Calls `f` with every full slot until it returns non-zero; returns
+    /// that value, or 0.
+    #[inline(always)]
+    pub fn walk(&self, mut f: impl FnMut(&L::Slot) -> i32) -> i32 {
+        for g in 0..=self.mask {
+            let slots = self.slots(g);
+            for i in self.ctrl(g).match_full() {
+                // SAFETY: a full slot of the table.
+                let r = f(unsafe { &(*slots)[i % SLOTS] });
+                if r != 0 {
+                    return r;
+                }
+            }
+        }
+        0
+    }
+
+    /// Moves every entry into the table `target(hash)` gives for it: its
+    /// key moves (no copy); `self` is left as it was and is freed by the
+    /// caller once the new tables are installed. A target may have the
+    /// general layout where `self` has an integer one, not the other way
+    /// round.
+    ///
+    /// # Safety
+    /// Every full slot's key is live; the targets are live, distinct from
+    /// `self`, and have room for the entries.
+    pub unsafe fn move_into(&self, seed: u64, mut target: impl FnMut(u64) -> *mut Table) {
+        // SAFETY: `self` is live.
+        let kind = unsafe { (*self.table).kind() };
+        self.walk(|s| {
+            // SAFETY: full slots hold live keys (the caller's guarantee).
+            let hash = unsafe { L::hash(seed, kind, s) };
+            let tp = target(hash);
+            // SAFETY: the caller's guarantee; the target's layout is its
+            // kind's.
+            let placed = unsafe {
+                on_layout!((*tp).kind(), T => Typed::<T>::of(tp).place(hash, T::moved::<L>(kind, s)))
+            };
+            debug_assert!(placed, "rebuild target without room");
+            0
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_visits_every_group_once() {
+        for groups in [1usize, 2, 4, 8, 16, 128] {
+            for start in 0..groups as u64 {
+                let mut p = Probe::new(start << 7, groups - 1);
+                let mut seen = vec![false; groups];
+                loop {
+                    assert!(!seen[p.offset]);
+                    seen[p.offset] = true;
+                    if !p.next() {
+                        break;
+                    }
+                }
+                assert!(seen.iter().all(|&s| s));
+            }
+        }
+    }
+}
