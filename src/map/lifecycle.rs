@@ -73,7 +73,7 @@ impl Map {
     /// the process default back): only while it holds no memory, since
     /// every block must go back to the allocator that gave it.
     pub fn set_allocator(&mut self, alloc: Allocator) -> Result<(), Error> {
-        if self.mode != MODE_EMPTY {
+        if self.mode != Mode::Empty {
             return Err(Error::Invalid);
         }
         self.alloc = alloc;

@@ -8,9 +8,9 @@
 use core::mem::size_of;
 
 use super::{Sparse, KEY};
+use crate::prefetch::prefetch;
 use crate::slotmap::columns::{base_of, gather_rows};
 use crate::slotmap::heapsort;
-use crate::table::prefetch;
 use crate::walk::{self, Scratch};
 use crate::Error;
 
