@@ -3,10 +3,11 @@
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::walk::{self, Scratch};
+use crate::walk;
 use crate::Error;
 
 use super::columns::{base_of, gather_rows};
+use super::scratch::{Marks, Sorted};
 use super::{Slot, SlotMap, COLUMN_ALIGN, NONE};
 
 impl SlotMap {
@@ -26,53 +27,27 @@ impl SlotMap {
         mut pred: impl FnMut(u64, *mut u8) -> i32,
     ) -> Result<(), Error> {
         // SAFETY: `this` is live; shared looks end before each `pred` call.
-        let (n, alloc) = unsafe { ((*this).len as usize, (*this).alloc) };
+        let (n, alloc) = unsafe { ((*this).len, (*this).alloc) };
         if n == 0 {
             return Ok(());
         }
-        let words = n.div_ceil(64);
-        let marks = alloc.alloc_zeroed(words, size_of::<u64>())?.cast::<u64>();
-        let mut any = false;
-        // Left by `longjmp`, the walk leaves the slotmap as it was and
-        // `marks` to the walk registry, which releases it.
-        let scratch = [
-            Scratch {
-                block: marks.cast(),
-                bytes: words * size_of::<u64>(),
-                alloc,
-            },
-            Scratch::NONE,
-        ];
-        let walked = walk::walk(this.cast_const().cast(), scratch, || {
-            for row in 0..n as u32 {
-                // SAFETY: a short shared look; `pred` cannot modify the slotmap.
-                let (key, element) = unsafe {
-                    let m = &*this;
-                    (
-                        m.key_at(row).expect("row below len"),
-                        m.col0.wrapping_add(row as usize * m.sizes[0] as usize),
-                    )
-                };
-                if pred(key, element) != 0 {
-                    // SAFETY: `row / 64` is below `words`.
-                    unsafe { *marks.add(row as usize / 64) |= 1 << (row % 64) };
-                    any = true;
-                }
-            }
-        });
-        if let Err(e) = walked {
-            // SAFETY: allocated above, unused.
-            unsafe { alloc.free(marks.cast(), words * size_of::<u64>()) };
-            return Err(e);
-        }
-        if any {
+        let marks = Marks::pick(this.cast_const().cast(), alloc, n, |row| {
+            // SAFETY: a short shared look; `pred` cannot modify the slotmap.
+            let (key, element) = unsafe {
+                let m = &*this;
+                (
+                    m.key_at(row).expect("row below len"),
+                    m.col0.wrapping_add(row as usize * m.sizes[0] as usize),
+                )
+            };
+            pred(key, element) != 0
+        })?;
+        if let Some(marks) = marks {
             // SAFETY: no callback runs any more; `this` is live.
             let m = unsafe { &mut *this };
             let mut write = 0u32;
-            for read in 0..n as u32 {
-                // SAFETY: as above.
-                let doomed = unsafe { *marks.add(read as usize / 64) } >> (read % 64) & 1 == 1;
-                if doomed {
+            for read in 0..n {
+                if marks.has(read) {
                     // SAFETY: rows below `len` have a reverse entry.
                     let slot = unsafe { *m.reverse().add(read as usize) };
                     m.vacate(slot);
@@ -85,8 +60,6 @@ impl SlotMap {
             }
             m.len = write;
         }
-        // SAFETY: allocated above from this allocator.
-        unsafe { alloc.free(marks.cast(), words * size_of::<u64>()) };
         Ok(())
     }
 
@@ -124,82 +97,44 @@ impl SlotMap {
     /// `this` points to a live slotmap.
     pub unsafe fn sort(
         this: *mut SlotMap,
-        mut less: impl FnMut(*const u8, *const u8) -> bool,
+        less: impl FnMut(*const u8, *const u8) -> bool,
     ) -> Result<(), Error> {
         // SAFETY: `this` is live; this shared look ends before `less` runs.
         let (n, cap, alloc, size0, col0) = unsafe {
             let m = &*this;
-            (m.len as usize, m.cap, m.alloc, m.sizes[0] as usize, m.col0)
+            (m.len, m.cap, m.alloc, m.sizes[0] as usize, m.col0)
         };
         if n < 2 {
             return Ok(());
         }
         // SAFETY: as above.
         let layout = unsafe { (*this).layout(cap) }.expect("allocated layout");
-        let perm_bytes = n.checked_mul(size_of::<u32>()).ok_or(Error::Full)?;
-        let perm = alloc.alloc(perm_bytes)?.cast::<u32>();
-        let block = match alloc.alloc(layout.bytes) {
-            Ok(b) => b,
-            Err(e) => {
-                // SAFETY: allocated above, unused.
-                unsafe { alloc.free(perm.cast(), perm_bytes) };
-                return Err(e);
-            }
-        };
-        // SAFETY: `perm` holds `n` u32s, initialized here before use.
-        let order = unsafe {
-            for i in 0..n {
-                perm.add(i).write(i as u32);
-            }
-            core::slice::from_raw_parts_mut(perm, n)
-        };
-        // Left by `longjmp`, the sort leaves the slotmap as it was and both
-        // blocks to the walk registry, which releases them.
-        let scratch = [
-            Scratch {
-                block: perm.cast(),
-                bytes: perm_bytes,
-                alloc,
-            },
-            Scratch {
-                block,
-                bytes: layout.bytes,
-                alloc,
-            },
-        ];
-        let sorted = walk::walk(this.cast_const().cast(), scratch, || {
-            heapsort(order, |a, b| {
-                less(
-                    col0.wrapping_add(a as usize * size0),
-                    col0.wrapping_add(b as usize * size0),
-                )
-            })
-        });
-        if let Err(e) = sorted {
-            // SAFETY: allocated above, unused.
-            unsafe {
-                alloc.free(perm.cast(), perm_bytes);
-                alloc.free(block, layout.bytes);
-            }
-            return Err(e);
-        }
+        let walked = this.cast_const().cast();
+        let mut sorted = Sorted::sort(walked, alloc, n, (col0, size0), layout.bytes, less)?;
         // SAFETY: no callback runs any more; `this` is live.
         let m = unsafe { &mut *this };
+        let block = sorted.take_block();
         // Gather every column (and the reverse map) in the new order.
         let new = base_of(block);
         // SAFETY: rows below `len` in blocks of the same layout.
-        unsafe { gather_rows(m.base(), new, &layout, m.sizes(), size_of::<u32>(), order) };
-        for to in 0..n as u32 {
+        unsafe {
+            gather_rows(
+                m.base(),
+                new,
+                &layout,
+                m.sizes(),
+                size_of::<u32>(),
+                sorted.order(),
+            )
+        };
+        for to in 0..n {
             // SAFETY: the new reverse map holds `n` entries: the slot of
             // each row that moved learns its new row.
             let slot = unsafe { *new.add(layout.trailer).cast::<u32>().add(to as usize) };
             m.slot_mut(slot).link = to;
         }
-        // SAFETY: the old block and the permutation are no longer used.
-        unsafe {
-            alloc.free(m.block, layout.bytes);
-            alloc.free(perm.cast(), perm_bytes);
-        }
+        // SAFETY: the old block is no longer used.
+        unsafe { alloc.free(m.block, layout.bytes) };
         m.block = block;
         m.col0 = new.wrapping_add(layout.offsets[0]);
         m.rev = new.wrapping_add(layout.trailer).cast();

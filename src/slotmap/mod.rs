@@ -77,6 +77,7 @@ mod bulk;
 #[cfg(test)]
 mod check;
 pub(crate) mod columns;
+pub(crate) mod scratch;
 #[cfg(test)]
 mod tests;
 

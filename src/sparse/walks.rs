@@ -5,13 +5,11 @@
 //! and `each`'s may erase the key it was given, so no reference to the set
 //! is held across a callback. Each row's fields are read afresh after one.
 
-use core::mem::size_of;
-
 use super::{Sparse, KEY};
 use crate::prefetch::prefetch;
 use crate::slotmap::columns::{base_of, gather_rows};
-use crate::slotmap::heapsort;
-use crate::walk::{self, Scratch};
+use crate::slotmap::scratch::{Marks, Sorted};
+use crate::walk;
 use crate::Error;
 
 /// Keys per chunk of a batch lookup.
@@ -65,47 +63,23 @@ impl Sparse {
         mut pred: impl FnMut(u64, *mut u8) -> i32,
     ) -> Result<(), Error> {
         // SAFETY: `this` is live; shared looks end before each `pred` call.
-        let (n, alloc) = unsafe { ((*this).len as usize, (*this).alloc) };
+        let (n, alloc) = unsafe { ((*this).len, (*this).alloc) };
         if n == 0 {
             return Ok(());
         }
-        let words = n.div_ceil(64);
-        let bytes = words * size_of::<u64>();
-        let marks = alloc.alloc_zeroed(words, size_of::<u64>())?.cast::<u64>();
-        let mut any = false;
-        // Left by `longjmp`, the walk leaves the set as it was and `marks`
-        // to the walk registry, which releases it.
-        let scratch = [
-            Scratch {
-                block: marks.cast(),
-                bytes,
-                alloc,
-            },
-            Scratch::NONE,
-        ];
-        let walked = walk::walk(this.cast_const().cast(), scratch, || {
-            for row in 0..n as u32 {
-                // SAFETY: a short shared look; `pred` cannot modify the set.
-                let (key, element) = unsafe {
-                    let s = &*this;
-                    (s.key_at(row).expect("row below len"), s.element(row))
-                };
-                if pred(key, element) != 0 {
-                    // SAFETY: `row / 64` is below `words`.
-                    unsafe { *marks.add(row as usize / 64) |= 1 << (row % 64) };
-                    any = true;
-                }
-            }
-        });
-        if walked.is_ok() && any {
+        let marks = Marks::pick(this.cast_const().cast(), alloc, n, |row| {
+            // SAFETY: a short shared look; `pred` cannot modify the set.
+            let (key, element) = unsafe {
+                let s = &*this;
+                (s.key_at(row).expect("row below len"), s.element(row))
+            };
+            pred(key, element) != 0
+        })?;
+        if let Some(marks) = marks {
             // SAFETY: no callback runs any more; `this` is live.
-            let s = unsafe { &mut *this };
-            // SAFETY: `row / 64` is below `words`.
-            s.retain(|row, _| unsafe { *marks.add(row as usize / 64) } >> (row % 64) & 1 == 0);
+            unsafe { (*this).retain(|row, _| !marks.has(row)) };
         }
-        // SAFETY: allocated above from this allocator, unused now.
-        unsafe { alloc.free(marks.cast(), bytes) };
-        walked
+        Ok(())
     }
 
     /// Reorders rows by column 0 so that `less(a, b)` rows come first;
@@ -116,13 +90,13 @@ impl Sparse {
     /// `this` points to a live set.
     pub unsafe fn sort(
         this: *mut Sparse,
-        mut less: impl FnMut(*const u8, *const u8) -> bool,
+        less: impl FnMut(*const u8, *const u8) -> bool,
     ) -> Result<(), Error> {
         // SAFETY: `this` is live; this shared look ends before `less` runs.
         let (n, cap, alloc, size0, col0, membership) = unsafe {
             let s = &*this;
             (
-                s.len as usize,
+                s.len,
                 s.cap,
                 s.alloc,
                 s.sizes[0] as usize,
@@ -138,53 +112,12 @@ impl Sparse {
         }
         // SAFETY: as above.
         let layout = unsafe { (*this).layout(cap) }.expect("allocated layout");
-        let perm_bytes = n * size_of::<u32>();
-        let perm = alloc.alloc(perm_bytes)?.cast::<u32>();
-        let block = match alloc.alloc(layout.bytes) {
-            Ok(b) => b,
-            Err(e) => {
-                // SAFETY: allocated above, unused.
-                unsafe { alloc.free(perm.cast(), perm_bytes) };
-                return Err(e);
-            }
-        };
-        // SAFETY: `perm` holds `n` u32s, initialized here before use.
-        let order = unsafe {
-            for i in 0..n {
-                perm.add(i).write(i as u32);
-            }
-            core::slice::from_raw_parts_mut(perm, n)
-        };
-        let scratch = [
-            Scratch {
-                block: perm.cast(),
-                bytes: perm_bytes,
-                alloc,
-            },
-            Scratch {
-                block,
-                bytes: layout.bytes,
-                alloc,
-            },
-        ];
-        let sorted = walk::walk(this.cast_const().cast(), scratch, || {
-            heapsort(order, |a, b| {
-                less(
-                    col0.wrapping_add(a as usize * size0),
-                    col0.wrapping_add(b as usize * size0),
-                )
-            })
-        });
-        if let Err(e) = sorted {
-            // SAFETY: allocated above, unused.
-            unsafe {
-                alloc.free(perm.cast(), perm_bytes);
-                alloc.free(block, layout.bytes);
-            }
-            return Err(e);
-        }
+        let walked = this.cast_const().cast();
+        let mut sorted = Sorted::sort(walked, alloc, n, (col0, size0), layout.bytes, less)?;
         // SAFETY: no callback runs any more; `this` is live.
         let s = unsafe { &mut *this };
+        let block = sorted.take_block();
+        let order = sorted.order();
         // SAFETY: rows below `len` in blocks of the same layout.
         unsafe {
             gather_rows(
@@ -198,16 +131,13 @@ impl Sparse {
         };
         let old = s.block;
         s.adopt_block(block, cap, &layout);
-        for r in 0..n as u32 {
+        for r in 0..n {
             // SAFETY: the new block holds `n` keys.
             let key = unsafe { *s.keys.add(r as usize) };
             s.point(key as u32, Some(r));
         }
-        // SAFETY: the old block and the permutation are no longer used.
-        unsafe {
-            alloc.free(old, layout.bytes);
-            alloc.free(perm.cast(), perm_bytes);
-        }
+        // SAFETY: the old block is no longer used.
+        unsafe { alloc.free(old, layout.bytes) };
         Ok(())
     }
 
