@@ -341,8 +341,8 @@ pub fn walk_marked<R>(
 /// One function for every walk, never inlined: the mark lies in a frame of
 /// its own, below the frame of any walk this one is nested in (two inlined
 /// walks would share one frame, in no order), and `proof` recognises the
-/// frame by its return address and the mark's place in it: so it is never
-/// inlined.
+/// frame by its return address and the mark's place in it (under LTO an
+/// inlined `frame` let writes from a callback through unrefused).
 #[inline(never)]
 fn frame(p: *const (), scratch: [Scratch; 2], body: &mut dyn FnMut(Mark)) -> bool {
     /// Ends the walk, also when `body` unwinds: drops its record, which
