@@ -21,6 +21,7 @@ enum Key {
 /// A key as the map takes it: integers through `IntKey` (their fast
 /// path), bytes through `Needle`. Both paths must agree on the 10-byte
 /// encoding, which the byte keys below also produce.
+#[derive(Clone, Copy)]
 enum Probe<'a> {
     Bytes(Needle<'a>),
     Int(IntKey),

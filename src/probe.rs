@@ -44,6 +44,16 @@ pub enum Lookup<S> {
     NoRoom,
 }
 
+/// What one group of a probe says about a key.
+enum Search<S> {
+    /// Stored in slot `.0` of the group, at `.1`.
+    Found(usize, *mut S),
+    /// Absent: the group has an empty slot, so the probe ends.
+    Absent,
+    /// Not in the group, which is full: the probe goes on.
+    Further,
+}
+
 pub(crate) struct Probe {
     pub(crate) offset: usize,
     step: usize,
@@ -200,12 +210,8 @@ impl<'a, L: Layout> Typed<'a, L> {
         self.probe::<PREFETCH>(hash, eq).map(|(g, i, _)| (g, i))
     }
 
-    /// [`Typed::find`], with the slot's address: the one probe loop. In an
-    /// integer table (a compare of one word) each candidate is compared
-    /// before it is cleared from the set, so a hit does not wait on that;
-    /// a general table's longer compare clears it first (a shorter loop,
-    /// which keeps the byte-key shims small enough for cross-language LTO
-    /// to inline).
+    /// [`Typed::find`], with the slot's address: the one probe loop, a
+    /// [`Typed::search`] of each group along the probe.
     #[inline(always)]
     fn probe<const PREFETCH: bool>(
         &self,
@@ -215,28 +221,53 @@ impl<'a, L: Layout> Typed<'a, L> {
         let mut p = Probe::new(hash, self.mask);
         let h2 = h2(hash);
         loop {
-            let (ctrl, slots) = (self.ctrl(p.offset), self.slots(p.offset));
-            if PREFETCH {
-                prefetch_slots(slots);
+            match self.search::<PREFETCH>(p.offset, h2, &eq) {
+                Search::Found(i, s) => return Some((p.offset, i, s)),
+                Search::Absent => return None,
+                Search::Further => {}
             }
-            let mut candidates = ctrl.match_h2(h2);
-            while let Some(i) = candidates.first() {
-                if !L::INT {
-                    candidates = candidates.rest();
-                }
-                // SAFETY: `match_h2` only reports full slots, whose keys live.
-                let s = unsafe { &raw mut (*slots)[i % SLOTS] };
-                // SAFETY: as above.
-                if eq(unsafe { &*s }) {
-                    return Some((p.offset, i, s));
-                }
-                if L::INT {
-                    candidates = candidates.rest();
-                }
-            }
-            if ctrl.match_empty().any() || !p.next() {
+            if !p.next() {
                 return None;
             }
+        }
+    }
+
+    /// Looks for the key in group `g`: the step of every probe. In an
+    /// integer table (a compare of one word) each candidate is compared
+    /// before it is cleared from the set, so a hit does not wait on that;
+    /// a general table's longer compare clears it first (a shorter loop,
+    /// which keeps the byte-key shims small enough for cross-language LTO
+    /// to inline).
+    #[inline(always)]
+    fn search<const PREFETCH: bool>(
+        &self,
+        g: usize,
+        h2: u8,
+        eq: &impl Fn(&L::Slot) -> bool,
+    ) -> Search<L::Slot> {
+        let (ctrl, slots) = (self.ctrl(g), self.slots(g));
+        if PREFETCH {
+            prefetch_slots(slots);
+        }
+        let mut candidates = ctrl.match_h2(h2);
+        while let Some(i) = candidates.first() {
+            if !L::INT {
+                candidates = candidates.rest();
+            }
+            // SAFETY: `match_h2` only reports full slots, whose keys live.
+            let s = unsafe { &raw mut (*slots)[i % SLOTS] };
+            // SAFETY: as above.
+            if eq(unsafe { &*s }) {
+                return Search::Found(i, s);
+            }
+            if L::INT {
+                candidates = candidates.rest();
+            }
+        }
+        if ctrl.match_empty().any() {
+            Search::Absent
+        } else {
+            Search::Further
         }
     }
 
@@ -268,16 +299,33 @@ impl<'a, L: Layout> Typed<'a, L> {
         }
     }
 
-    /// The value of the full slot `eq` accepts.
+    /// Hands `done` the value of the full slot `eq` accepts, or `None`.
+    /// `PEEL`: the first group is searched here, where the caller inlines
+    /// it, and a probe that goes on to further groups does so in
+    /// [`get_further`], out of line, which calls `done` itself so that the
+    /// call is the caller's last; the common lookup then keeps only the
+    /// first group's values live. Otherwise the whole probe is
+    /// inline (a batch stage, whose loop keeps its registers across keys,
+    /// or a key whose compare needs them anyway).
     #[inline(always)]
-    pub fn get<const PREFETCH: bool>(
+    pub fn get<const PREFETCH: bool, const PEEL: bool, R>(
         &self,
         hash: u64,
         eq: impl Fn(&L::Slot) -> bool,
-    ) -> Option<*mut c_void> {
-        let (_, _, s) = self.probe::<PREFETCH>(hash, eq)?;
-        // SAFETY: a full slot of the table.
-        Some(L::value(unsafe { &*s }))
+        done: impl FnOnce(Option<*mut c_void>) -> R,
+    ) -> R {
+        if !PEEL {
+            return done(
+                self.probe::<PREFETCH>(hash, eq)
+                    .map(|(_, _, s)| value_of::<L>(s)),
+            );
+        }
+        let g = Probe::new(hash, self.mask).offset;
+        match self.search::<PREFETCH>(g, h2(hash), &eq) {
+            Search::Found(_, s) => done(Some(value_of::<L>(s))),
+            Search::Absent => done(None),
+            Search::Further => get_further::<L, PREFETCH, R>(self.table, hash, eq, done),
+        }
     }
 
     /// Finds the slot `eq` accepts, or the slot an insert of that key
@@ -410,6 +458,37 @@ impl<'a, L: Layout> Typed<'a, L> {
             0
         });
     }
+}
+
+/// The value of `s`, a full slot that a search found.
+#[inline(always)]
+fn value_of<L: Layout>(s: *mut L::Slot) -> *mut c_void {
+    // SAFETY: searches hand out full slots of a live table.
+    L::value(unsafe { &*s })
+}
+
+/// [`Typed::get`] past the first group: the rest of the probe for `hash`
+/// in `table`. (It reads the groups and mask from the table's header, so
+/// that the inlined first group need not keep them for the call.)
+#[inline(never)]
+fn get_further<L: Layout, const PREFETCH: bool, R>(
+    table: *mut Table,
+    hash: u64,
+    eq: impl Fn(&L::Slot) -> bool,
+    done: impl FnOnce(Option<*mut c_void>) -> R,
+) -> R {
+    // SAFETY: the live table `Typed::get` was called on, in its layout.
+    let t = unsafe { Typed::<L>::of(table) };
+    let mut p = Probe::new(hash, t.mask);
+    let h2 = h2(hash);
+    while p.next() {
+        match t.search::<PREFETCH>(p.offset, h2, &eq) {
+            Search::Found(_, s) => return done(Some(value_of::<L>(s))),
+            Search::Absent => break,
+            Search::Further => {}
+        }
+    }
+    done(None)
 }
 
 #[cfg(test)]

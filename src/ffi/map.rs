@@ -142,24 +142,27 @@ unsafe fn bytes_key<'a>(key: *const c_void, len: u32) -> Result<Needle<'a>, Erro
 }
 
 /// A lookup: `SLATE_OK` after storing the value in `*value` unless
-/// `value` is NULL.
+/// `value` is NULL, `SLATE_ERROR_NOT_FOUND`, or the map's error.
 ///
 /// # Safety
 /// As for `read`; `value` is NULL or writable.
 #[inline(always)]
-unsafe fn lookup(
-    map: *const slate_s,
-    key: Result<impl Key, Error>,
-    value: *mut *mut c_void,
-) -> Result<(), Error> {
+unsafe fn lookup(map: *const slate_s, key: impl Key, value: *mut *mut c_void) -> c_int {
     // SAFETY: the caller's guarantees.
-    let m = unsafe { read(map)? };
-    let found = m.get(&key?).ok_or(Error::NotFound)?;
-    if !value.is_null() {
-        // SAFETY: a non-NULL `value` is writable.
-        unsafe { *value = found };
-    }
-    Ok(())
+    let m = match unsafe { read(map) } {
+        Ok(m) => m,
+        Err(e) => return e as c_int,
+    };
+    m.look(&key, move |found| match found {
+        Some(found) => {
+            if !value.is_null() {
+                // SAFETY: a non-NULL `value` is writable.
+                unsafe { *value = found };
+            }
+            code(Ok(()))
+        }
+        None => Error::NotFound as c_int,
+    })
 }
 
 // The shims below take the map, then the key; a byte key's error (NULL,
@@ -175,7 +178,7 @@ unsafe fn lookup(
 #[inline(always)]
 unsafe fn get(map: *const slate_s, key: impl Key, value: *mut *mut c_void) -> c_int {
     // SAFETY: the caller's guarantees.
-    code(unsafe { lookup(map, Ok(key), value) })
+    unsafe { lookup(map, key, value) }
 }
 
 /// `get` for a byte key.

@@ -14,7 +14,8 @@ use crate::Error;
 /// What a table needs of a key being looked up or inserted. Implemented by
 /// [`Needle`] (any byte key) and [`IntKey`] (the integer fast path); the
 /// map's operations are generic over it, so each kind gets its own probe.
-pub trait Key {
+/// A key is a few words, passed by value where a probe goes out of line.
+pub trait Key: Copy {
     /// Whether every key of this type is an integer key ([`IntKey`]): the
     /// lookups keep the probe of the layout a key type usually meets
     /// inline, and call out for the other.

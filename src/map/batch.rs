@@ -90,7 +90,7 @@ impl BatchKey for IntKey {
     #[inline(always)]
     unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY: the caller's guarantee.
-        unsafe { get_in::<false, false, _>(e, h, self) }
+        unsafe { get_in(e, h, self) }
     }
 
     /// Never called: every integer key has a hash.
@@ -118,7 +118,7 @@ impl BatchKey for Needle<'_> {
     unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         match Short::<32>::new(*self) {
             // SAFETY: the caller's guarantee.
-            Some(short) => unsafe { get_in::<false, false, _>(e, h, &short) },
+            Some(short) => unsafe { get_in(e, h, &short) },
             // SAFETY: as above.
             None => unsafe { probe_longer(e, h, self) },
         }
@@ -160,7 +160,7 @@ impl<K: BatchKey> BatchKey for Option<K> {
 unsafe fn probe_longer(e: Entry, h: u64, n: &Needle<'_>) -> Option<*mut c_void> {
     let short = Short::<SHORT>::new(*n)?;
     // SAFETY: the caller's guarantee.
-    unsafe { get_in::<false, false, _>(e, h, &short) }
+    unsafe { get_in(e, h, &short) }
 }
 
 impl Map {
@@ -201,7 +201,7 @@ impl Map {
             let v = match k.batch_hash(self.seed) {
                 // SAFETY: the entry of a live table of this map, for this
                 // key's hash.
-                Some(h) => unsafe { k.probe(dir.entry(dir.index(h)), h) },
+                Some(h) => unsafe { k.probe(dir.entry(self.index(h)), h) },
                 None => k.alone::<G>(self)?,
             };
             found(i, v);
@@ -242,13 +242,13 @@ impl Map {
                     hashes[i % CHUNK] = h;
                     hashed |= 1 << i;
                     if far {
-                        prefetch(dir.array.wrapping_add(dir.index(h)).cast());
+                        prefetch(dir.array.wrapping_add(self.index(h)).cast());
                     }
                 }
             }
             for i in Bits(hashed) {
                 let h = hashes[i % CHUNK];
-                let e = dir.entry(dir.index(h));
+                let e = dir.entry(self.index(h));
                 entries[i % CHUNK] = e;
                 // SAFETY: the entry of a live table; only prefetched.
                 on_layout!(e.kind, L => unsafe {

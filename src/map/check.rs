@@ -102,6 +102,13 @@ impl Map {
             }
             Mode::Dir => self.check_directory()?,
         };
+        if self.mode != Mode::Empty && self.shift != 63 - self.global_depth {
+            fail!(
+                "shift {} for global depth {}",
+                self.shift,
+                self.global_depth
+            );
+        }
         if used != self.len {
             fail!("map length {} but tables hold {}", self.len, used);
         }

@@ -17,6 +17,7 @@ impl Map {
         debug_assert_eq!(self.mode, Mode::Empty);
         self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
         self.mode = Mode::Small;
+        self.set_depth(0);
         self.ensure_seed();
         Ok(())
     }
@@ -140,7 +141,7 @@ impl Map {
         unsafe { dir.fill(0, 1, new) };
         self.root = dir.array.cast();
         self.mode = Mode::Dir;
-        self.global_depth = 0;
+        self.set_depth(0);
         Ok(())
     }
 
@@ -195,7 +196,7 @@ impl Map {
             }
             dir = bigger;
             self.root = dir.array.cast();
-            self.global_depth += 1;
+            self.set_depth(self.global_depth + 1);
         }
         // SAFETY: `tp` is still live (freed below).
         let first = unsafe { (*tp).index() } as usize;

@@ -45,7 +45,7 @@ impl Map {
         }
         self.root = ptr::null_mut();
         self.mode = Mode::Empty;
-        self.global_depth = 0;
+        self.set_depth(0);
     }
 
     /// Releases everything; the map is empty and usable afterwards (with
@@ -99,7 +99,7 @@ impl Map {
             global_depth: self.global_depth,
             mode: self.mode,
             pinned: self.pinned,
-            _pad: [0; 1],
+            shift: self.shift,
             // Its own id tells it apart from its source.
             epoch: self.epoch,
             alloc,

@@ -65,9 +65,10 @@ pub struct Map {
     /// 1 when the seed is the caller's (`slate_pin_seed`): kept when the
     /// map empties, clears or is freed.
     pinned: u8,
-    /// Explicit, so that the struct has no padding (whose bytes would be
-    /// uninitialized in a `slate_s` the caller inspects or copies).
-    _pad: [u8; 1],
+    /// `63 - global_depth` (0 in a zero-filled, empty map): how far a
+    /// lookup shifts `hash >> 1` for its directory index (see `index`).
+    /// Set with the depth, by `set_depth`.
+    shift: u8,
     /// Bumped by every change that makes cursors stale (see `cursor.rs`).
     epoch: u32,
     alloc: Allocator,
@@ -158,61 +159,81 @@ impl Upsert for GetOrInsert {
     }
 }
 
-/// Looks `n` up in the table of entry `e`: the one lookup from a
-/// directory entry, which single lookups and the batch stages share.
-///
-/// `PREFETCH`: each group's slots are requested with its control word
-/// (large maps; see [`Typed::find`]). `SPLIT`: the layout a key type
-/// usually meets (see [`Key::INT`]) is probed inline and the other (an
-/// integer key in a general table, a byte key that encodes an integer in
-/// an integer table) out of line, so that a single lookup keeps one probe
-/// loop's worth of registers; the batch stages (`SPLIT` false) probe both
-/// inline, so that the out-of-line probe keeps its one caller. An integer
-/// key tries the integer layout first: the one compare of its tag with the
-/// kind tells both the layout and that the table may hold the key.
+/// Looks `n` up in the table of entry `e`, whatever its layout, with the
+/// whole probe inline: the batch stages' lookup from a directory entry,
+/// and the single lookups' for the layout a key type rarely meets
+/// ([`look_cold`]).
 ///
 /// # Safety
 /// `e` is a live table's entry.
 #[inline(always)]
-pub(super) unsafe fn get_in<const PREFETCH: bool, const SPLIT: bool, K: Key>(
-    e: directory::Entry,
-    h: u64,
-    n: &K,
-) -> Option<*mut c_void> {
-    // SAFETY (all): the caller's guarantee, in the layout the kind names;
-    // only read.
+pub(super) unsafe fn get_in<K: Key>(e: directory::Entry, h: u64, n: &K) -> Option<*mut c_void> {
+    // SAFETY: the caller's guarantee, in the layout the kind names; only
+    // read.
     unsafe {
-        if SPLIT && K::INT {
-            if let Some(eq) = Int::matcher(e.kind, n) {
-                return Typed::<Int>::from_groups(e.groups, e.mask).get::<PREFETCH>(h, eq);
-            }
-            if e.kind != Kind::Bytes {
-                return None;
-            }
-            let eq = General::matcher(e.kind, n)?;
-            return get_cold::<General, PREFETCH>(Typed::from_groups(e.groups, e.mask), h, eq);
-        }
         on_layout!(e.kind, L => {
             let eq = L::matcher(e.kind, n)?;
-            let t = Typed::<L>::from_groups(e.groups, e.mask);
-            if SPLIT && L::INT {
-                get_cold::<L, PREFETCH>(t, h, eq)
-            } else {
-                t.get::<PREFETCH>(h, eq)
-            }
+            Typed::<L>::from_groups(e.groups, e.mask).get::<false, false, _>(h, eq, |found| found)
         })
     }
 }
 
-/// `Typed::get`, out of line: for the layout a key type rarely meets.
+/// A single lookup from the directory entry `e` of the hash `h`: the probe
+/// of the layout the key type usually meets (integer keys: the integer
+/// layout of their own kind; byte keys: the general layout) inline, any
+/// other case out of line ([`look_cold`]). An integer key tries the
+/// integer layout first: the one compare of its tag with the kind tells
+/// both the layout and that the table may hold the key. `PREFETCH`: each
+/// group's slots are requested with its control word (large maps; see
+/// [`Typed::get`]).
+///
+/// # Safety
+/// `e` is the live entry of `m`'s directory for `h`.
+#[inline(always)]
+unsafe fn look_in<const PREFETCH: bool, K: Key, R>(
+    m: &Map,
+    e: directory::Entry,
+    h: u64,
+    n: &K,
+    done: impl FnOnce(Option<*mut c_void>) -> R,
+) -> R {
+    // SAFETY (both): the caller's guarantee, in the layout the kind
+    // names; only read.
+    unsafe {
+        if K::INT {
+            if let Some(eq) = Int::matcher(e.kind, n) {
+                return Typed::<Int>::from_groups(e.groups, e.mask)
+                    .get::<PREFETCH, true, _>(h, eq, done);
+            }
+        } else if e.kind == Kind::Bytes {
+            if let Some(eq) = General::matcher(e.kind, n) {
+                let t = Typed::<General>::from_groups(e.groups, e.mask);
+                return t.get::<PREFETCH, false, _>(h, eq, done);
+            }
+        }
+    }
+    look_cold(m, *n, done)
+}
+
+/// `done(None)` for a lookup in an empty map, out of line, as the other
+/// paths that leave the common lookup are (see [`Map::look`]).
 #[cold]
 #[inline(never)]
-fn get_cold<L: Layout, const PREFETCH: bool>(
-    t: Typed<'_, L>,
-    h: u64,
-    eq: impl Fn(&L::Slot) -> bool,
-) -> Option<*mut c_void> {
-    t.get::<PREFETCH>(h, eq)
+fn absent<R>(done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
+    done(None)
+}
+
+/// [`Map::look`] for a key in a table of the layout its type rarely meets
+/// (an integer key in a general table, a byte key that encodes an integer
+/// in an integer table), out of line; it hashes the key again, which keeps
+/// the common lookup from holding its hash across the call.
+#[cold]
+#[inline(never)]
+fn look_cold<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
+    let h = m.hash(&n);
+    // SAFETY: the entry of a live table (the map is not empty: its caller
+    // read an entry).
+    done(unsafe { get_in(m.entry_for(h), h, &n) })
 }
 
 impl Map {
@@ -225,7 +246,7 @@ impl Map {
             global_depth: 0,
             mode: Mode::Empty,
             pinned: 0,
-            _pad: [0; 1],
+            shift: 63,
             epoch: 0,
             alloc,
             id: cursor::fresh_id(),
@@ -260,13 +281,29 @@ impl Map {
         n.hash(self.seed)
     }
 
+    /// Sets the global depth (and the lookups' shift with it).
+    fn set_depth(&mut self, depth: u8) {
+        debug_assert!(depth as u32 <= directory::MAX_DEPTH);
+        self.global_depth = depth;
+        self.shift = 63 - depth;
+    }
+
+    /// The directory index of a hash (not in empty mode): `Directory::index`
+    /// with the shift kept beside the depth.
+    #[inline]
+    fn index(&self, hash: u64) -> usize {
+        debug_assert!(self.mode != Mode::Empty);
+        debug_assert_eq!(self.shift, 63 - self.global_depth);
+        let j = ((hash >> 1) >> self.shift) as usize;
+        debug_assert_eq!(j, self.dir().index(hash));
+        j
+    }
+
     /// The directory entry a hash belongs to (not in empty mode; small mode
     /// too, see `dir`).
     #[inline]
     fn entry_for(&self, hash: u64) -> directory::Entry {
-        debug_assert!(self.mode != Mode::Empty);
-        let dir = self.dir();
-        dir.entry(dir.index(hash))
+        self.dir().entry(self.index(hash))
     }
 
     /// The table a hash belongs to (not in empty mode).
@@ -295,8 +332,18 @@ impl Map {
     /// Looks a key up.
     #[inline(always)]
     pub fn get(&self, n: &impl Key) -> Option<*mut c_void> {
+        self.look(n, |found| found)
+    }
+
+    /// Looks a key up and hands `done` its value, or `None`. Every path of
+    /// the lookup calls `done` itself, so that a path that leaves the
+    /// inlined code (a probe past the first group, a table of another
+    /// layout, an empty map) finishes the caller's work there, in a tail
+    /// call, and the common lookup keeps few values live.
+    #[inline(always)]
+    pub fn look<K: Key, R>(&self, n: &K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
         if self.mode == Mode::Empty {
-            return None;
+            return absent(done);
         }
         let h = self.hash(n);
         // From the directory entry straight to the groups: the table's
@@ -304,13 +351,12 @@ impl Map {
         // mode the entry is the table's header (see `dir`). Maps past the
         // caches prefetch slots (`PREFETCH_DEPTH`).
         let e = self.entry_for(h);
-        let pf = self.global_depth >= PREFETCH_DEPTH;
         // SAFETY: the entry of a live table.
         unsafe {
-            if pf {
-                get_in::<true, true, _>(e, h, n)
+            if self.global_depth >= PREFETCH_DEPTH {
+                look_in::<true, K, R>(self, e, h, n, done)
             } else {
-                get_in::<false, true, _>(e, h, n)
+                look_in::<false, K, R>(self, e, h, n, done)
             }
         }
     }

@@ -113,7 +113,7 @@ impl Map {
             global_depth: 0,
             mode: Mode::Empty,
             pinned: self.pinned,
-            _pad: [0; 1],
+            shift: 63,
             epoch: 0,
             alloc: self.alloc,
             id: 0,
@@ -148,7 +148,7 @@ impl Map {
         self.seed = seed;
         self.root = fresh.root;
         self.mode = fresh.mode;
-        self.global_depth = fresh.global_depth;
+        self.set_depth(fresh.global_depth);
         self.bump_epoch();
         self.ensure_id();
         Ok(())
@@ -198,11 +198,12 @@ impl Map {
             Plan::Small => {
                 self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
                 self.mode = Mode::Small;
+                self.set_depth(0);
             }
             Plan::Tables { depth, capacity } => {
                 let mut dir = Directory::new(&self.alloc, depth)?;
                 self.root = dir.array.cast();
-                self.global_depth = depth as u8;
+                self.set_depth(depth as u8);
                 self.mode = Mode::Dir;
                 for j in 0..dir.entries() {
                     match Table::new(&self.alloc, capacity, depth, kind) {
@@ -223,7 +224,7 @@ impl Map {
                             unsafe { dir.free(&self.alloc) };
                             self.root = ptr::null_mut();
                             self.mode = Mode::Empty;
-                            self.global_depth = 0;
+                            self.set_depth(0);
                             return Err(e);
                         }
                     }
