@@ -15,10 +15,14 @@
  * for one binary, so they show what a change costs where timings on a
  * shared machine cannot.
  *
- * Keys as in bench/maps: splitmix64 outputs, strings "key:<decimal>"
- * (20-24 bytes); lookups in a shuffled order.
+ * Keys as in bench/maps (maps/keys.h): splitmix64 outputs, strings
+ * "key:<decimal>" (20-24 bytes), and path keys (60-100 bytes sharing their
+ * first 5-30 bytes, through the _bytes calls with their lengths, as
+ * bench/maps passes them: phase_path_*); lookups in a shuffled order.
  */
 #include "slate.h"
+
+#include "maps/keys.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -26,20 +30,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { REPS = 100000, STRIDE = 32, BATCH = 64 };
+enum { REPS = 100000, STRIDE = KEY_STRIDE, BATCH = 64 };
 
 #define NOINLINE __attribute__((noinline))
-
-static uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-  return z ^ (z >> 31);
-}
 
 typedef struct keys_s {
   size_t n;
   uint64_t* ints;     /* present: ints[0..n), absent: ints[n..2n) */
   char* strings;      /* likewise, STRIDE bytes each */
+  char* paths;        /* likewise, PATH_STRIDE bytes each */
+  uint8_t* path_lens; /* their lengths */
   uint32_t* order;    /* REPS indices below n, shuffled */
 } keys_s;
 
@@ -47,20 +47,22 @@ static void make_keys(keys_s* k, size_t n) {
   k->n = n;
   k->ints = malloc(2 * n * sizeof *k->ints);
   k->strings = malloc(2 * n * STRIDE);
+  k->paths = malloc(2 * n * PATH_STRIDE);
+  k->path_lens = malloc(2 * n);
   k->order = malloc(REPS * sizeof *k->order);
-  if (!k->ints || !k->strings || !k->order) exit(1);
+  if (!k->ints || !k->strings || !k->paths || !k->path_lens || !k->order) exit(1);
   uint64_t x = 42;
   for (size_t i = 0; i < 2 * n; i++) {
-    x += UINT64_C(0x9E3779B97F4A7C15);
-    k->ints[i] = mix(x);
-    snprintf(k->strings + i * STRIDE, STRIDE, "key:%" PRIu64, k->ints[i]);
+    k->ints[i] = splitmix64(&x);
+    format_key(k->strings + i * STRIDE, k->ints[i]);
+    k->path_lens[i] = (uint8_t)format_path(k->paths + i * PATH_STRIDE, k->ints[i]);
   }
   uint64_t s = 7;
-  for (size_t i = 0; i < REPS; i++) {
-    s += UINT64_C(0x9E3779B97F4A7C15);
-    k->order[i] = (uint32_t)(mix(s) % n);
-  }
+  for (size_t i = 0; i < REPS; i++) k->order[i] = (uint32_t)(splitmix64(&s) % n);
 }
+
+/* Path key i (present below n, absent from n) and its length. */
+#define PATH(k, i) (k)->paths + (i) * PATH_STRIDE, (k)->path_lens[i]
 
 static volatile uintptr_t sink;
 
@@ -88,6 +90,8 @@ PHASE(phase_u64_replace, slate_set_u64(m, k->ints[i], (void*)(uintptr_t)r))
 PHASE(phase_str_hit, slate_get(m, k->strings + i * STRIDE, &v))
 PHASE(phase_str_miss, slate_get(m, k->strings + (k->n + i) * STRIDE, &v))
 PHASE(phase_str_replace, slate_set(m, k->strings + i * STRIDE, (void*)(uintptr_t)r))
+PHASE(phase_path_hit, slate_get_bytes(m, PATH(k, i), &v))
+PHASE(phase_path_miss, slate_get_bytes(m, PATH(k, k->n + i), &v))
 /* Get-or-insert of present keys, writing the value as a replace does. */
 static void put(void** slot, size_t r) { *slot = (void*)(uintptr_t)r; }
 PHASE(phase_u64_entry, void** slot; if (slate_entry_u64(m, k->ints[i], &slot, NULL) == SLATE_OK) put(slot, r))
@@ -106,6 +110,7 @@ INSERT_PHASE(phase_str_insert, slate_set(&maps[r], k->strings + i * STRIDE, (voi
 /* Then each of those maps emptied key by key, in insertion order. */
 INSERT_PHASE(phase_u64_delete, slate_delete_u64(&maps[r], k->ints[i]))
 INSERT_PHASE(phase_str_delete, slate_delete(&maps[r], k->strings + i * STRIDE))
+INSERT_PHASE(phase_path_delete, slate_delete_bytes(&maps[r], PATH(k, i)))
 INSERT_PHASE(phase_u64_take, slate_take_u64(&maps[r], k->ints[i], NULL))
 INSERT_PHASE(phase_u64_entry_insert, { void** s; if (slate_entry_u64(&maps[r], k->ints[i], &s, NULL) == SLATE_OK) *s = (void*)(uintptr_t)(i + 1); })
 INSERT_PHASE(phase_str_entry_insert, { void** s; if (slate_entry(&maps[r], k->strings + i * STRIDE, &s, NULL) == SLATE_OK) *s = (void*)(uintptr_t)(i + 1); })
@@ -113,6 +118,7 @@ INSERT_PHASE(phase_str_take, slate_take(&maps[r], k->strings + i * STRIDE, NULL)
 /* Uncounted: the maps of the delete and take phases. */
 INSERT_PHASE(fill_u64, slate_set_u64(&maps[r], k->ints[i], (void*)(uintptr_t)(i + 1)))
 INSERT_PHASE(fill_str, slate_set(&maps[r], k->strings + i * STRIDE, (void*)(uintptr_t)(i + 1)))
+INSERT_PHASE(fill_path, slate_set_bytes(&maps[r], PATH(k, i), (void*)(uintptr_t)(i + 1)))
 
 typedef void (*maps_phase_f)(slate_s* maps, const keys_s* k);
 
@@ -137,6 +143,7 @@ static void insert_phases(const keys_s* k) {
   on_fresh_maps(k, fill_str, phase_str_delete);
   on_fresh_maps(k, fill_u64, phase_u64_take);
   on_fresh_maps(k, fill_str, phase_str_take);
+  on_fresh_maps(k, fill_path, phase_path_delete);
 }
 
 /* The keys of the lookups in their shuffled order, as the batch calls
@@ -239,6 +246,11 @@ int main(int argc, char** argv) {
     phase_str_replace(&m, &k);
     phase_str_entry(&m, &k);
     slate_free(&m);
+    fresh(&m);
+    for (size_t i = 0; i < k.n; i++) slate_set_bytes(&m, PATH(&k, i), (void*)(uintptr_t)(i + 1));
+    phase_path_hit(&m, &k);
+    phase_path_miss(&m, &k);
+    slate_free(&m);
     if (n == 1000) {
       /* slotmap of 1,000 rows: get; then REPS inserts and erases */
       slotmap_s sm;
@@ -262,6 +274,8 @@ int main(int argc, char** argv) {
     }
     free(k.ints);
     free(k.strings);
+    free(k.paths);
+    free(k.path_lens);
     free(k.order);
     free(b.hits);
     free(b.misses);

@@ -31,6 +31,9 @@
  *                   whether the key is new (value set to 0), then
  *                   kh_value(h, i)++ (one probe).
  *
+ * Path keys (--keys path) take the str code of each map: the same
+ * functions over the workload's longer string records.
+ *
  * The workload, the modes and the output are described in common.h.
  */
 #include "common.h"
@@ -185,7 +188,7 @@ static inline void ut_add_str(ut_str **head, const char *key, uint32_t len, uint
 static uint64_t ut_insert_str(void *h, const workload *w) {
     ut_str **head = (ut_str **)h;
     for (uint32_t i = 0; i < w->n; i++)
-        ut_add_str(head, w->s_keys + (size_t)KEY_STRIDE * i, w->l_keys[i], i + 1u);
+        ut_add_str(head, w->s_keys + w->stride * i, w->l_keys[i], i + 1u);
     return HASH_COUNT(*head);
 }
 
@@ -193,7 +196,7 @@ static void ut_tail_str(void *h, const workload *w, uint32_t *lat) {
     ut_str **head = (ut_str **)h;
     for (uint32_t i = 0; i < w->n; i++) {
         uint64_t t0 = now_ns();
-        ut_add_str(head, w->s_keys + (size_t)KEY_STRIDE * i, w->l_keys[i], i + 1u);
+        ut_add_str(head, w->s_keys + w->stride * i, w->l_keys[i], i + 1u);
         uint64_t t1 = now_ns();
         lat[i] = (uint32_t)(t1 - t0);
     }
@@ -203,7 +206,7 @@ static uint64_t ut_hit_str(void *h, const workload *w) {
     ut_str *head = *(ut_str **)h, *e;
     uint64_t sum = 0, found = 0;
     for (uint32_t i = 0; i < w->n; i++) {
-        HASH_FIND(hh, head, w->s_hit + (size_t)KEY_STRIDE * i, w->l_hit[i], e);
+        HASH_FIND(hh, head, w->s_hit + w->stride * i, w->l_hit[i], e);
         if (e) {
             sum += w->hit[i] ^ e->value;
             found++;
@@ -217,7 +220,7 @@ static uint64_t ut_miss_str(void *h, const workload *w) {
     ut_str *head = *(ut_str **)h, *e;
     uint64_t missing = 0;
     for (uint32_t i = 0; i < w->n; i++) {
-        HASH_FIND(hh, head, w->s_miss + (size_t)KEY_STRIDE * i, w->l_miss[i], e);
+        HASH_FIND(hh, head, w->s_miss + w->stride * i, w->l_miss[i], e);
         missing += e == NULL;
     }
     return missing;
@@ -237,7 +240,7 @@ static uint64_t ut_del_str(void *h, const workload *w) {
     ut_str **head = (ut_str **)h, *e;
     uint64_t deleted = 0;
     for (uint32_t i = 0; i < w->n; i++) {
-        HASH_FIND(hh, *head, w->s_del + (size_t)KEY_STRIDE * i, w->l_del[i], e);
+        HASH_FIND(hh, *head, w->s_del + w->stride * i, w->l_del[i], e);
         if (e) {
             HASH_DEL(*head, e);
             free(e);
@@ -250,7 +253,7 @@ static uint64_t ut_del_str(void *h, const workload *w) {
 static uint64_t ut_upsert_str(void *h, const workload *w) {
     ut_str **head = (ut_str **)h, *e;
     for (uint32_t j = 0; j < 2 * w->n; j++) {
-        const char *k = w->s_ups + (size_t)KEY_STRIDE * j;
+        const char *k = w->s_ups + w->stride * j;
         HASH_FIND(hh, *head, k, w->l_ups[j], e);
         if (e) e->value++;
         else ut_add_str(head, k, w->l_ups[j], 1);
@@ -367,7 +370,7 @@ static uint64_t stb_upsert_u64(void *h, const workload *w) {
 
 static uint64_t stb_insert_str(void *h, const workload *w) {
     stb_str *m = *(stb_str **)h;
-    for (uint32_t i = 0; i < w->n; i++) shput(m, w->s_keys + (size_t)KEY_STRIDE * i, (uint64_t)i + 1u);
+    for (uint32_t i = 0; i < w->n; i++) shput(m, w->s_keys + w->stride * i, (uint64_t)i + 1u);
     *(stb_str **)h = m;
     return (uint64_t)shlen(m);
 }
@@ -376,7 +379,7 @@ static void stb_tail_str(void *h, const workload *w, uint32_t *lat) {
     stb_str *m = *(stb_str **)h;
     for (uint32_t i = 0; i < w->n; i++) {
         uint64_t t0 = now_ns();
-        shput(m, w->s_keys + (size_t)KEY_STRIDE * i, (uint64_t)i + 1u);
+        shput(m, w->s_keys + w->stride * i, (uint64_t)i + 1u);
         uint64_t t1 = now_ns();
         lat[i] = (uint32_t)(t1 - t0);
     }
@@ -387,7 +390,7 @@ static uint64_t stb_hit_str(void *h, const workload *w) {
     stb_str *m = *(stb_str **)h;
     uint64_t sum = 0, found = 0;
     for (uint32_t i = 0; i < w->n; i++) {
-        ptrdiff_t j = shgeti(m, w->s_hit + (size_t)KEY_STRIDE * i);
+        ptrdiff_t j = shgeti(m, w->s_hit + w->stride * i);
         if (j >= 0) {
             sum += w->hit[i] ^ m[j].value;
             found++;
@@ -401,7 +404,7 @@ static uint64_t stb_hit_str(void *h, const workload *w) {
 static uint64_t stb_miss_str(void *h, const workload *w) {
     stb_str *m = *(stb_str **)h;
     uint64_t missing = 0;
-    for (uint32_t i = 0; i < w->n; i++) missing += shgeti(m, w->s_miss + (size_t)KEY_STRIDE * i) < 0;
+    for (uint32_t i = 0; i < w->n; i++) missing += shgeti(m, w->s_miss + w->stride * i) < 0;
     *(stb_str **)h = m;
     return missing;
 }
@@ -418,7 +421,7 @@ static uint64_t stb_iterate_str(void *h, const workload *w) {
 static uint64_t stb_del_str(void *h, const workload *w) {
     stb_str *m = *(stb_str **)h;
     uint64_t deleted = 0;
-    for (uint32_t i = 0; i < w->n; i++) deleted += (uint64_t)shdel(m, w->s_del + (size_t)KEY_STRIDE * i);
+    for (uint32_t i = 0; i < w->n; i++) deleted += (uint64_t)shdel(m, w->s_del + w->stride * i);
     *(stb_str **)h = m;
     return deleted;
 }
@@ -426,7 +429,7 @@ static uint64_t stb_del_str(void *h, const workload *w) {
 static uint64_t stb_upsert_str(void *h, const workload *w) {
     stb_str *m = *(stb_str **)h;
     for (uint32_t j = 0; j < 2 * w->n; j++) {
-        char *k = w->s_ups + (size_t)KEY_STRIDE * j;
+        char *k = w->s_ups + w->stride * j;
         ptrdiff_t i = shgeti(m, k);
         if (i >= 0) m[i].value++;
         else shput(m, k, 1);
@@ -444,7 +447,7 @@ KHASH_MAP_INIT_STR(khstr, uint64_t)
  * it, and its length (strings only). */
 #define KH64_KEY(w, a, i) ((w)->a[i])
 #define KH64_LEN(w, a, i) 0u
-#define KHSTR_KEY(w, a, i) ((const char *)(w)->s_##a + (size_t)KEY_STRIDE * (i))
+#define KHSTR_KEY(w, a, i) ((const char *)(w)->s_##a + (w)->stride * (i))
 #define KHSTR_LEN(w, a, i) ((uint32_t)(w)->l_##a[i])
 
 /* kh_put; *ret as kh_put's (0: present, 1 or 2: new). A new string key is

@@ -5,9 +5,12 @@
  *
  * Keys: k_i = splitmix64 output i (state x = 42; x += golden; mix(x)),
  * i = 0 .. N-1; the miss keys are outputs N .. 2N-1 (splitmix64 is a
- * bijection of its counter, so they are all distinct). String keys are
- * "key:" followed by the decimal of the same u64s (20-24 bytes). The value
- * of key i is i + 1.
+ * bijection of its counter, so they are all distinct). String keys (--keys
+ * str) are "key:" followed by the decimal of the same u64s (20-24 bytes);
+ * path keys (--keys path) are path-like strings of 60-100 bytes made from
+ * the same u64s, sharing their first 5-30 bytes with many others (the
+ * recipe: keys.h). The value of key i is i + 1; the checksums are those of
+ * the u64 keys, whatever the key type.
  *
  * Phases, each timed as a whole with the process's CPU time
  * (clock_gettime(CLOCK_PROCESS_CPUTIME_ID), less the cost of a reading;
@@ -50,7 +53,7 @@
  * of the table).
  *
  * Output, one line per result (machine-readable, 6 fields):
- *   <impl> <u64|str> <phase> <N> <ns_per_op> <checksum>
+ *   <impl> <u64|str|path> <phase> <N> <ns_per_op> <checksum>
  * bench mode: phases insert hit miss iterate delete upsert (median of the
  *             reps), and a program's extra phases;
  * tail mode:  tail_mean tail_p50 tail_p99 tail_p999 tail_p9999 tail_max
@@ -73,7 +76,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#define KEY_STRIDE 32 /* bytes per string key in a key buffer (with its NUL) */
+#include "keys.h"
+
 
 static inline uint64_t now_ns(void) {
     struct timespec ts;
@@ -97,13 +101,6 @@ static inline uint64_t phase_now(void) {
 /* Keeps a value (and the memory writes before it) from being optimized away
  * or moved across the clock reading that follows. */
 static inline void keep(uint64_t v) { __asm__ volatile("" : : "r"(v) : "memory"); }
-
-static inline uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
 
 static inline void die(const char *prog, const char *what, uint64_t n) {
     fprintf(stderr, "%s: N=%" PRIu64 ": %s\n", prog, n, what);
@@ -131,34 +128,24 @@ static inline void shuffle(uint32_t *perm, uint32_t n, uint64_t seed) {
     }
 }
 
-/* "key:" + decimal of v, NUL-terminated, into out (KEY_STRIDE bytes);
- * returns the length (without the NUL). */
-static inline uint32_t format_key(char *out, uint64_t v) {
-    char digits[24];
-    int d = 0;
-    do {
-        digits[d++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    memcpy(out, "key:", 4);
-    for (int i = 0; i < d; i++) out[4 + i] = digits[d - 1 - i];
-    out[4 + d] = '\0';
-    return (uint32_t)(4 + d);
-}
+/* The key types (--keys): u64, "key:" strings, path keys (keys.h). */
+enum { KEYS_U64, KEYS_STR, KEYS_PATH };
 
 /* The workload for one N: the keys in insert order, in hit order and in
  * delete order, the miss keys, and the upsert stream (2N keys: each key
- * twice, shuffled); u64 values and, with strings, their string forms
- * (KEY_STRIDE-byte records, NUL-terminated) and lengths. */
+ * twice, shuffled); u64 values and, with string keys (str or path), their
+ * string forms (records of `stride` bytes, NUL-terminated) and lengths. */
 typedef struct {
     uint32_t n;
     uint64_t *keys, *hit, *hit_val, *del, *miss, *ups; /* u64s; hit_val: the expected values */
     char *s_keys, *s_hit, *s_del, *s_miss, *s_ups;     /* strings (NULL without) */
     uint8_t *l_keys, *l_hit, *l_del, *l_miss, *l_ups;  /* their lengths */
+    size_t stride;                                     /* bytes per string record */
     uint64_t want_hit, want_sum, want_ups;             /* closed forms of the checksums */
 } workload;
 
-static inline void workload_make(workload *w, uint32_t n, int strings, int lookups) {
+/* keys: KEYS_U64 (no string forms), KEYS_STR or KEYS_PATH. */
+static inline void workload_make(workload *w, uint32_t n, int keys, int lookups) {
     memset(w, 0, sizeof *w);
     w->n = n;
     uint64_t s = 42;
@@ -189,17 +176,19 @@ static inline void workload_make(workload *w, uint32_t n, int strings, int looku
         for (uint32_t i = 0; i < n; i++) w->want_ups += w->keys[i] ^ 2u;
         free(perm);
     }
-    if (strings) {
+    if (keys != KEYS_U64) {
+        uint32_t (*format)(char *, uint64_t) = keys == KEYS_PATH ? format_path : format_key;
+        w->stride = keys == KEYS_PATH ? PATH_STRIDE : KEY_STRIDE;
         uint64_t *src[5] = {w->keys, w->hit, w->del, w->miss, w->ups};
         char **dst[5] = {&w->s_keys, &w->s_hit, &w->s_del, &w->s_miss, &w->s_ups};
         uint8_t **len[5] = {&w->l_keys, &w->l_hit, &w->l_del, &w->l_miss, &w->l_ups};
         for (int a = 0; a < 5; a++) {
             if (!src[a]) continue;
             size_t cnt = a == 4 ? 2 * (size_t)n : n;
-            *dst[a] = (char *)xmalloc(KEY_STRIDE * cnt);
+            *dst[a] = (char *)xmalloc(w->stride * cnt);
             *len[a] = (uint8_t *)xmalloc(cnt);
             for (size_t i = 0; i < cnt; i++)
-                (*len[a])[i] = (uint8_t)format_key(*dst[a] + KEY_STRIDE * i, src[a][i]);
+                (*len[a])[i] = (uint8_t)format(*dst[a] + w->stride * i, src[a][i]);
         }
     }
 }
@@ -240,13 +229,13 @@ static inline long nivcsw(void) {
 }
 
 /* Command line shared by all programs:
- *   PROG [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
+ *   PROG [--impl NAME] [--keys u64|str|path] [--mode bench|tail|mem]
  *        [--clock cpu|wall] [--phases P,P,...] [--ops K] [N ...]
  * bench: reps per N = clamp(K / N, 1, 1000) (K default 1,000,000);
  * tail and mem use the first N (default 10,000,000). */
 typedef struct {
     const char *impl;
-    int strings;
+    int strings; /* KEYS_U64 (0), KEYS_STR or KEYS_PATH: nonzero for string keys */
     int mode; /* 0 bench, 1 tail, 2 mem */
     int wall; /* --clock wall */
     unsigned phases; /* bit p: PHASES[p] asked for (--phases; default all) */
@@ -286,8 +275,9 @@ static inline void parse_options(options *o, int argc, char **argv, const char *
         if (!strcmp(a, "--impl") && i + 1 < argc) o->impl = argv[++i];
         else if (!strcmp(a, "--keys") && i + 1 < argc) {
             const char *k = argv[++i];
-            if (!strcmp(k, "u64")) o->strings = 0;
-            else if (!strcmp(k, "str")) o->strings = 1;
+            if (!strcmp(k, "u64")) o->strings = KEYS_U64;
+            else if (!strcmp(k, "str")) o->strings = KEYS_STR;
+            else if (!strcmp(k, "path")) o->strings = KEYS_PATH;
             else { fprintf(stderr, "bad --keys %s\n", k); exit(2); }
         } else if (!strcmp(a, "--mode") && i + 1 < argc) {
             const char *m = argv[++i];
@@ -329,7 +319,9 @@ static inline uint32_t reps_for(const options *o, uint32_t n) {
     return r < 1 ? 1 : r > 1000 ? 1000 : (uint32_t)r;
 }
 
-static inline const char *keys_name(const options *o) { return o->strings ? "str" : "u64"; }
+static inline const char *keys_name(const options *o) {
+    return o->strings == KEYS_PATH ? "path" : o->strings == KEYS_STR ? "str" : "u64";
+}
 
 static inline void print_line(const options *o, const char *phase, uint32_t n, double ns, uint64_t checksum) {
     printf("%s %s %s %u %.3f %" PRIu64 "\n", o->impl, keys_name(o), phase, n, ns, checksum);

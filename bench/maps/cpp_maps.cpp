@@ -24,6 +24,8 @@
 //   ++m[k] (std::unordered_map, the same one lookup). absl-prefetch has no
 //   upsert phase (it would be absl's).
 //
+//   Path keys (--keys path) take the string code: Map<std::string, uint64_t>.
+//
 // The workload, the modes and the output are described in common.h.
 #include "common.h"
 
@@ -108,7 +110,7 @@ void prepare_strings(const workload *w) {
         std::vector<std::string>().swap(v);
         if (!buf) return;
         v.reserve(w->n);
-        for (uint32_t i = 0; i < w->n; i++) v.emplace_back(buf + (size_t)KEY_STRIDE * i, len[i]);
+        for (uint32_t i = 0; i < w->n; i++) v.emplace_back(buf + w->stride * i, len[i]);
     };
     fill(g_str.keys, w->s_keys, w->l_keys);
     fill(g_str.hit, w->s_hit, w->l_hit);
@@ -118,7 +120,7 @@ void prepare_strings(const workload *w) {
     std::vector<std::string>().swap(g_str.ups);
     if (w->s_ups) {
         g_str.ups.reserve(2 * size_t(w->n));
-        for (size_t j = 0; j < 2 * size_t(w->n); j++) g_str.ups.emplace_back(w->s_ups + KEY_STRIDE * j, w->l_ups[j]);
+        for (size_t j = 0; j < 2 * size_t(w->n); j++) g_str.ups.emplace_back(w->s_ups + w->stride * j, w->l_ups[j]);
     }
 }
 

@@ -10,7 +10,13 @@
 # of each lookup, the peer of slate's batch lookups.
 #
 # One workload in every program (see common.h): u64 keys from splitmix64
-# (seed 42), string keys "key:<decimal>", misses = the next N values;
+# (seed 42), string keys "key:<decimal>", path keys (60-100 bytes sharing
+# their first 5-30 bytes, as file paths and URLs do: for each u64 k,
+# splitmix64 from state k picks one of 8 prefixes of 5-30 bytes such as
+# "/usr/share/doc/" or "https://example.org/api/v2/" and a target of 44-74
+# bytes, then appends words from a list of 16 ("src/", "thumbnails/", ...)
+# while the key is shorter than the target, then k's 16 hex digits; keys.h
+# has the recipe), misses = the next N values;
 # phases insert (fresh map, no reserve), hit (shuffled), miss, iterate,
 # delete (shuffled), upsert (counting: 2N get-or-insert ops into another
 # fresh map, every key twice in a shuffled order, so half the ops insert
@@ -44,7 +50,7 @@
 #      10,000,000 u64 keys: p50, p99, p99.9, p99.99, max (median of rounds,
 #      and the worst max), involuntary context switches;
 #   4. (full run) peak RSS growth per entry at 10,000,000 entries, u64 and
-#      string keys, each program in its own process.
+#      string ("key:") keys, each program in its own process.
 # (absl-prefetch runs in the timing rounds only: its inserts are absl's.)
 #
 # Usage (from anywhere):
@@ -56,11 +62,13 @@
 #   bench/maps/run.sh --quick --impls "slate absl absl-prefetch boost hashbrown"   # the batch table's programs
 #   bench/maps/run.sh --phases upsert # the upsert phase alone (no tail/memory: they time inserts)
 #   bench/maps/run.sh --phases "insert hit"   # phases to report: insert..delete still run together
+#   bench/maps/run.sh --quick --keys path --phases "insert hit miss delete"   # the path keys alone
 #   bench/maps/run.sh --no-build      # reuse the last build
 #   bench/maps/run.sh --no-install    # never apt-get / pip
 #   bench/maps/run.sh --no-tail --no-mem
 #   bench/maps/run.sh --clock wall    # time phases in wall time (default: process CPU time)
 #
+# --keys K...: the key types to run (u64 str path; default all three).
 # Output files (bench/maps/build/): results.txt ("round impl keys phase N
 # ns_per_op checksum"), tail.txt and mem.txt (same form), summary.tsv (the
 # medians: keys phase N impl ns_per_op, batch phases included),
@@ -93,6 +101,7 @@ ops=
 sizes=
 impls=
 phases=
+key_types=
 clock=cpu
 do_build=1
 do_install=1
@@ -119,6 +128,8 @@ while (($#)); do
         --impls=*) impls=${1#*=} ;;
         --phases) phases=${2:?}; shift ;;
         --phases=*) phases=${1#*=} ;;
+        --keys) key_types=${2:?}; shift ;;
+        --keys=*) key_types=${1#*=} ;;
         --clock) clock=${2:?}; shift ;;
         --clock=*) clock=${1#*=} ;;
         --no-build) do_build=0 ;;
@@ -154,6 +165,15 @@ phases=
 for p in $all_phases; do [[ " ${phase_list[*]} " != *" $p "* ]] || phases+="${phases:+ }$p"; done
 [[ -n $phases ]] || { echo "run.sh: --phases names none of: $all_phases" >&2; exit 2; }
 has_phase() { [[ " $phases " == *" $1 "* ]]; }
+all_keys="u64 str path"
+[[ -n $key_types ]] || key_types=$all_keys
+read -ra key_list <<<"${key_types//,/ }" # names split by spaces or commas
+key_types=
+for k in "${key_list[@]}"; do
+    [[ " $all_keys " == *" $k "* ]] || { echo "run.sh: unknown key type $k (known: $all_keys)" >&2; exit 2; }
+done
+for k in $all_keys; do [[ " ${key_list[*]} " != *" $k "* ]] || key_types+="${key_types:+ }$k"; done
+[[ -n $key_types ]] || { echo "run.sh: --keys names none of: $all_keys" >&2; exit 2; }
 # Tail latency and memory measure inserts.
 has_phase insert || { do_tail=0; do_mem=0; }
 
@@ -317,7 +337,7 @@ for ((r = 1; r <= rounds; r++)); do
     size_list=("${small_sizes[@]}")
     ((r > big_rounds)) || size_list+=("${big_sizes[@]}")
     ((${#size_list[@]})) || continue
-    for keys in u64 str; do
+    for keys in $key_types; do
         log "round $r/$rounds, $keys keys, N = ${size_list[*]}: ${list[*]}"
         for impl in "${list[@]}"; do
             GLIBC_TUNABLES=$tunables run_one "$results" "$r" "$impl" --keys "$keys" --clock "$clock" \
@@ -361,7 +381,7 @@ rev=$(cat "$build/revision" 2>/dev/null || echo '?')
     echo "map benchmark: ns/op, median of $rounds round(s) (${big_sizes[*]:+N >= 1,000,000: $big_rounds round(s); }each round: the median of a program's repetitions, $ops ops per phase and N, at least 1 rep)"
     echo "  phase clock: $clock ($([[ $clock == cpu ]] && echo 'process CPU time: the time other processes hold the core is left out' || echo 'wall time')), less the cost of one reading"
     echo "  cpus: $(nproc 2>/dev/null || echo '?'); load average before: $load_before, after: $load_after; timing runs ${bench_time}s, total ${elapsed}s"
-    echo "  programs (interleaved, one at a time): ${list[*]}; phases: $phases"
+    echo "  programs (interleaved, one at a time): ${list[*]}; key types: $key_types; phases: $phases"
     echo "  GLIBC_TUNABLES (timing runs)=${tunables:-(glibc defaults)}; C/C++: $CC/$CXX $OPT; slate-lto: $LTO_CC $OPT -flto=thin -fuse-ld=$LTO_LD $LTO_INLINE + RUSTFLAGS=-Clinker-plugin-lto"
     echo "  columns: ns/op per program; then slate/<peer> (below 1: slate faster); best = fastest peer (slate-lto excluded); lto = slate-lto/slate"
     ! has_phase hit && ! has_phase miss ||
@@ -371,7 +391,7 @@ rev=$(cat "$build/revision" 2>/dev/null || echo '?')
 } >"$report"
 
 status=0
-awk -v impls="${list[*]}" -v sizes="$sizes" -v phases="$phases" -v summary="$summary" '
+awk -v impls="${list[*]}" -v sizes="$sizes" -v phases="$phases" -v keytypes="$key_types" -v summary="$summary" '
 function median(key,    n, i, j, t, a) {
     n = cnt[key]
     if (n == 0) return -1
@@ -412,6 +432,7 @@ END {
     short["hashbrown"] = "hb"; short["hashbrown-xxh3"] = "hb-xxh3"; short["hashbrown-xxh3os"] = "hb-xxh3os"
     short["absl"] = "absl"; short["boost"] = "boost"; short["std"] = "std"
     short["uthash"] = "uthash"; short["stb_ds"] = "stb_ds"; short["absl-prefetch"] = "absl-pf"; short["khash"] = "khash"
+    nk = split(keytypes, K, " ")
     hdr = sprintf("%-4s %-8s %9s", "keys", "phase", "N")
     for (i = 1; i <= ni; i++) hdr = hdr sprintf(" %9s", short[I[i]])
     for (i = 1; i <= ni; i++) if (I[i] != "slate" && I[i] != "slate-lto") hdr = hdr sprintf(" %9s", "/" short[I[i]])
@@ -419,8 +440,8 @@ END {
     print hdr
     line = hdr; gsub(/./, "-", line); print line
     print "keys\tphase\tN\timpl\tns_per_op" > summary
-    for (k = 1; k <= 2; k++) {
-        kt = k == 1 ? "u64" : "str"
+    for (k = 1; k <= nk; k++) {
+        kt = K[k]
         for (p = 1; p <= npp; p++) for (s = 1; s <= ns_; s++) {
             ph = PP[p]; n = S[s]
             row = sprintf("%-4s %-8s %9s", kt, ph, n)
@@ -436,7 +457,7 @@ END {
             row = row sprintf(" | %9s %6s %6s", short[bestname], ratio(sl, best), ratio(lto, sl))
             print row
         }
-        if (k == 1) print line
+        if (k < nk) print line
     }
     print line
 
@@ -447,16 +468,16 @@ END {
         SP[++nsp] = PP[p]
         if (PP[p] == "hit" || PP[p] == "miss") for (b = 1; b <= nb; b++) SP[++nsp] = PP[p] "_b" BS[b]
     }
-    for (k = 1; k <= 2; k++) for (p = 1; p <= nsp; p++) for (s = 1; s <= ns_; s++) for (i = 1; i <= na; i++) {
-        kt = k == 1 ? "u64" : "str"
+    for (k = 1; k <= nk; k++) for (p = 1; p <= nsp; p++) for (s = 1; s <= ns_; s++) for (i = 1; i <= na; i++) {
+        kt = K[k]
         v = median(A[i] SUBSEP kt SUBSEP SP[p] SUBSEP S[s])
         if (v >= 0) print kt "\t" SP[p] "\t" S[s] "\t" A[i] "\t" v > summary
     }
 
     # The batch table: slate_get_many_* against single lookups and absl-prefetch.
     have = 0
-    for (k = 1; k <= 2; k++) for (p = 2; p <= 3; p++) for (s = 1; s <= ns_; s++) for (b = 1; b <= nb; b++)
-        if (median("slate" SUBSEP (k == 1 ? "u64" : "str") SUBSEP P[p] "_b" BS[b] SUBSEP S[s]) >= 0) have = 1
+    for (k = 1; k <= nk; k++) for (p = 2; p <= 3; p++) for (s = 1; s <= ns_; s++) for (b = 1; b <= nb; b++)
+        if (median("slate" SUBSEP K[k] SUBSEP P[p] "_b" BS[b] SUBSEP S[s]) >= 0) have = 1
     if (!lookups) {
         # no hit or miss phase asked for: no batch table
     } else if (!have) {
@@ -473,8 +494,8 @@ END {
             "keys", "look", "N", "slate", "b16", "b64", "b256", "boost", "absl", "hb", "absl-pf", "best", "/single", "peer", "/peer", "/pf", "lto")
         print bh
         bl = bh; gsub(/./, "-", bl); print bl
-        for (k = 1; k <= 2; k++) {
-            kt = k == 1 ? "u64" : "str"
+        for (k = 1; k <= nk; k++) {
+            kt = K[k]
             for (p = 2; p <= 3; p++) for (s = 1; s <= ns_; s++) {
                 ph = P[p]; n = S[s]
                 if (!(ph in want)) continue
@@ -505,7 +526,7 @@ END {
                     bname, ratio(best, sl), short[pname] == "" ? "-" : short[pname], ratio(best, peer), ratio(best, pf), ratio(lbest, best))
                 print row
             }
-            if (k == 1) print bl
+            if (k < nk) print bl
         }
         print bl
     }

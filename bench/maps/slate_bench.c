@@ -4,8 +4,9 @@
  * cross-language-LTO variant, against an LTO build of it with clang).
  *
  * u64 keys: slate_set_u64 / slate_get_u64 / slate_delete_u64.
- * String keys: slate_set_bytes / slate_get_bytes / slate_delete_bytes with
- * the known lengths (no strlen in the library).
+ * String keys (str and path, one code for both): slate_set_bytes /
+ * slate_get_bytes / slate_delete_bytes with the known lengths (no strlen in
+ * the library).
  * Values: the integer in the pointer, (void*)(uintptr_t)v.
  * Iteration: slate_each with a callback summing the values.
  * Upsert: slate_entry_u64 / slate_entry_bytes (one hash, one probe), the
@@ -24,7 +25,7 @@
  * as the shuffled key arrays are.
  *
  * The workload, the modes and the output are described in common.h.
- * Usage: slate_bench [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
+ * Usage: slate_bench [--impl NAME] [--keys u64|str|path] [--mode bench|tail|mem]
  *                    [--ops K] [N ...]
  */
 #include "common.h"
@@ -110,7 +111,7 @@ static void tail_u64(void *mp, const workload *w, uint32_t *lat) {
 static uint64_t insert_str(void *mp, const workload *w) {
     slate_s *m = (slate_s *)mp;
     for (uint32_t i = 0; i < w->n; i++)
-        if (slate_set_bytes(m, w->s_keys + (size_t)KEY_STRIDE * i, w->l_keys[i], VAL(i + 1u)) != SLATE_OK)
+        if (slate_set_bytes(m, w->s_keys + w->stride * i, w->l_keys[i], VAL(i + 1u)) != SLATE_OK)
             die(PROG, "slate_set_bytes failed", w->n);
     return slate_length(m);
 }
@@ -120,7 +121,7 @@ static uint64_t hit_str(void *mp, const workload *w) {
     uint64_t sum = 0, found = 0;
     for (uint32_t i = 0; i < w->n; i++) {
         void *v;
-        if (slate_get_bytes(m, w->s_hit + (size_t)KEY_STRIDE * i, w->l_hit[i], &v) == SLATE_OK) {
+        if (slate_get_bytes(m, w->s_hit + w->stride * i, w->l_hit[i], &v) == SLATE_OK) {
             sum += w->hit[i] ^ (uintptr_t)v;
             found++;
         }
@@ -133,7 +134,7 @@ static uint64_t miss_str(void *mp, const workload *w) {
     const slate_s *m = (const slate_s *)mp;
     uint64_t missing = 0;
     for (uint32_t i = 0; i < w->n; i++)
-        missing += slate_get_bytes(m, w->s_miss + (size_t)KEY_STRIDE * i, w->l_miss[i], NULL) == SLATE_ERROR_NOT_FOUND;
+        missing += slate_get_bytes(m, w->s_miss + w->stride * i, w->l_miss[i], NULL) == SLATE_ERROR_NOT_FOUND;
     return missing;
 }
 
@@ -141,7 +142,7 @@ static uint64_t del_str(void *mp, const workload *w) {
     slate_s *m = (slate_s *)mp;
     uint64_t deleted = 0;
     for (uint32_t i = 0; i < w->n; i++)
-        deleted += slate_delete_bytes(m, w->s_del + (size_t)KEY_STRIDE * i, w->l_del[i]) == SLATE_OK;
+        deleted += slate_delete_bytes(m, w->s_del + w->stride * i, w->l_del[i]) == SLATE_OK;
     return deleted;
 }
 
@@ -149,7 +150,7 @@ static uint64_t upsert_str(void *mp, const workload *w) {
     slate_s *m = (slate_s *)mp;
     for (uint32_t j = 0; j < 2 * w->n; j++) {
         void **v;
-        if (slate_entry_bytes(m, w->s_ups + (size_t)KEY_STRIDE * j, w->l_ups[j], &v, NULL) != SLATE_OK)
+        if (slate_entry_bytes(m, w->s_ups + w->stride * j, w->l_ups[j], &v, NULL) != SLATE_OK)
             die(PROG, "slate_entry_bytes failed", w->n);
         *v = (void *)((uintptr_t)*v + 1);
     }
@@ -160,7 +161,7 @@ static void tail_str(void *mp, const workload *w, uint32_t *lat) {
     slate_s *m = (slate_s *)mp;
     for (uint32_t i = 0; i < w->n; i++) {
         uint64_t t0 = now_ns();
-        int rc = slate_set_bytes(m, w->s_keys + (size_t)KEY_STRIDE * i, w->l_keys[i], VAL(i + 1u));
+        int rc = slate_set_bytes(m, w->s_keys + w->stride * i, w->l_keys[i], VAL(i + 1u));
         uint64_t t1 = now_ns();
         if (rc != SLATE_OK) die(PROG, "slate_set_bytes failed", w->n);
         lat[i] = (uint32_t)(t1 - t0);
@@ -188,8 +189,8 @@ static void prepare_many(const workload *w) {
     g_many.l_hit = (uint32_t *)xmalloc(sizeof(uint32_t) * w->n);
     g_many.l_miss = (uint32_t *)xmalloc(sizeof(uint32_t) * w->n);
     for (uint32_t i = 0; i < w->n; i++) {
-        g_many.hit[i] = w->s_hit + (size_t)KEY_STRIDE * i;
-        g_many.miss[i] = w->s_miss + (size_t)KEY_STRIDE * i;
+        g_many.hit[i] = w->s_hit + w->stride * i;
+        g_many.miss[i] = w->s_miss + w->stride * i;
         g_many.l_hit[i] = w->l_hit[i];
         g_many.l_miss[i] = w->l_miss[i];
     }

@@ -1,13 +1,14 @@
 // Command maps is the Go peer of the slate-rs map benchmark: Go's built-in
 // map (a Swiss table with extendible hashing since Go 1.24, the design
-// slate-rs follows), map[uint64]uint64 and map[string]uint64, created with
-// make and no size hint.
+// slate-rs follows), map[uint64]uint64 and map[string]uint64 (string and
+// path keys), created with make and no size hint.
 //
 // The workload, the modes and the output are those of ../common.h: same
-// keys (splitmix64 from 42; "key:" + decimal), same shuffles (state 7 for
-// hits, 8 for deletes), same checksums, and the same lines:
+// keys (splitmix64 from 42; "key:" + decimal; path keys as ../keys.h makes
+// them), same shuffles (state 7 for hits, 8 for deletes), same checksums,
+// and the same lines:
 //
-//	go <u64|str> <phase> <N> <ns_per_op> <checksum>
+//	go <u64|str|path> <phase> <N> <ns_per_op> <checksum>
 //
 // Go's map keeps the string header only: inserting a string key shares its
 // bytes with the caller (no copy), where the C, C++ and Rust maps copy them.
@@ -15,7 +16,7 @@
 // delete returns nothing). The upsert phase counts with m[k]++, which the
 // compiler turns into one map access (mapassign) per op.
 //
-// Usage: maps [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
+// Usage: maps [--impl NAME] [--keys u64|str|path] [--mode bench|tail|mem]
 //
 //	[--clock cpu|wall] [--phases P,P,...] [--ops K] [N ...]
 package main
@@ -107,7 +108,36 @@ type workload struct {
 	wantHit, wantSum, wantUps      uint64
 }
 
-func makeWorkload(n int, strings, lookups bool) *workload {
+// The path key of k (the recipe of ../keys.h): a prefix, words and '/'
+// while shorter than a target of 44-74 bytes, then k's 16 hex digits.
+var (
+	pathPrefixes = []string{
+		"/tmp/", "/home/alice/", "/usr/share/doc/", "/var/log/nginx/", "s3://assets-eu-west-1/",
+		"file:///opt/app/releases/", "https://example.org/api/v2/", "https://cdn.example.net/media/",
+	}
+	pathWords = []string{
+		"src", "lib", "include", "docs", "images", "assets", "config", "users",
+		"2024", "reports", "build", "cache", "thumbnails", "v1", "data", "archive",
+	}
+)
+
+func formatPath(k uint64) string {
+	s := k
+	b := make([]byte, 0, 100)
+	b = append(b, pathPrefixes[splitmix64(&s)%8]...)
+	target := 44 + int(splitmix64(&s)%31)
+	for len(b) < target {
+		b = append(b, pathWords[splitmix64(&s)%16]...)
+		b = append(b, '/')
+	}
+	b = fmt.Appendf(b, "%016x", k)
+	return string(b)
+}
+
+func formatKey(k uint64) string { return "key:" + strconv.FormatUint(k, 10) }
+
+// keys: "u64" (no string forms), "str" or "path".
+func makeWorkload(n int, keys string, lookups bool) *workload {
 	w := &workload{n: n}
 	s := uint64(42)
 	w.keys = make([]uint64, n)
@@ -141,14 +171,18 @@ func makeWorkload(n int, strings, lookups bool) *workload {
 			w.wantUps += k ^ 2
 		}
 	}
-	if strings {
+	if keys != "u64" {
+		format := formatKey
+		if keys == "path" {
+			format = formatPath
+		}
 		f := func(v []uint64) []string {
 			if v == nil {
 				return nil
 			}
 			out := make([]string, len(v))
 			for i, k := range v {
-				out[i] = "key:" + strconv.FormatUint(k, 10)
+				out[i] = format(k)
 			}
 			return out
 		}
@@ -162,17 +196,17 @@ var phaseNames = []string{"insert", "hit", "miss", "iterate", "delete", "upsert"
 const phaseUpsert = 5
 
 type options struct {
-	impl    string
-	strings bool
-	mode    int
-	wall    bool
-	phases  [6]bool // phaseNames asked for (--phases; default all)
-	ops     uint64
-	sizes   []int
+	impl   string
+	keys   string // u64, str or path
+	mode   int
+	wall   bool
+	phases [6]bool // phaseNames asked for (--phases; default all)
+	ops    uint64
+	sizes  []int
 }
 
 func parse() options {
-	o := options{impl: "go", ops: 1000000, phases: [6]bool{true, true, true, true, true, true}}
+	o := options{impl: "go", keys: "u64", ops: 1000000, phases: [6]bool{true, true, true, true, true, true}}
 	args := os.Args[1:]
 	bad := func(a string) {
 		fmt.Fprintf(os.Stderr, "maps(go): bad argument %s\n", a)
@@ -191,11 +225,9 @@ func parse() options {
 		case "--impl":
 			o.impl = next()
 		case "--keys":
-			switch next() {
-			case "u64":
-				o.strings = false
-			case "str":
-				o.strings = true
+			switch k := next(); k {
+			case "u64", "str", "path":
+				o.keys = k
 			default:
 				bad(a)
 			}
@@ -466,11 +498,10 @@ func median(v []int64) float64 {
 
 func main() {
 	o := parse()
-	kt := "u64"
+	kt := o.keys
 	var b bench = &u64Map{}
-	if o.strings {
-		kt = "str"
-		b = &strMap{}
+	if kt != "u64" {
+		b = &strMap{} // str and path keys
 	}
 	line := func(phase string, n int, ns float64, ck uint64) {
 		fmt.Printf("%s %s %s %d %.3f %d\n", o.impl, kt, phase, n, ns, ck)
@@ -478,7 +509,7 @@ func main() {
 	switch o.mode {
 	case 1:
 		n := o.sizes[0]
-		w := makeWorkload(n, o.strings, false)
+		w := makeWorkload(n, o.keys, false)
 		lat := make([]uint32, n)
 		runtime.GC()
 		b.create()
@@ -507,7 +538,7 @@ func main() {
 		line("tail_nivcsw", n, float64(csw), l)
 	case 2:
 		n := o.sizes[0]
-		w := makeWorkload(n, o.strings, false)
+		w := makeWorkload(n, o.keys, false)
 		runtime.GC()
 		base := uint64(rusage().Maxrss) * 1024
 		b.create()
@@ -521,7 +552,7 @@ func main() {
 		runtime.KeepAlive(w)
 	default:
 		for _, n := range o.sizes {
-			w := makeWorkload(n, o.strings, true)
+			w := makeWorkload(n, o.keys, true)
 			runtime.GC()
 			reps := int(o.ops / uint64(n))
 			if reps < 1 {

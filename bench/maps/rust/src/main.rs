@@ -7,7 +7,7 @@
 //!                           BuildHasher for maps (streaming XXH3, default
 //!                           secret; what a user plugging XXH3 in would take)
 //!
-//! u64 keys: `HashMap<u64, u64>`; string keys: `HashMap<String, u64>` (each
+//! u64 keys: `HashMap<u64, u64>`; string and path keys: `HashMap<String, u64>` (each
 //! insert clones the key's `String`: one allocation, as slate's copy of a
 //! key longer than 12 bytes); lookups and deletes pass `&str`.
 //!
@@ -17,11 +17,12 @@
 //! `String`, a clone on every op).
 //!
 //! The workload, the modes and the output are those of `../common.h`:
-//! same keys (splitmix64 from 42; "key:" + decimal), same shuffles (state 7
-//! for hits, 8 for deletes), same checksums, and the same lines:
-//!   <impl> <u64|str> <phase> <N> <ns_per_op> <checksum>
+//! same keys (splitmix64 from 42; "key:" + decimal; path keys as
+//! `../keys.h` makes them), same shuffles (state 7 for hits, 8 for deletes),
+//! same checksums, and the same lines:
+//!   <impl> <u64|str|path> <phase> <N> <ns_per_op> <checksum>
 //!
-//! Usage: maps_bench [--impl NAME] [--keys u64|str] [--mode bench|tail|mem]
+//! Usage: maps_bench [--impl NAME] [--keys u64|str|path] [--mode bench|tail|mem]
 //!                   [--clock cpu|wall] [--phases P,P,...] [--ops K] [N ...]
 
 use std::hash::BuildHasher;
@@ -150,6 +151,72 @@ fn die(what: &str, n: usize) -> ! {
     std::process::exit(1);
 }
 
+const PATH_PREFIXES: [&str; 8] = [
+    "/tmp/",
+    "/home/alice/",
+    "/usr/share/doc/",
+    "/var/log/nginx/",
+    "s3://assets-eu-west-1/",
+    "file:///opt/app/releases/",
+    "https://example.org/api/v2/",
+    "https://cdn.example.net/media/",
+];
+const PATH_WORDS: [&str; 16] = [
+    "src",
+    "lib",
+    "include",
+    "docs",
+    "images",
+    "assets",
+    "config",
+    "users",
+    "2024",
+    "reports",
+    "build",
+    "cache",
+    "thumbnails",
+    "v1",
+    "data",
+    "archive",
+];
+
+/// The path key of `k` (the recipe of `../keys.h`): a prefix, words and
+/// '/' while shorter than a target of 44-74 bytes, then k's 16 hex digits.
+fn format_path(k: u64) -> String {
+    let mut s = k;
+    let mut out = String::with_capacity(100);
+    out.push_str(PATH_PREFIXES[(splitmix64(&mut s) % 8) as usize]);
+    let target = 44 + (splitmix64(&mut s) % 31) as usize;
+    while out.len() < target {
+        out.push_str(PATH_WORDS[(splitmix64(&mut s) % 16) as usize]);
+        out.push('/');
+    }
+    out.push_str(&format!("{k:016x}"));
+    out
+}
+
+fn format_key(k: u64) -> String {
+    format!("key:{k}")
+}
+
+/// The key types of `--keys`.
+#[derive(Clone, Copy, PartialEq)]
+enum Keys {
+    U64,
+    Str,
+    Path,
+}
+
+impl Keys {
+    fn name(self) -> &'static str {
+        match self {
+            Keys::U64 => "u64",
+            Keys::Str => "str",
+            Keys::Path => "path",
+        }
+    }
+}
+
 struct Workload {
     n: usize,
     keys: Vec<u64>,
@@ -168,7 +235,7 @@ struct Workload {
 }
 
 impl Workload {
-    fn new(n: usize, strings: bool, lookups: bool) -> Workload {
+    fn new(n: usize, kind: Keys, lookups: bool) -> Workload {
         let mut s = 42u64;
         let keys: Vec<u64> = (0..n).map(|_| splitmix64(&mut s)).collect();
         let mut w = Workload {
@@ -201,12 +268,13 @@ impl Workload {
             w.ups = shuffle(2 * n, 9).iter().map(|&p| w.keys[p % n]).collect();
             w.want_ups = w.keys.iter().map(|&k| k ^ 2).fold(0u64, u64::wrapping_add);
         }
-        if strings {
-            let f = |v: &Vec<u64>| {
-                v.iter()
-                    .map(|k| format!("key:{k}"))
-                    .collect::<Vec<String>>()
+        if kind != Keys::U64 {
+            let format = if kind == Keys::Path {
+                format_path
+            } else {
+                format_key
             };
+            let f = |v: &Vec<u64>| v.iter().map(|&k| format(k)).collect::<Vec<String>>();
             w.s_keys = f(&w.keys);
             w.s_hit = f(&w.hit);
             w.s_del = f(&w.del);
@@ -367,7 +435,7 @@ const UPSERT: usize = 5;
 
 struct Options {
     impl_name: String,
-    strings: bool,
+    keys: Keys,
     mode: u8, // 0 bench, 1 tail, 2 mem
     wall: bool,
     phases: [bool; 6], // PHASES asked for (--phases; default all)
@@ -378,7 +446,7 @@ struct Options {
 fn parse() -> Options {
     let mut o = Options {
         impl_name: "hashbrown".into(),
-        strings: false,
+        keys: Keys::U64,
         mode: 0,
         wall: false,
         phases: [true; 6],
@@ -399,11 +467,14 @@ fn parse() -> Options {
         };
         match a {
             "--impl" => o.impl_name = next(&mut i),
-            "--keys" => match next(&mut i).as_str() {
-                "u64" => o.strings = false,
-                "str" => o.strings = true,
-                _ => usage(a),
-            },
+            "--keys" => {
+                o.keys = match next(&mut i).as_str() {
+                    "u64" => Keys::U64,
+                    "str" => Keys::Str,
+                    "path" => Keys::Path,
+                    _ => usage(a),
+                }
+            }
             "--mode" => {
                 o.mode = match next(&mut i).as_str() {
                     "bench" => 0,
@@ -493,14 +564,14 @@ fn median(v: &mut [u64]) -> f64 {
 }
 
 fn run<B: Bench>(o: &Options) {
-    let kt = if o.strings { "str" } else { "u64" };
+    let kt = o.keys.name();
     let line = |phase: &str, n: usize, ns: f64, ck: u64| {
         println!("{} {} {} {} {:.3} {}", o.impl_name, kt, phase, n, ns, ck);
     };
     match o.mode {
         1 => {
             let n = o.sizes[0];
-            let w = Workload::new(n, o.strings, false);
+            let w = Workload::new(n, o.keys, false);
             let mut lat = vec![0u32; n];
             let mut m = B::create();
             let csw = nivcsw();
@@ -528,7 +599,7 @@ fn run<B: Bench>(o: &Options) {
         }
         2 => {
             let n = o.sizes[0];
-            let w = Workload::new(n, o.strings, false);
+            let w = Workload::new(n, o.keys, false);
             let base = maxrss();
             let mut m = B::create();
             let len = m.insert(&w);
@@ -547,7 +618,7 @@ fn run<B: Bench>(o: &Options) {
         }
         _ => {
             for &n in &o.sizes {
-                let w = Workload::new(n, o.strings, true);
+                let w = Workload::new(n, o.keys, true);
                 let reps = (o.ops / n as u64).clamp(1, 1000) as usize;
                 let core = o.phases[..UPSERT].contains(&true);
                 let mut t = vec![Vec::with_capacity(reps); PHASES.len()];
@@ -615,7 +686,8 @@ fn run<B: Bench>(o: &Options) {
 fn main() {
     let o = parse();
     type Foldhash = hashbrown::DefaultHashBuilder;
-    match (o.impl_name.as_str(), o.strings) {
+    let strings = o.keys != Keys::U64; // str and path keys: StrMap
+    match (o.impl_name.as_str(), strings) {
         ("hashbrown", false) => run::<U64Map<Foldhash>>(&o),
         ("hashbrown", true) => run::<StrMap<Foldhash>>(&o),
         ("hashbrown-xxh3", false) => run::<U64Map<Xxh3DefaultBuilder>>(&o),
