@@ -94,16 +94,21 @@
 //! a group with an empty slot ends the probe: the key is absent.
 //!
 //! The path of `slate_get_u64` reads top-down in three files: the C shim
-//! (`ffi/map.rs`: the map pointer checked, the key built), the map's lookup
-//! (`map/mod.rs`: `Map::get` hashes and reads the directory entry, then
-//! `get_in` picks the layout), and the probe (`probe.rs`: `Typed::find`,
-//! the one probe loop). There is one text of the probe: single lookups,
-//! deletes, takes, inserts and get-or-inserts and the batches all run
-//! `Typed::find`'s loop, and lookups and batches reach it through the one
-//! `get_in`, specialised by constants where the machine code must differ
-//! (`PREFETCH`: request the slots with the control word; `SPLIT`: the
-//! layout a key type rarely meets probed out of line, for single lookups
-//! only).
+//! (`ffi/map.rs`: the map pointer checked, the key built, and the closure
+//! that stores the value and makes the return code), the map's lookup
+//! (`map/mod.rs`: `Map::look` hashes the key and reads the directory
+//! entry, `look_in` picks the layout), and the probe (`probe.rs`:
+//! `Typed::get`). There is one text of the probe: `Typed::search`, one
+//! group's step (found, absent, or go on), which the probe loop runs for
+//! inserts, deletes, takes, batches and string lookups, and which a
+//! single integer-key lookup (and set or get-or-insert) runs inline for
+//! the first group only. The constants `PREFETCH` (request the slots with
+//! the control word) and `PEEL` (first group inline, the rest out of line)
+//! specialise it where the machine code must differ. A lookup hands its
+//! result to the caller's closure, and every path that leaves the inlined
+//! code (a probe past the first group, a table of the layout a key type
+//! rarely meets, an empty map) calls the closure itself, so that it is a
+//! tail call and the common path keeps few values in registers.
 //!
 //! A table stores its control words as one dense array, its slots after
 //! them. A probe reads control words only until a fingerprint matches, so
@@ -146,7 +151,8 @@
 //! call per key. `slotmap_get_many` does the same with the sparse index's
 //! slots and then the rows' elements (`map/batch.rs`,
 //! `slotmap/batch.rs`). The requests are the one prefetch hint
-//! ([`prefetch`]); the last stage is the single lookup's `get_in`.
+//! ([`prefetch`]); the last stage is `get_in`, the whole probe inline
+//! (`Typed::get` with `PEEL` false).
 //!
 //! # Small maps
 //!

@@ -9,10 +9,12 @@
 //! miss touches one 8-byte word per group, and the control words of a
 //! table (1 KiB at 1024 slots) stay in the caches while the slots do not.
 //!
-//! [`Typed`], a table seen in its slot layout, holds the one probe loop
-//! ([`Typed::find`]) that every lookup, delete, take and insert runs, and
-//! the operations that read or write slots: `find_or_vacant`, `insert_at`,
-//! `place`, `walk` and `move_into`. The table's header (`table.rs`) keeps
+//! [`Typed`], a table seen in its slot layout, holds the one step of every
+//! probe ([`Typed::search`]: one group), the probe loop that runs it
+//! (lookups, deletes, takes, inserts; single integer-key lookups run the
+//! first group inline and the rest in `get_further`), and the operations
+//! that read or write slots: `find_or_vacant`, `insert_at`, `place`,
+//! `walk` and `move_into`. The table's header (`table.rs`) keeps
 //! the counters and the control words.
 
 use core::ffi::c_void;
@@ -45,11 +47,12 @@ pub enum Lookup<S> {
 }
 
 /// What one group of a probe says about a key.
-enum Search<S> {
+pub(crate) enum Search<S> {
     /// Stored in slot `.0` of the group, at `.1`.
     Found(usize, *mut S),
-    /// Absent: the group has an empty slot, so the probe ends.
-    Absent,
+    /// Absent: the group has an empty slot (the first is `.0`), so the
+    /// probe ends.
+    Absent(usize),
     /// Not in the group, which is full: the probe goes on.
     Further,
 }
@@ -223,7 +226,7 @@ impl<'a, L: Layout> Typed<'a, L> {
         loop {
             match self.search::<PREFETCH>(p.offset, h2, &eq) {
                 Search::Found(i, s) => return Some((p.offset, i, s)),
-                Search::Absent => return None,
+                Search::Absent(_) => return None,
                 Search::Further => {}
             }
             if !p.next() {
@@ -264,10 +267,9 @@ impl<'a, L: Layout> Typed<'a, L> {
                 candidates = candidates.rest();
             }
         }
-        if ctrl.match_empty().any() {
-            Search::Absent
-        } else {
-            Search::Further
+        match ctrl.match_empty().first() {
+            Some(i) => Search::Absent(i),
+            None => Search::Further,
         }
     }
 
@@ -323,9 +325,21 @@ impl<'a, L: Layout> Typed<'a, L> {
         let g = Probe::new(hash, self.mask).offset;
         match self.search::<PREFETCH>(g, h2(hash), &eq) {
             Search::Found(_, s) => done(Some(value_of::<L>(s))),
-            Search::Absent => done(None),
+            Search::Absent(_) => done(None),
             Search::Further => get_further::<L, PREFETCH, R>(self.table, hash, eq, done),
         }
+    }
+
+    /// [`Typed::search`] of the first group of the probe for `hash`, and
+    /// that group.
+    #[inline(always)]
+    pub fn search_first(
+        &self,
+        hash: u64,
+        eq: impl Fn(&L::Slot) -> bool,
+    ) -> (usize, Search<L::Slot>) {
+        let g = Probe::new(hash, self.mask).offset;
+        (g, self.search::<false>(g, h2(hash), &eq))
     }
 
     /// Finds the slot `eq` accepts, or the slot an insert of that key
@@ -484,7 +498,7 @@ fn get_further<L: Layout, const PREFETCH: bool, R>(
     while p.next() {
         match t.search::<PREFETCH>(p.offset, h2, &eq) {
             Search::Found(_, s) => return done(Some(value_of::<L>(s))),
-            Search::Absent => break,
+            Search::Absent(_) => break,
             Search::Further => {}
         }
     }

@@ -234,7 +234,7 @@ unsafe fn set<U: Upsert>(
 ) -> c_int {
     // SAFETY: the caller's guarantee.
     match unsafe { target(map, Ok(key)) } {
-        Ok((m, key)) => code(m.upsert_guarded::<Guarded, U>(&key, value).map(placed)),
+        Ok((m, key)) => m.upsert_then::<Guarded, U, _, _>(&key, value, |r| code(r.map(placed))),
         Err(e) => e as c_int,
     }
 }

@@ -22,6 +22,7 @@
 //! small enough to inline under cross-language LTO.
 
 use core::ffi::c_void;
+use core::ptr;
 
 use super::{Map, Pending, Tried, Upsert};
 use crate::hash::SHORT;
@@ -32,6 +33,28 @@ use crate::Error;
 /// `Err(Error::Invalid)`, so that no unwinding reaches C.
 pub(crate) trait Guard {
     fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error>;
+}
+
+/// [`Map::upsert_then`] where the fast path could not do it: the insert
+/// from the key's hash `h` (any value while the map has no tables). A
+/// get-or-insert stores a new key with the value NULL whatever `value`
+/// says, so that its instance has no use for the argument and can drop it
+/// (the call then fits the registers and is a tail call).
+#[inline(never)]
+fn upsert_rest<G: Guard, U: Upsert, K: Key, R>(
+    m: &mut Map,
+    n: K,
+    value: *mut c_void,
+    h: u64,
+    done: impl FnOnce(Result<U::Out, Error>) -> R,
+) -> R {
+    let value = if U::KEEP { ptr::null_mut() } else { value };
+    let tried = if m.is_tabled() {
+        m.insert::<false, U>(h, &n, value, &mut None)
+    } else {
+        Tried::Pending(Pending { hash: None })
+    };
+    done(m.finish_guarded::<G, U>(tried, &n, value))
 }
 
 /// `G::run` for code that hands back a value.
@@ -106,7 +129,41 @@ impl Map {
         n: &impl Key,
         value: *mut c_void,
     ) -> Result<U::Out, Error> {
-        match self.try_set::<U>(n, value) {
+        let tried = self.try_set::<U>(n, value);
+        self.finish_guarded::<G, U>(tried, n, value)
+    }
+
+    /// [`Map::upsert_guarded`], handing `done` the result. An integer key
+    /// takes [`Map::upsert_first`] inline, and finishes out of line
+    /// ([`upsert_rest`], which calls `done` itself) when that cannot do it:
+    /// the common set or get-or-insert of an integer key keeps few values
+    /// live.
+    #[inline(always)]
+    pub fn upsert_then<G: Guard, U: Upsert, K: Key, R>(
+        &mut self,
+        n: &K,
+        value: *mut c_void,
+        done: impl FnOnce(Result<U::Out, Error>) -> R,
+    ) -> R {
+        if !K::INT {
+            return done(self.upsert_guarded::<G, U>(n, value));
+        }
+        match self.upsert_first::<U>(n, value) {
+            Ok(out) => done(Ok(out)),
+            Err(h) => upsert_rest::<G, U, K, R>(self, *n, value, h.unwrap_or(0), done),
+        }
+    }
+
+    /// What an insert tried in place came to, finished: a pending insert
+    /// makes room under the guard.
+    #[inline(always)]
+    fn finish_guarded<G: Guard, U: Upsert>(
+        &mut self,
+        tried: Tried<U::Out>,
+        n: &impl Key,
+        value: *mut c_void,
+    ) -> Result<U::Out, Error> {
+        match tried {
             Tried::Done(r) => Ok(r),
             Tried::Failed(e) => Err(e),
             Tried::Pending(pending) => self.set_pending_guarded::<G, U>(pending, n, value),

@@ -39,7 +39,7 @@ use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
 use crate::key::{Key, KeyRepr};
 use crate::layout::{kind_of, on_layout, General, Int, Kind, Layout};
-use crate::probe::{Lookup, Typed};
+use crate::probe::{Lookup, Search, Typed, Vacancy};
 use crate::seed::map_seed as fresh_seed;
 use crate::table::Table;
 use crate::Error;
@@ -215,6 +215,16 @@ unsafe fn look_in<const PREFETCH: bool, K: Key, R>(
     look_cold(m, *n, done)
 }
 
+/// What a set or get-or-insert does with a key it found in slot `s`.
+#[inline(always)]
+fn found<L: Layout, U: Upsert>(s: *mut L::Slot, value: *mut c_void) -> U::Out {
+    if !U::KEEP {
+        // SAFETY: a full slot of a table the caller modifies.
+        L::set_value(unsafe { &mut *s }, value);
+    }
+    U::placed(L::value_ptr(s), false)
+}
+
 /// `done(None)` for a lookup in an empty map, out of line, as the other
 /// paths that leave the common lookup are (see [`Map::look`]).
 #[cold]
@@ -261,6 +271,12 @@ impl Map {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Whether the map has tables (is not in empty mode).
+    #[inline]
+    pub(super) fn is_tabled(&self) -> bool {
+        self.mode != Mode::Empty
     }
 
     /// The directory. In small mode too: the global depth is 0 and the
@@ -454,7 +470,7 @@ impl Map {
     /// constant, so that nothing of it is kept in memory. `U`: what a found
     /// key's value becomes, and what the insert hands back.
     #[inline(always)]
-    fn insert<const OWNED: bool, U: Upsert>(
+    pub(super) fn insert<const OWNED: bool, U: Upsert>(
         &mut self,
         h: u64,
         n: &impl Key,
@@ -474,13 +490,7 @@ impl Map {
                 return Tried::Pending(pending);
             };
             match t.find_or_vacant(h, eq) {
-                Lookup::Found(s) => {
-                    if !U::KEEP {
-                        // SAFETY: a full slot of the table.
-                        L::set_value(unsafe { &mut *s }, value);
-                    }
-                    Tried::Done(U::placed(L::value_ptr(s), false))
-                }
+                Lookup::Found(s) => Tried::Done(found::<L, U>(s, value)),
                 // An empty general table takes an integer key's layout
                 // (`make_room`); an integer table's matcher only takes keys
                 // of its kind.
@@ -488,29 +498,87 @@ impl Map {
                     Tried::Pending(pending)
                 }
                 Lookup::Vacant(v) => {
-                    let (key, alloc) = (if OWNED { owned.take() } else { None }, &self.alloc);
-                    let at = t.vacant_slot(&v);
-                    let stored = t.insert_at(
-                        v,
-                        h,
-                        #[inline(always)]
-                        move |dst| {
-                            // SAFETY: a vacant slot's memory.
-                            unsafe { L::store(kind, dst, n, key, value, alloc) }
-                        },
-                    );
-                    match stored {
-                        Ok(()) => {
-                            self.len += 1;
-                            self.bump_epoch();
-                            Tried::Done(U::placed(L::value_ptr(at), true))
-                        }
-                        Err(e) => Tried::Failed(e),
-                    }
+                    let key = if OWNED { owned.take() } else { None };
+                    self.fill::<L, U>(&mut t, kind, v, h, n, key, value)
                 }
                 Lookup::NoRoom => Tried::Pending(pending),
             }
         })
+    }
+
+    /// The fast path of an integer key's set or get-or-insert: in a table
+    /// of the key's own kind, the key found in the first group of its
+    /// probe, or stored in that group's first empty slot while the table
+    /// has room (a group with an empty slot holds no tombstone, so that is
+    /// the slot [`Typed::find_or_vacant`] picks). `Err` with the key's hash,
+    /// if the map has tables, when [`Map::insert`] must do it.
+    #[inline(always)]
+    pub(super) fn upsert_first<U: Upsert>(
+        &mut self,
+        n: &impl Key,
+        value: *mut c_void,
+    ) -> Result<U::Out, Option<u64>> {
+        if self.mode == Mode::Empty {
+            return Err(None);
+        }
+        let h = self.hash(n);
+        let e = self.entry_for(h);
+        let Some(eq) = Int::matcher(e.kind, n) else {
+            return Err(Some(h));
+        };
+        // SAFETY: the entry of a live table of this map, in the integer
+        // layout (its kind is the key's); `self` is borrowed uniquely.
+        let mut t = unsafe { Typed::<Int>::from_groups(e.groups, e.mask) };
+        match t.search_first(h, eq) {
+            (_, Search::Found(_, s)) => Ok(found::<Int, U>(s, value)),
+            (group, Search::Absent(slot)) if t.table().growth_left() > 0 => {
+                let v = Vacancy {
+                    group,
+                    slot,
+                    reuse: false,
+                };
+                match self.fill::<Int, U>(&mut t, e.kind, v, h, n, None, value) {
+                    Tried::Done(r) => Ok(r),
+                    _ => Err(Some(h)),
+                }
+            }
+            _ => Err(Some(h)),
+        }
+    }
+
+    /// Stores `n` (or `key`, its stored copy) with `value` in vacancy `v`
+    /// of `t`, a table of this map of kind `kind`, and counts it.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn fill<L: Layout, U: Upsert>(
+        &mut self,
+        t: &mut Typed<'_, L>,
+        kind: Kind,
+        v: Vacancy,
+        h: u64,
+        n: &impl Key,
+        key: Option<KeyRepr>,
+        value: *mut c_void,
+    ) -> Tried<U::Out> {
+        let alloc = &self.alloc;
+        let at = t.vacant_slot(&v);
+        let stored = t.insert_at(
+            v,
+            h,
+            #[inline(always)]
+            move |dst| {
+                // SAFETY: a vacant slot's memory.
+                unsafe { L::store(kind, dst, n, key, value, alloc) }
+            },
+        );
+        match stored {
+            Ok(()) => {
+                self.len += 1;
+                self.bump_epoch();
+                Tried::Done(U::placed(L::value_ptr(at), true))
+            }
+            Err(e) => Tried::Failed(e),
+        }
     }
 
     /// Removes a key and returns its value.
