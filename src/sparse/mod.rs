@@ -24,16 +24,22 @@
 //! ```text
 //!  slot index (32 bits):  top (12) | mid (10) | entry (10)
 //!
-//!  top: grows to the highest   mid: 1024 page         page: 1024 entries,
-//!  top index seen (at most     pointers (8 KiB)       row + 1, 0 = absent
-//!  4096 mid pointers)                                 (4 KiB)
+//!  top: grows to the highest   mid: 1024 page         page: 1024 entries
+//!  top index seen (at most     pointers (8 KiB)       (8 KiB)
+//!  4096 mid pointers)
 //! ```
+//!
+//!   An **entry** is `version << 32 | row + 1` of the key its slot index
+//!   holds, 0 when it holds none: the high half always equals the high
+//!   half of `keys[row]`, so the entry alone tells whether the set holds
+//!   exactly a given key.
 //!
 //! # Operations
 //!
 //! - **get**: the key's entry (its page is found through two small,
-//!   usually cached arrays), then `keys[row] == key`: the index and then
-//!   the row, two dependent reads, as a dense sparse set pays.
+//!   usually cached arrays) gives the row and the key check at once; the
+//!   caller's read of the element is the only other one, as in a
+//!   `SecondaryMap` plus the index. The keys array is not read.
 //! - **set** of a new key appends a row and points the key's entry at it;
 //!   a key whose slot holds another generation (a dead entity's) takes
 //!   over that row. Every allocation it needs (a bigger block, the index's
@@ -46,7 +52,7 @@
 //!
 //! # Memory
 //!
-//! Per row: the columns' sizes and 8 bytes of key. The index: 4 bytes per
+//! Per row: the columns' sizes and 8 bytes of key. The index: 8 bytes per
 //! slot index in touched pages of 1024, an 8 KiB array per touched
 //! range of 2^20 slot indices, and 8 bytes per such range up to the
 //! highest. Every allocation goes through the set's allocator.
@@ -79,8 +85,15 @@ const TOP_MAX: u32 = 1 << (32 - PAGE_BITS - MID_BITS);
 /// Bytes of a row's key (the trailer).
 const KEY: usize = size_of::<u64>();
 
-/// A page of the index: row + 1 per slot index, 0 when absent.
-type Page = *mut u32;
+/// A page of the index: an entry per slot index (`version << 32 | row +
+/// 1`, 0 when absent).
+type Page = *mut u64;
+/// Bytes of a page.
+const PAGE_BYTES: usize = PAGE * size_of::<u64>();
+/// The entry of every slot index whose page does not exist: absent.
+static ABSENT: u64 = 0;
+/// The version half of a key or an entry.
+const VERSION: u64 = !0 << 32;
 /// A mid array: `MID` page pointers.
 type Mid = *mut Page;
 
@@ -191,7 +204,7 @@ impl Sparse {
 
     /// The index entry of slot index `i`, if its page exists.
     #[inline(always)]
-    fn entry(&self, i: u32) -> Option<*mut u32> {
+    fn entry(&self, i: u32) -> Option<*mut u64> {
         let t = i >> (PAGE_BITS + MID_BITS);
         if t >= self.top_len {
             return None;
@@ -211,29 +224,46 @@ impl Sparse {
         }
     }
 
+    /// The entry of slot index `i`, or [`ABSENT`]'s when its page does not
+    /// exist: to read, never to write.
+    #[inline(always)]
+    fn entry_or_absent(&self, i: u32) -> *const u64 {
+        self.entry(i).map_or(&ABSENT, |e| e.cast_const())
+    }
+
     /// The row that slot index `i` holds (of whatever generation).
     #[inline(always)]
     fn slot_row(&self, i: u32) -> Option<u32> {
         // SAFETY: an entry of an allocated page.
         let e = unsafe { *self.entry(i)? };
-        e.checked_sub(1)
+        (e as u32).checked_sub(1)
     }
 
-    /// Points slot index `i`'s entry (its page exists) at `row`, or marks
-    /// it absent (`None`).
+    /// Points `key`'s entry (its page exists) at `row`, or marks it absent
+    /// (`None`).
     #[inline(always)]
-    fn point(&mut self, i: u32, row: Option<u32>) {
-        let e = self.entry(i).expect("the key's page exists");
+    fn point(&mut self, key: u64, row: Option<u32>) {
+        let e = self.entry(key as u32).expect("the key's page exists");
         // SAFETY: an entry of an allocated page.
-        unsafe { *e = row.map_or(0, |r| r + 1) };
+        unsafe { *e = row.map_or(0, |r| key & VERSION | (r as u64 + 1)) };
     }
 
-    /// The row of `key`, when the set holds exactly that key.
+    /// The row that `entry` gives `key`, when it is `key`'s: with the same
+    /// version, the xor leaves `row + 1`, which is at most `MAX_ROWS`;
+    /// any other version, or an absent entry (0), leaves a value whose
+    /// decrement is `u32::MAX` or more.
+    #[inline(always)]
+    fn row_in(entry: u64, key: u64) -> Option<u32> {
+        let r = (entry ^ key & VERSION).wrapping_sub(1);
+        (r < u32::MAX as u64).then_some(r as u32)
+    }
+
+    /// The row of `key`, when the set holds exactly that key (the entry
+    /// alone tells: see the module docs).
     #[inline(always)]
     pub fn row_of(&self, key: u64) -> Option<u32> {
-        let row = self.slot_row(key as u32)?;
-        // SAFETY: an entry points at a row below `len`, whose key is set.
-        (unsafe { *self.keys.add(row as usize) } == key).then_some(row)
+        // SAFETY: an entry of an allocated page.
+        Self::row_in(unsafe { *self.entry(key as u32)? }, key)
     }
 
     /// Column 0's element of `row` (NULL for a membership set).
@@ -316,6 +346,7 @@ impl Sparse {
             unsafe { self.overwrite(r, row) };
             // SAFETY: as above, for its key.
             unsafe { *self.keys.add(r as usize) = key };
+            self.point(key, Some(r));
             return Ok(());
         }
         let room = self.room_for(key as u32, 1)?;
@@ -327,7 +358,7 @@ impl Sparse {
             copy_in_columns(base_of(self.block), self.cap as usize, self.sizes(), row, r);
             *self.keys.add(r as usize) = key;
         }
-        self.point(key as u32, Some(r));
+        self.point(key, Some(r));
         self.len += 1;
         if let Some((block, bytes)) = old_block {
             // SAFETY: the old block, no longer used.
@@ -406,7 +437,7 @@ impl Sparse {
             unsafe { *mid.add((i >> PAGE_BITS) as usize & (MID - 1)) }
         };
         if page.is_null() {
-            room.page = Some(self.alloc.alloc_zeroed(PAGE, size_of::<u32>())?.cast());
+            room.page = Some(self.alloc.alloc_zeroed(PAGE, size_of::<u64>())?.cast());
         }
         Ok(())
     }
@@ -424,7 +455,7 @@ impl Sparse {
                 self.alloc.free(p.cast(), MID * size_of::<Page>());
             }
             if let Some(p) = room.page {
-                self.alloc.free(p.cast(), PAGE * size_of::<u32>());
+                self.alloc.free(p.cast(), PAGE_BYTES);
             }
         }
     }
@@ -506,9 +537,9 @@ impl Sparse {
                 *self.keys.add(r as usize) = moved;
                 moved
             };
-            self.point(moved as u32, Some(r));
+            self.point(moved, Some(r));
         }
-        self.point(key as u32, None);
+        self.point(key, None);
         self.len = last;
     }
 
@@ -533,11 +564,11 @@ impl Sparse {
                         );
                         *self.keys.add(write as usize) = key;
                     }
-                    self.point(key as u32, Some(write));
+                    self.point(key, Some(write));
                 }
                 write += 1;
             } else {
-                self.point(key as u32, None);
+                self.point(key, None);
             }
         }
         self.len = write;
@@ -578,7 +609,7 @@ impl Sparse {
         for r in 0..self.len {
             // SAFETY: `r < len`.
             let key = unsafe { *self.keys.add(r as usize) };
-            self.point(key as u32, None);
+            self.point(key, None);
         }
         self.len = 0;
     }
@@ -615,7 +646,7 @@ impl Sparse {
                 // SAFETY: a live mid array; its pages came from `alloc`.
                 unsafe {
                     let p = *m.add(j);
-                    alloc.free(p.cast(), PAGE * size_of::<u32>());
+                    alloc.free(p.cast(), PAGE_BYTES);
                 }
             }
             // SAFETY: as above.
@@ -673,7 +704,7 @@ impl Sparse {
                     if page.is_null() {
                         continue;
                     }
-                    let to = alloc.alloc(PAGE * size_of::<u32>())?.cast::<u32>();
+                    let to = alloc.alloc(PAGE_BYTES)?.cast::<u64>();
                     // SAFETY: both pages hold `PAGE` entries.
                     unsafe {
                         ptr::copy_nonoverlapping(page, to, PAGE);
