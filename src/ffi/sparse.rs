@@ -625,10 +625,10 @@ pub unsafe extern "C" fn slotmap_join(
         let owner = (!owner.is_null()).then_some(owner.cast::<SlotMap>());
         // SAFETY: the callback's contract is the caller's; the arrays live
         // during the call.
-        let mut visit = |key, rows: &[u32], elements: &[*mut c_void]| unsafe {
+        let visit = |key, rows: &[u32], elements: &[*mut c_void]| unsafe {
             f(key, rows.as_ptr(), elements.as_ptr(), data)
         };
         // SAFETY: the caller's guarantee.
-        unsafe { sparse::join(owner, &list[..count], &mut visit) }
+        unsafe { sparse::join(owner, &list[..count], visit) }
     })
 }

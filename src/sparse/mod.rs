@@ -68,6 +68,7 @@ use core::mem::size_of;
 use core::ptr;
 
 use crate::alloc::Allocator;
+use crate::prefetch::prefetch;
 use crate::slotmap::columns::{
     base_of, copy_in_columns, copy_rows, layout, move_columns, next_column, Layout,
 };
@@ -127,6 +128,74 @@ struct Room {
     top: Option<(u32, *mut Mid)>,
     mid: Option<Mid>,
     page: Option<Page>,
+}
+
+/// What a lookup reads of a set (its index's top, column 0's base and
+/// stride), copied out so that a loop keeps it in registers. It stays
+/// right until the set's block or index top is replaced, which only
+/// setting a new key, `reserve`, `sort` and the calls that empty or
+/// re-initialise the set do: never from inside a walk of the set, whose
+/// callback may only erase (which moves rows and rewrites entries inside
+/// the same block and pages).
+#[derive(Clone, Copy)]
+pub struct View {
+    top: *const Mid,
+    top_len: u32,
+    col0: *mut u8,
+    size0: usize,
+}
+
+impl View {
+    /// The view of no set (no index, no column): finds nothing.
+    pub const NONE: View = View {
+        top: ptr::null(),
+        top_len: 0,
+        col0: ptr::null_mut(),
+        size0: 0,
+    };
+
+    /// The index entry of slot index `i`, if its page exists.
+    #[inline(always)]
+    fn entry(self, i: u32) -> Option<*mut u64> {
+        let t = i >> (PAGE_BITS + MID_BITS);
+        if t >= self.top_len {
+            return None;
+        }
+        // SAFETY: `t < top_len`; mid arrays hold `MID` page pointers and
+        // pages `PAGE` entries, NULL where not allocated.
+        unsafe {
+            let mid = *self.top.add(t as usize);
+            if mid.is_null() {
+                return None;
+            }
+            let page = *mid.add((i >> PAGE_BITS) as usize & (MID - 1));
+            if page.is_null() {
+                return None;
+            }
+            Some(page.add(i as usize & (PAGE - 1)))
+        }
+    }
+
+    /// The row of `key`, when the set holds exactly that key.
+    #[inline(always)]
+    pub fn row_of(self, key: u64) -> Option<u32> {
+        // SAFETY: an entry of an allocated page.
+        Sparse::row_in(unsafe { *self.entry(key as u32)? }, key)
+    }
+
+    /// Column 0's element of `row` (NULL for a membership set).
+    #[inline(always)]
+    pub fn element(self, row: u32) -> *mut u8 {
+        self.col0.wrapping_add(row as usize * self.size0)
+    }
+
+    /// Asks for the cache line of `key`'s index entry.
+    #[inline(always)]
+    pub fn prefetch(self, key: u64) {
+        if let Some(e) = self.entry(key as u32) {
+            prefetch(e.cast());
+        }
+    }
 }
 
 impl Sparse {
@@ -205,23 +274,7 @@ impl Sparse {
     /// The index entry of slot index `i`, if its page exists.
     #[inline(always)]
     fn entry(&self, i: u32) -> Option<*mut u64> {
-        let t = i >> (PAGE_BITS + MID_BITS);
-        if t >= self.top_len {
-            return None;
-        }
-        // SAFETY: `t < top_len`; mid arrays hold `MID` page pointers and
-        // pages `PAGE` entries, NULL where not allocated.
-        unsafe {
-            let mid = *self.top.add(t as usize);
-            if mid.is_null() {
-                return None;
-            }
-            let page = *mid.add((i >> PAGE_BITS) as usize & (MID - 1));
-            if page.is_null() {
-                return None;
-            }
-            Some(page.add(i as usize & (PAGE - 1)))
-        }
+        self.view().entry(i)
     }
 
     /// The entry of slot index `i`, or [`ABSENT`]'s when its page does not
@@ -262,15 +315,24 @@ impl Sparse {
     /// alone tells: see the module docs).
     #[inline(always)]
     pub fn row_of(&self, key: u64) -> Option<u32> {
-        // SAFETY: an entry of an allocated page.
-        Self::row_in(unsafe { *self.entry(key as u32)? }, key)
+        self.view().row_of(key)
     }
 
     /// Column 0's element of `row` (NULL for a membership set).
     #[inline(always)]
     pub fn element(&self, row: u32) -> *mut u8 {
-        self.col0
-            .wrapping_add(row as usize * self.sizes[0] as usize)
+        self.view().element(row)
+    }
+
+    /// What a lookup reads of the set, copied out.
+    #[inline(always)]
+    pub fn view(&self) -> View {
+        View {
+            top: self.top,
+            top_len: self.top_len,
+            col0: self.col0,
+            size0: self.sizes[0] as usize,
+        }
     }
 
     /// Column 0's element of `key`: `Some(NULL)` for a present key of a
