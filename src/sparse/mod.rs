@@ -189,12 +189,31 @@ impl View {
         self.col0.wrapping_add(row as usize * self.size0)
     }
 
+    /// The entry of slot index `i`, or [`ABSENT`]'s when its page does not
+    /// exist: to read, never to write. Where it points stays right while
+    /// no page is added or released: in a walk of the set, for the walk.
+    #[inline(always)]
+    pub fn entry_or_absent(self, i: u32) -> *const u64 {
+        self.entry(i).map_or(&ABSENT, |e| e.cast_const())
+    }
+
     /// Asks for the cache line of `key`'s index entry.
     #[inline(always)]
     pub fn prefetch(self, key: u64) {
         if let Some(e) = self.entry(key as u32) {
             prefetch(e.cast());
         }
+    }
+
+    /// The row of `key` that `entry` (its [`View::entry_or_absent`]) gives.
+    ///
+    /// # Safety
+    /// `entry` is one that `entry_or_absent` gave for `key`'s slot index
+    /// and that is still right.
+    #[inline(always)]
+    pub unsafe fn row_at(entry: *const u64, key: u64) -> Option<u32> {
+        // SAFETY: the caller's guarantee.
+        Sparse::row_in(unsafe { *entry }, key)
     }
 }
 
@@ -275,13 +294,6 @@ impl Sparse {
     #[inline(always)]
     fn entry(&self, i: u32) -> Option<*mut u64> {
         self.view().entry(i)
-    }
-
-    /// The entry of slot index `i`, or [`ABSENT`]'s when its page does not
-    /// exist: to read, never to write.
-    #[inline(always)]
-    fn entry_or_absent(&self, i: u32) -> *const u64 {
-        self.entry(i).map_or(&ABSENT, |e| e.cast_const())
     }
 
     /// The row that slot index `i` holds (of whatever generation).

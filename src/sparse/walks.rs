@@ -7,7 +7,7 @@
 
 use core::ptr;
 
-use super::{Sparse, KEY};
+use super::{Sparse, View, KEY};
 use crate::prefetch::prefetch;
 use crate::slotmap::columns::{base_of, gather_rows};
 use crate::slotmap::scratch::{Marks, Sorted};
@@ -167,14 +167,15 @@ impl Sparse {
         while start < count {
             let n = (count - start).min(CHUNK);
             let mut entries = [ptr::null::<u64>(); CHUNK];
+            let view = self.view();
             for (j, e) in entries.iter_mut().enumerate().take(n) {
-                *e = self.entry_or_absent(key(start + j) as u32);
+                *e = view.entry_or_absent(key(start + j) as u32);
                 prefetch(e.cast());
             }
             for (j, &e) in entries.iter().enumerate().take(n) {
                 let k = key(start + j);
-                // SAFETY: an entry of an allocated page, or `ABSENT`.
-                let element = Self::row_in(unsafe { *e }, k).map(|r| self.element(r));
+                // SAFETY: `k`'s entry, just found.
+                let element = unsafe { View::row_at(e, k) }.map(|r| view.element(r));
                 if let Some(p) = element {
                     prefetch(p);
                 }
