@@ -29,6 +29,10 @@
 //!  4096 mid pointers)
 //! ```
 //!
+//!   A top entry or mid entry that has no mid array or page of its own
+//!   points at a shared static one that holds no key ([`ABSENT_MID`],
+//!   [`ABSENT_PAGE`]), so a lookup follows pointers without testing them.
+//!
 //!   An **entry** is `version << 32 | row + 1` of the key its slot index
 //!   holds, 0 when it holds none: the high half always equals the high
 //!   half of `keys[row]`, so the entry alone tells whether the set holds
@@ -91,8 +95,45 @@ const KEY: usize = size_of::<u64>();
 type Page = *mut u64;
 /// Bytes of a page.
 const PAGE_BYTES: usize = PAGE * size_of::<u64>();
-/// The entry of every slot index whose page does not exist: absent.
+/// The entry of every slot index beyond the top: absent.
 static ABSENT: u64 = 0;
+
+/// A page or mid array of the index that is shared, static and never
+/// written: an entry is written only for a key the set holds, whose page
+/// is its own.
+#[repr(C, align(64))]
+pub struct Shared<T>(T);
+
+// SAFETY: never written; the pointers it holds lead to `ABSENT_PAGE`,
+// itself never written.
+unsafe impl<T> Sync for Shared<T> {}
+
+/// The page of every slot-index range that has none: every entry absent.
+static ABSENT_PAGE: Shared<[u64; PAGE]> = Shared([0; PAGE]);
+/// The mid array of every top entry that has none: every page absent.
+static ABSENT_MID: Shared<[Page; MID]> = Shared([absent_page(); MID]);
+
+/// [`ABSENT_PAGE`] as a page pointer (to compare with, never to write).
+const fn absent_page() -> Page {
+    ptr::addr_of!(ABSENT_PAGE).cast::<u64>().cast_mut()
+}
+
+/// [`ABSENT_MID`] as a mid pointer (to compare with, never to write).
+fn absent_mid() -> Mid {
+    ptr::addr_of!(ABSENT_MID).cast::<Page>().cast_mut()
+}
+
+/// `n` fresh `T`s from `alloc`, each `value`, released with `n *
+/// size_of::<T>()` bytes.
+fn filled<T: Copy>(alloc: Allocator, n: usize, value: T) -> Result<*mut T, Error> {
+    let bytes = n.checked_mul(size_of::<T>()).ok_or(Error::Full)?;
+    let p = alloc.alloc(bytes)?.cast::<T>();
+    for j in 0..n {
+        // SAFETY: `p` has room for `n` 8-aligned `T`s (pointers here).
+        unsafe { p.add(j).write(value) };
+    }
+    Ok(p)
+}
 /// The version half of a key or an entry.
 const VERSION: u64 = !0 << 32;
 /// A mid array: `MID` page pointers.
@@ -115,7 +156,8 @@ pub struct Sparse {
     col0: *mut u8,
     /// The keys of rows `0 .. len` (the trailer).
     keys: *mut u64,
-    /// The index's top level: `top_len` mid pointers (NULL: none yet).
+    /// The index's top level: `top_len` mid pointers, [`ABSENT_MID`]
+    /// where none (NULL: no top yet).
     top: *mut Mid,
     alloc: Allocator,
 }
@@ -161,17 +203,11 @@ impl View {
         if t >= self.top_len {
             return None;
         }
-        // SAFETY: `t < top_len`; mid arrays hold `MID` page pointers and
-        // pages `PAGE` entries, NULL where not allocated.
+        // SAFETY: `t < top_len`; mid arrays (the shared absent one
+        // too) hold `MID` page pointers and pages `PAGE` entries.
         unsafe {
             let mid = *self.top.add(t as usize);
-            if mid.is_null() {
-                return None;
-            }
             let page = *mid.add((i >> PAGE_BITS) as usize & (MID - 1));
-            if page.is_null() {
-                return None;
-            }
             Some(page.add(i as usize & (PAGE - 1)))
         }
     }
@@ -492,25 +528,20 @@ impl Sparse {
         let t = i >> (PAGE_BITS + MID_BITS);
         if t >= self.top_len {
             let len = (t + 1).max(self.top_len.saturating_mul(2)).min(TOP_MAX);
-            let top = self.alloc.alloc_zeroed(len as usize, size_of::<Mid>())?;
-            room.top = Some((len, top.cast()));
+            room.top = Some((len, filled(self.alloc, len as usize, absent_mid())?));
         }
         let mid = if t < self.top_len {
             // SAFETY: `t < top_len`.
             unsafe { *self.top.add(t as usize) }
         } else {
-            ptr::null_mut()
+            absent_mid()
         };
-        if mid.is_null() {
-            room.mid = Some(self.alloc.alloc_zeroed(MID, size_of::<Page>())?.cast());
+        if mid == absent_mid() {
+            room.mid = Some(filled(self.alloc, MID, absent_page())?);
         }
-        // SAFETY: a live mid array has `MID` entries.
-        let page = if mid.is_null() {
-            ptr::null_mut()
-        } else {
-            unsafe { *mid.add((i >> PAGE_BITS) as usize & (MID - 1)) }
-        };
-        if page.is_null() {
+        // SAFETY: a mid array (the absent one too) has `MID` entries.
+        let page = unsafe { *mid.add((i >> PAGE_BITS) as usize & (MID - 1)) };
+        if page == absent_page() {
             room.page = Some(self.alloc.alloc_zeroed(PAGE, size_of::<u64>())?.cast());
         }
         Ok(())
@@ -708,7 +739,7 @@ impl Sparse {
         (0..self.top_len as usize).filter_map(|t| {
             // SAFETY: `t < top_len`.
             let m = unsafe { *self.top.add(t) };
-            (!m.is_null()).then_some((t, m))
+            (m != absent_mid()).then_some((t, m))
         })
     }
 
@@ -717,10 +748,13 @@ impl Sparse {
         let alloc = self.alloc;
         for (_, m) in self.mids() {
             for j in 0..MID {
-                // SAFETY: a live mid array; its pages came from `alloc`.
+                // SAFETY: a live mid array; its pages, but the absent
+                // one, came from `alloc`.
                 unsafe {
                     let p = *m.add(j);
-                    alloc.free(p.cast(), PAGE_BYTES);
+                    if p != absent_page() {
+                        alloc.free(p.cast(), PAGE_BYTES);
+                    }
                 }
             }
             // SAFETY: as above.
@@ -765,17 +799,16 @@ impl Sparse {
             copy.len = self.len;
         }
         if !self.top.is_null() {
-            let top = alloc.alloc_zeroed(self.top_len as usize, size_of::<Mid>())?;
-            copy.top = top.cast();
+            copy.top = filled(alloc, self.top_len as usize, absent_mid())?;
             copy.top_len = self.top_len;
             for (t, m) in self.mids() {
-                let mid = alloc.alloc_zeroed(MID, size_of::<Page>())?.cast::<Page>();
+                let mid = filled(alloc, MID, absent_page())?;
                 // SAFETY: `t < top_len` of the copy's top too.
                 unsafe { *copy.top.add(t) = mid };
                 for j in 0..MID {
                     // SAFETY: a live mid array of `MID` entries.
                     let page = unsafe { *m.add(j) };
-                    if page.is_null() {
+                    if page == absent_page() {
                         continue;
                     }
                     let to = alloc.alloc(PAGE_BYTES)?.cast::<u64>();
