@@ -618,6 +618,11 @@ impl Sparse {
 
     /// Swap-and-pop: the last row fills the hole.
     pub fn erase(&mut self, key: u64) -> Result<(), Error> {
+        // The last row's key is the one swap-and-pop repoints: its entry
+        // is requested first, so that its cache miss overlaps the key's.
+        if let Some(last) = self.keys().last() {
+            self.view().prefetch(*last);
+        }
         let r = self.row_of(key).ok_or(Error::NotFound)?;
         self.remove_row(r);
         Ok(())
