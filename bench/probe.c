@@ -4,8 +4,10 @@
  * (fresh maps grown to N, growth included; also through slate_entry),
  * get-or-inserts of present keys, deletes and takes of every key
  * of such maps, at 1,000 and 100,000 keys; the slotmap's get, insert and
- * erase at 1,000 rows; and the batch lookups (`_many`: batches of BATCH
- * keys, counted per key). Every map's seed is pinned, so the counts are
+ * erase at 1,000 rows; the sparse sets' get, get_many and two-set join
+ * (no owner, the smaller set holding every tenth key; counted per key the
+ * callback gets) at 1,000 and 100,000 rows; and the batch lookups
+ * (`_many`: batches of BATCH keys, counted per key). Every map's seed is pinned, so the counts are
  * the same on every run of one binary (`scripts/probe-fence.sh` holds
  * them to ceilings).
  * Each phase is one function of REPS calls; `scripts/probe.sh` runs this
@@ -218,7 +220,72 @@ NOINLINE static void phase_slotmap_erase(slotmap_s* sm, const slotmap_key* keys)
   for (uint32_t r = 0; r < REPS; r++) slotmap_erase(sm, keys[r]);
 }
 
-/* probe N: the map phases at N keys; with N = 1000 also the slotmap's. */
+NOINLINE static void phase_sparse_get(const slotmap_sparse_s* sp, const slotmap_key* shuffled) {
+  uintptr_t acc = 0;
+  for (size_t r = 0; r < REPS; r++) {
+    void* e = NULL;
+    slotmap_sparse_get(sp, shuffled[r], &e);
+    acc += (uintptr_t)e;
+  }
+  sink = acc;
+}
+
+NOINLINE static void phase_sparse_many_get(const slotmap_sparse_s* sp, const slotmap_key* shuffled,
+                                           void** elements, uint8_t* found) {
+  uintptr_t acc = 0;
+  for (size_t r = 0; r < REPS; r += BATCH) {
+    slotmap_sparse_get_many(sp, shuffled + r, SPAN(r), elements + r, found + r);
+    for (size_t j = r; j < r + BATCH && j < REPS; j++) acc += found[j] ? (uintptr_t)elements[j] : 0;
+  }
+  sink = acc;
+}
+
+static int join_visit(slotmap_key key, const uint32_t* rows, void* const* elements, void* data) {
+  (void)rows;
+  *(uintptr_t*)data += key + (uintptr_t)elements[0] + (uintptr_t)elements[1];
+  return 0;
+}
+
+/* Joins of `sets` until REPS keys were visited (`per_join` each). */
+NOINLINE static void phase_sparse_join(slotmap_sparse_s* const* sets, size_t per_join) {
+  uintptr_t acc = 0;
+  for (size_t r = 0; r < REPS; r += per_join) slotmap_join(NULL, sets, 2, join_visit, &acc);
+  sink = acc;
+}
+
+/* The sparse phases: an owner of n rows, a set of 16-byte elements for
+ * every key, a second for every tenth. */
+static void sparse_phases(const keys_s* k, void** elements, uint8_t* found) {
+  size_t n = k->n;
+  slotmap_s owner;
+  slotmap_sparse_s all, tenth;
+  slotmap_key* keys = malloc(n * sizeof *keys);
+  slotmap_key* shuffled = malloc(REPS * sizeof *shuffled);
+  if (!keys || !shuffled) exit(1);
+  slotmap(&owner, sizeof(uint32_t));
+  slotmap_sparse(&all, 16);
+  slotmap_sparse(&tenth, 16);
+  for (uint32_t i = 0; i < n; i++) {
+    if (slotmap_insert(&owner, &i, &keys[i]) != SLATE_OK) exit(1);
+    uint64_t row[2] = {i, k->ints[i]};
+    if (slotmap_sparse_set(&all, &owner, keys[i], row) != SLATE_OK) exit(1);
+  }
+  for (size_t r = 0; r < n / 10; r++)
+    if (slotmap_sparse_set(&tenth, &owner, keys[k->order[r]], NULL) != SLATE_OK) exit(1);
+  for (size_t r = 0; r < REPS; r++) shuffled[r] = keys[k->order[r]];
+  phase_sparse_get(&all, shuffled);
+  phase_sparse_many_get(&all, shuffled, elements, found);
+  slotmap_sparse_s* const sets[2] = {&all, &tenth};
+  phase_sparse_join(sets, slotmap_sparse_length(&tenth));
+  slotmap_sparse_free(&tenth);
+  slotmap_sparse_free(&all);
+  slotmap_free(&owner);
+  free(shuffled);
+  free(keys);
+}
+
+/* probe N: the map phases and the sparse sets' at N keys; with N = 1000
+ * also the slotmap's. */
 int main(int argc, char** argv) {
   size_t n = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000;
   {
@@ -251,6 +318,7 @@ int main(int argc, char** argv) {
     phase_path_hit(&m, &k);
     phase_path_miss(&m, &k);
     slate_free(&m);
+    sparse_phases(&k, b.values, b.found);
     if (n == 1000) {
       /* slotmap of 1,000 rows: get; then REPS inserts and erases */
       slotmap_s sm;

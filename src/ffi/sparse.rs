@@ -260,14 +260,21 @@ pub unsafe extern "C" fn slotmap_sparse_get_many(
     if count > 0 && (keys.is_null() || found.is_null()) {
         return Error::Invalid as c_int;
     }
-    // SAFETY (both): the arrays have `count` entries; `i < count`.
+    // SAFETY (all): the arrays have `count` entries; `i < count`. A
+    // loop for each of `elements`' two cases.
     let key = |i| unsafe { *keys.add(i) };
-    s.get_many(count, key, |i, p| unsafe {
-        found.add(i).write(p.is_some() as u8);
-        if let (Some(p), false) = (p, elements.is_null()) {
-            elements.add(i).write(p.cast());
-        }
-    });
+    if elements.is_null() {
+        s.get_many(count, key, |i, p| unsafe {
+            found.add(i).write(p.is_some() as u8);
+        });
+    } else {
+        s.get_many(count, key, |i, p| unsafe {
+            found.add(i).write(p.is_some() as u8);
+            if let Some(p) = p {
+                elements.add(i).write(p.cast());
+            }
+        });
+    }
     SLATE_OK
 }
 
@@ -625,10 +632,10 @@ pub unsafe extern "C" fn slotmap_join(
         let owner = (!owner.is_null()).then_some(owner.cast::<SlotMap>());
         // SAFETY: the callback's contract is the caller's; the arrays live
         // during the call.
-        let mut visit = |key, rows: &[u32], elements: &[*mut c_void]| unsafe {
+        let visit = |key, rows: &[u32], elements: &[*mut c_void]| unsafe {
             f(key, rows.as_ptr(), elements.as_ptr(), data)
         };
         // SAFETY: the caller's guarantee.
-        unsafe { sparse::join(owner, &list[..count], &mut visit) }
+        unsafe { sparse::join(owner, &list[..count], visit) }
     })
 }

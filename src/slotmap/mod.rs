@@ -340,11 +340,14 @@ impl SlotMap {
     /// Column 0's element of a valid key.
     #[inline]
     pub fn get(&self, key: u64) -> Option<*mut u8> {
-        let row = self.row_of(key)?;
-        Some(
-            self.col0
-                .wrapping_add(row as usize * self.sizes[0] as usize),
-        )
+        self.row_of(key).map(|row| self.element(row))
+    }
+
+    /// Column 0's element of `row`.
+    #[inline]
+    pub fn element(&self, row: u32) -> *mut u8 {
+        self.col0
+            .wrapping_add(row as usize * self.sizes[0] as usize)
     }
 
     /// The key that owns `row`.

@@ -9,7 +9,7 @@
 
 use core::ffi::c_void;
 
-use super::Sparse;
+use super::{Sparse, View};
 use crate::slotmap::SlotMap;
 use crate::walk::{self, Mark, DEPTH};
 use crate::Error;
@@ -18,21 +18,19 @@ use crate::Error;
 /// registry.
 pub const MAX_SETS: usize = DEPTH;
 
-/// What a join's callback gets: the key, then per set (and the owner, last,
-/// when there is one) its row and column-0 element.
-pub type Visit<'a> = dyn FnMut(u64, &[u32], &[*mut c_void]) -> i32 + 'a;
-
 /// Visits every key present in each of `sets` and, with an `owner`, valid
-/// in it at the moment the key is reached, calling `visit`; a non-zero
-/// return stops the join and becomes its result. `Error::Invalid` for no
-/// sets; `Error::Full` for more than the walk registry holds.
+/// in it at the moment the key is reached, calling `visit(key, rows,
+/// elements)`: per set (and the owner, last, when there is one) the key's
+/// row and column-0 element. A non-zero return stops the join and becomes
+/// its result. `Error::Invalid` for no sets; `Error::Full` for more than
+/// the walk registry holds.
 ///
 /// # Safety
 /// Every set and the owner are live (a set may appear more than once).
 pub unsafe fn join(
     owner: Option<*const SlotMap>,
     sets: &[*const Sparse],
-    visit: &mut Visit<'_>,
+    mut visit: impl FnMut(u64, &[u32], &[*mut c_void]) -> i32,
 ) -> Result<i32, Error> {
     if sets.is_empty() {
         return Err(Error::Invalid);
@@ -47,8 +45,15 @@ pub unsafe fn join(
         .expect("a set");
     let mut marks = [None; MAX_SETS];
     nest(sets, 0, &mut marks, &mut |marks| {
-        // SAFETY: the caller's guarantee.
-        unsafe { run(owner, sets, lead, marks, visit) }
+        // SAFETY (each): the caller's guarantee. The common shapes get a
+        // loop of their own, the set count a constant.
+        unsafe {
+            match (sets.len(), owner) {
+                (2, None) => run(None, sets, 2, lead, marks, &mut visit),
+                (2, Some(_)) => run(owner, sets, 2, lead, marks, &mut visit),
+                (n, _) => run(owner, sets, n, lead, marks, &mut visit),
+            }
+        }
     })
 }
 
@@ -68,18 +73,33 @@ fn nest(
     })?
 }
 
-/// The join's loop, inside the walks.
+/// The join's loop over `count` sets (`sets.len()`), inside the walks.
+///
+/// The sets' views are taken once: the walks keep every set's block and
+/// index top in place (a callback may only erase its key), so only the
+/// walked set's length and keys, and the entries, are read afresh after a
+/// callback. The owner is not walked: it is asked afresh for every key.
 ///
 /// # Safety
 /// As for [`join`].
+#[inline(always)]
 unsafe fn run(
     owner: Option<*const SlotMap>,
     sets: &[*const Sparse],
+    count: usize,
     lead: usize,
     marks: &[Option<Mark>; MAX_SETS],
-    visit: &mut Visit<'_>,
+    visit: &mut impl FnMut(u64, &[u32], &[*mut c_void]) -> i32,
 ) -> i32 {
-    let count = sets.len();
+    // The sets other than the walked one, the ones to test, as views.
+    let mut others = [(0usize, View::NONE); MAX_SETS];
+    for (o, i) in others.iter_mut().zip((0..count).filter(|&i| i != lead)) {
+        // SAFETY: the set is live.
+        *o = (i, unsafe { (*sets[i]).view() });
+    }
+    let others = &others[..count - 1];
+    // SAFETY: the walked set is live; its view as the others'.
+    let (walked, lead_view) = (sets[lead], unsafe { (*sets[lead]).view() });
     let mut rows = [0u32; MAX_SETS + 1];
     let mut elements = [core::ptr::null_mut::<c_void>(); MAX_SETS + 1];
     let width = count + owner.is_some() as usize;
@@ -87,31 +107,31 @@ unsafe fn run(
     // SAFETY (every look at a set or the owner): they are live, and each
     // look ends before `visit` runs, which may erase from the sets and
     // modify the owner.
-    while let Some(key) = unsafe { (*sets[lead]).key_at(r) } {
-        let mut present = true;
-        for (i, &s) in sets.iter().enumerate() {
-            let row = if i == lead {
-                Some(r)
-            } else {
-                unsafe { (*s).row_of(key) }
-            };
-            match row {
-                Some(row) => {
-                    rows[i] = row;
-                    elements[i] = unsafe { (*s).element(row) }.cast();
-                }
-                None => {
-                    present = false;
-                    break;
-                }
+    while let Some(key) = unsafe { (*walked).key_at(r) } {
+        // The next key's entries, while this one's are read.
+        if let Some(next) = unsafe { (*walked).key_at(r + 1) } {
+            for (_, v) in others {
+                v.prefetch(next);
             }
+        }
+        rows[lead] = r;
+        elements[lead] = lead_view.element(r).cast();
+        let mut present = true;
+        for &(i, v) in others {
+            let Some(row) = v.row_of(key) else {
+                present = false;
+                break;
+            };
+            rows[i] = row;
+            elements[i] = v.element(row).cast();
         }
         if present {
             if let Some(o) = owner {
-                match unsafe { (*o).row_of(key) } {
+                let o = unsafe { &*o };
+                match o.row_of(key) {
                     Some(row) => {
                         rows[count] = row;
-                        elements[count] = unsafe { (*o).get(key) }.expect("a valid key").cast();
+                        elements[count] = o.element(row).cast();
                     }
                     None => present = false,
                 }
@@ -128,7 +148,7 @@ unsafe fn run(
         }
         // Erased from the lead set (by the callback): its row now holds
         // another key, or none.
-        if unsafe { (*sets[lead]).key_at(r) } == Some(key) {
+        if unsafe { (*walked).key_at(r) } == Some(key) {
             r += 1;
         }
     }

@@ -24,16 +24,26 @@
 //! ```text
 //!  slot index (32 bits):  top (12) | mid (10) | entry (10)
 //!
-//!  top: grows to the highest   mid: 1024 page         page: 1024 entries,
-//!  top index seen (at most     pointers (8 KiB)       row + 1, 0 = absent
-//!  4096 mid pointers)                                 (4 KiB)
+//!  top: grows to the highest   mid: 1024 page         page: 1024 entries
+//!  top index seen (at most     pointers (8 KiB)       (8 KiB)
+//!  4096 mid pointers)
 //! ```
+//!
+//!   A top entry or mid entry that has no mid array or page of its own
+//!   points at a shared static one that holds no key ([`ABSENT_MID`],
+//!   [`ABSENT_PAGE`]), so a lookup follows pointers without testing them.
+//!
+//!   An **entry** is `version << 32 | row + 1` of the key its slot index
+//!   holds, 0 when it holds none: the high half always equals the high
+//!   half of `keys[row]`, so the entry alone tells whether the set holds
+//!   exactly a given key.
 //!
 //! # Operations
 //!
 //! - **get**: the key's entry (its page is found through two small,
-//!   usually cached arrays), then `keys[row] == key`: the index and then
-//!   the row, two dependent reads, as a dense sparse set pays.
+//!   usually cached arrays) gives the row and the key check at once; the
+//!   caller's read of the element is the only other one, as in a
+//!   `SecondaryMap` plus the index. The keys array is not read.
 //! - **set** of a new key appends a row and points the key's entry at it;
 //!   a key whose slot holds another generation (a dead entity's) takes
 //!   over that row. Every allocation it needs (a bigger block, the index's
@@ -46,7 +56,7 @@
 //!
 //! # Memory
 //!
-//! Per row: the columns' sizes and 8 bytes of key. The index: 4 bytes per
+//! Per row: the columns' sizes and 8 bytes of key. The index: 8 bytes per
 //! slot index in touched pages of 1024, an 8 KiB array per touched
 //! range of 2^20 slot indices, and 8 bytes per such range up to the
 //! highest. Every allocation goes through the set's allocator.
@@ -62,6 +72,7 @@ use core::mem::size_of;
 use core::ptr;
 
 use crate::alloc::Allocator;
+use crate::prefetch::prefetch;
 use crate::slotmap::columns::{
     base_of, copy_in_columns, copy_rows, layout, move_columns, next_column, Layout,
 };
@@ -79,8 +90,52 @@ const TOP_MAX: u32 = 1 << (32 - PAGE_BITS - MID_BITS);
 /// Bytes of a row's key (the trailer).
 const KEY: usize = size_of::<u64>();
 
-/// A page of the index: row + 1 per slot index, 0 when absent.
-type Page = *mut u32;
+/// A page of the index: an entry per slot index (`version << 32 | row +
+/// 1`, 0 when absent).
+type Page = *mut u64;
+/// Bytes of a page.
+const PAGE_BYTES: usize = PAGE * size_of::<u64>();
+/// The entry of every slot index beyond the top: absent.
+static ABSENT: u64 = 0;
+
+/// A page or mid array of the index that is shared, static and never
+/// written: an entry is written only for a key the set holds, whose page
+/// is its own.
+#[repr(C, align(64))]
+pub struct Shared<T>(T);
+
+// SAFETY: never written; the pointers it holds lead to `ABSENT_PAGE`,
+// itself never written.
+unsafe impl<T> Sync for Shared<T> {}
+
+/// The page of every slot-index range that has none: every entry absent.
+static ABSENT_PAGE: Shared<[u64; PAGE]> = Shared([0; PAGE]);
+/// The mid array of every top entry that has none: every page absent.
+static ABSENT_MID: Shared<[Page; MID]> = Shared([absent_page(); MID]);
+
+/// [`ABSENT_PAGE`] as a page pointer (to compare with, never to write).
+const fn absent_page() -> Page {
+    ptr::addr_of!(ABSENT_PAGE).cast::<u64>().cast_mut()
+}
+
+/// [`ABSENT_MID`] as a mid pointer (to compare with, never to write).
+fn absent_mid() -> Mid {
+    ptr::addr_of!(ABSENT_MID).cast::<Page>().cast_mut()
+}
+
+/// `n` fresh `T`s from `alloc`, each `value`, released with `n *
+/// size_of::<T>()` bytes.
+fn filled<T: Copy>(alloc: Allocator, n: usize, value: T) -> Result<*mut T, Error> {
+    let bytes = n.checked_mul(size_of::<T>()).ok_or(Error::Full)?;
+    let p = alloc.alloc(bytes)?.cast::<T>();
+    for j in 0..n {
+        // SAFETY: `p` has room for `n` 8-aligned `T`s (pointers here).
+        unsafe { p.add(j).write(value) };
+    }
+    Ok(p)
+}
+/// The version half of a key or an entry.
+const VERSION: u64 = !0 << 32;
 /// A mid array: `MID` page pointers.
 type Mid = *mut Page;
 
@@ -101,7 +156,8 @@ pub struct Sparse {
     col0: *mut u8,
     /// The keys of rows `0 .. len` (the trailer).
     keys: *mut u64,
-    /// The index's top level: `top_len` mid pointers (NULL: none yet).
+    /// The index's top level: `top_len` mid pointers, [`ABSENT_MID`]
+    /// where none (NULL: no top yet).
     top: *mut Mid,
     alloc: Allocator,
 }
@@ -114,6 +170,87 @@ struct Room {
     top: Option<(u32, *mut Mid)>,
     mid: Option<Mid>,
     page: Option<Page>,
+}
+
+/// What a lookup reads of a set (its index's top, column 0's base and
+/// stride), copied out so that a loop keeps it in registers. It stays
+/// right until the set's block or index top is replaced, which only
+/// setting a new key, `reserve`, `sort` and the calls that empty or
+/// re-initialise the set do: never from inside a walk of the set, whose
+/// callback may only erase (which moves rows and rewrites entries inside
+/// the same block and pages).
+#[derive(Clone, Copy)]
+pub struct View {
+    top: *const Mid,
+    top_len: u32,
+    col0: *mut u8,
+    size0: usize,
+}
+
+impl View {
+    /// The view of no set (no index, no column): finds nothing.
+    pub const NONE: View = View {
+        top: ptr::null(),
+        top_len: 0,
+        col0: ptr::null_mut(),
+        size0: 0,
+    };
+
+    /// The index entry of slot index `i`, if its page exists.
+    #[inline(always)]
+    fn entry(self, i: u32) -> Option<*mut u64> {
+        let t = i >> (PAGE_BITS + MID_BITS);
+        if t >= self.top_len {
+            return None;
+        }
+        // SAFETY: `t < top_len`; mid arrays (the shared absent one
+        // too) hold `MID` page pointers and pages `PAGE` entries.
+        unsafe {
+            let mid = *self.top.add(t as usize);
+            let page = *mid.add((i >> PAGE_BITS) as usize & (MID - 1));
+            Some(page.add(i as usize & (PAGE - 1)))
+        }
+    }
+
+    /// The row of `key`, when the set holds exactly that key.
+    #[inline(always)]
+    pub fn row_of(self, key: u64) -> Option<u32> {
+        // SAFETY: an entry of an allocated page.
+        Sparse::row_in(unsafe { *self.entry(key as u32)? }, key)
+    }
+
+    /// Column 0's element of `row` (NULL for a membership set).
+    #[inline(always)]
+    pub fn element(self, row: u32) -> *mut u8 {
+        self.col0.wrapping_add(row as usize * self.size0)
+    }
+
+    /// The entry of slot index `i`, or [`ABSENT`]'s when its page does not
+    /// exist: to read, never to write. Where it points stays right while
+    /// no page is added or released: in a walk of the set, for the walk.
+    #[inline(always)]
+    pub fn entry_or_absent(self, i: u32) -> *const u64 {
+        self.entry(i).map_or(&ABSENT, |e| e.cast_const())
+    }
+
+    /// Asks for the cache line of `key`'s index entry.
+    #[inline(always)]
+    pub fn prefetch(self, key: u64) {
+        if let Some(e) = self.entry(key as u32) {
+            prefetch(e.cast());
+        }
+    }
+
+    /// The row of `key` that `entry` (its [`View::entry_or_absent`]) gives.
+    ///
+    /// # Safety
+    /// `entry` is one that `entry_or_absent` gave for `key`'s slot index
+    /// and that is still right.
+    #[inline(always)]
+    pub unsafe fn row_at(entry: *const u64, key: u64) -> Option<u32> {
+        // SAFETY: the caller's guarantee.
+        Sparse::row_in(unsafe { *entry }, key)
+    }
 }
 
 impl Sparse {
@@ -191,24 +328,8 @@ impl Sparse {
 
     /// The index entry of slot index `i`, if its page exists.
     #[inline(always)]
-    fn entry(&self, i: u32) -> Option<*mut u32> {
-        let t = i >> (PAGE_BITS + MID_BITS);
-        if t >= self.top_len {
-            return None;
-        }
-        // SAFETY: `t < top_len`; mid arrays hold `MID` page pointers and
-        // pages `PAGE` entries, NULL where not allocated.
-        unsafe {
-            let mid = *self.top.add(t as usize);
-            if mid.is_null() {
-                return None;
-            }
-            let page = *mid.add((i >> PAGE_BITS) as usize & (MID - 1));
-            if page.is_null() {
-                return None;
-            }
-            Some(page.add(i as usize & (PAGE - 1)))
-        }
+    fn entry(&self, i: u32) -> Option<*mut u64> {
+        self.view().entry(i)
     }
 
     /// The row that slot index `i` holds (of whatever generation).
@@ -216,31 +337,50 @@ impl Sparse {
     fn slot_row(&self, i: u32) -> Option<u32> {
         // SAFETY: an entry of an allocated page.
         let e = unsafe { *self.entry(i)? };
-        e.checked_sub(1)
+        (e as u32).checked_sub(1)
     }
 
-    /// Points slot index `i`'s entry (its page exists) at `row`, or marks
-    /// it absent (`None`).
+    /// Points `key`'s entry (its page exists) at `row`, or marks it absent
+    /// (`None`).
     #[inline(always)]
-    fn point(&mut self, i: u32, row: Option<u32>) {
-        let e = self.entry(i).expect("the key's page exists");
+    fn point(&mut self, key: u64, row: Option<u32>) {
+        let e = self.entry(key as u32).expect("the key's page exists");
         // SAFETY: an entry of an allocated page.
-        unsafe { *e = row.map_or(0, |r| r + 1) };
+        unsafe { *e = row.map_or(0, |r| key & VERSION | (r as u64 + 1)) };
     }
 
-    /// The row of `key`, when the set holds exactly that key.
+    /// The row that `entry` gives `key`, when it is `key`'s: with the same
+    /// version, the xor leaves `row + 1`, which is at most `MAX_ROWS`;
+    /// any other version, or an absent entry (0), leaves a value whose
+    /// decrement is `u32::MAX` or more.
+    #[inline(always)]
+    fn row_in(entry: u64, key: u64) -> Option<u32> {
+        let r = (entry ^ key & VERSION).wrapping_sub(1);
+        (r < u32::MAX as u64).then_some(r as u32)
+    }
+
+    /// The row of `key`, when the set holds exactly that key (the entry
+    /// alone tells: see the module docs).
     #[inline(always)]
     pub fn row_of(&self, key: u64) -> Option<u32> {
-        let row = self.slot_row(key as u32)?;
-        // SAFETY: an entry points at a row below `len`, whose key is set.
-        (unsafe { *self.keys.add(row as usize) } == key).then_some(row)
+        self.view().row_of(key)
     }
 
     /// Column 0's element of `row` (NULL for a membership set).
     #[inline(always)]
     pub fn element(&self, row: u32) -> *mut u8 {
-        self.col0
-            .wrapping_add(row as usize * self.sizes[0] as usize)
+        self.view().element(row)
+    }
+
+    /// What a lookup reads of the set, copied out.
+    #[inline(always)]
+    pub fn view(&self) -> View {
+        View {
+            top: self.top,
+            top_len: self.top_len,
+            col0: self.col0,
+            size0: self.sizes[0] as usize,
+        }
     }
 
     /// Column 0's element of `key`: `Some(NULL)` for a present key of a
@@ -316,6 +456,7 @@ impl Sparse {
             unsafe { self.overwrite(r, row) };
             // SAFETY: as above, for its key.
             unsafe { *self.keys.add(r as usize) = key };
+            self.point(key, Some(r));
             return Ok(());
         }
         let room = self.room_for(key as u32, 1)?;
@@ -327,7 +468,7 @@ impl Sparse {
             copy_in_columns(base_of(self.block), self.cap as usize, self.sizes(), row, r);
             *self.keys.add(r as usize) = key;
         }
-        self.point(key as u32, Some(r));
+        self.point(key, Some(r));
         self.len += 1;
         if let Some((block, bytes)) = old_block {
             // SAFETY: the old block, no longer used.
@@ -387,26 +528,21 @@ impl Sparse {
         let t = i >> (PAGE_BITS + MID_BITS);
         if t >= self.top_len {
             let len = (t + 1).max(self.top_len.saturating_mul(2)).min(TOP_MAX);
-            let top = self.alloc.alloc_zeroed(len as usize, size_of::<Mid>())?;
-            room.top = Some((len, top.cast()));
+            room.top = Some((len, filled(self.alloc, len as usize, absent_mid())?));
         }
         let mid = if t < self.top_len {
             // SAFETY: `t < top_len`.
             unsafe { *self.top.add(t as usize) }
         } else {
-            ptr::null_mut()
+            absent_mid()
         };
-        if mid.is_null() {
-            room.mid = Some(self.alloc.alloc_zeroed(MID, size_of::<Page>())?.cast());
+        if mid == absent_mid() {
+            room.mid = Some(filled(self.alloc, MID, absent_page())?);
         }
-        // SAFETY: a live mid array has `MID` entries.
-        let page = if mid.is_null() {
-            ptr::null_mut()
-        } else {
-            unsafe { *mid.add((i >> PAGE_BITS) as usize & (MID - 1)) }
-        };
-        if page.is_null() {
-            room.page = Some(self.alloc.alloc_zeroed(PAGE, size_of::<u32>())?.cast());
+        // SAFETY: a mid array (the absent one too) has `MID` entries.
+        let page = unsafe { *mid.add((i >> PAGE_BITS) as usize & (MID - 1)) };
+        if page == absent_page() {
+            room.page = Some(self.alloc.alloc_zeroed(PAGE, size_of::<u64>())?.cast());
         }
         Ok(())
     }
@@ -424,7 +560,7 @@ impl Sparse {
                 self.alloc.free(p.cast(), MID * size_of::<Page>());
             }
             if let Some(p) = room.page {
-                self.alloc.free(p.cast(), PAGE * size_of::<u32>());
+                self.alloc.free(p.cast(), PAGE_BYTES);
             }
         }
     }
@@ -482,6 +618,11 @@ impl Sparse {
 
     /// Swap-and-pop: the last row fills the hole.
     pub fn erase(&mut self, key: u64) -> Result<(), Error> {
+        // The last row's key is the one swap-and-pop repoints: its entry
+        // is requested first, so that its cache miss overlaps the key's.
+        if let Some(last) = self.keys().last() {
+            self.view().prefetch(*last);
+        }
         let r = self.row_of(key).ok_or(Error::NotFound)?;
         self.remove_row(r);
         Ok(())
@@ -506,9 +647,9 @@ impl Sparse {
                 *self.keys.add(r as usize) = moved;
                 moved
             };
-            self.point(moved as u32, Some(r));
+            self.point(moved, Some(r));
         }
-        self.point(key as u32, None);
+        self.point(key, None);
         self.len = last;
     }
 
@@ -533,11 +674,11 @@ impl Sparse {
                         );
                         *self.keys.add(write as usize) = key;
                     }
-                    self.point(key as u32, Some(write));
+                    self.point(key, Some(write));
                 }
                 write += 1;
             } else {
-                self.point(key as u32, None);
+                self.point(key, None);
             }
         }
         self.len = write;
@@ -578,7 +719,7 @@ impl Sparse {
         for r in 0..self.len {
             // SAFETY: `r < len`.
             let key = unsafe { *self.keys.add(r as usize) };
-            self.point(key as u32, None);
+            self.point(key, None);
         }
         self.len = 0;
     }
@@ -603,7 +744,7 @@ impl Sparse {
         (0..self.top_len as usize).filter_map(|t| {
             // SAFETY: `t < top_len`.
             let m = unsafe { *self.top.add(t) };
-            (!m.is_null()).then_some((t, m))
+            (m != absent_mid()).then_some((t, m))
         })
     }
 
@@ -612,10 +753,13 @@ impl Sparse {
         let alloc = self.alloc;
         for (_, m) in self.mids() {
             for j in 0..MID {
-                // SAFETY: a live mid array; its pages came from `alloc`.
+                // SAFETY: a live mid array; its pages, but the absent
+                // one, came from `alloc`.
                 unsafe {
                     let p = *m.add(j);
-                    alloc.free(p.cast(), PAGE * size_of::<u32>());
+                    if p != absent_page() {
+                        alloc.free(p.cast(), PAGE_BYTES);
+                    }
                 }
             }
             // SAFETY: as above.
@@ -660,20 +804,19 @@ impl Sparse {
             copy.len = self.len;
         }
         if !self.top.is_null() {
-            let top = alloc.alloc_zeroed(self.top_len as usize, size_of::<Mid>())?;
-            copy.top = top.cast();
+            copy.top = filled(alloc, self.top_len as usize, absent_mid())?;
             copy.top_len = self.top_len;
             for (t, m) in self.mids() {
-                let mid = alloc.alloc_zeroed(MID, size_of::<Page>())?.cast::<Page>();
+                let mid = filled(alloc, MID, absent_page())?;
                 // SAFETY: `t < top_len` of the copy's top too.
                 unsafe { *copy.top.add(t) = mid };
                 for j in 0..MID {
                     // SAFETY: a live mid array of `MID` entries.
                     let page = unsafe { *m.add(j) };
-                    if page.is_null() {
+                    if page == absent_page() {
                         continue;
                     }
-                    let to = alloc.alloc(PAGE * size_of::<u32>())?.cast::<u32>();
+                    let to = alloc.alloc(PAGE_BYTES)?.cast::<u64>();
                     // SAFETY: both pages hold `PAGE` entries.
                     unsafe {
                         ptr::copy_nonoverlapping(page, to, PAGE);

@@ -101,3 +101,52 @@ fn membership_sets_have_no_elements() {
     assert!(unsafe { Sparse::sort(&raw mut s, |_, _| true) }.is_err());
     s.free();
 }
+
+/// The index entry alone decides a lookup (its version half against the
+/// key's): keys of version 0 and of the highest version, of a present
+/// slot, of an absent slot in a page the set has, in a page it does not
+/// have (under a mid array it has and under one it has not), and beyond
+/// its top.
+#[test]
+fn entries_tell_present_keys_from_every_other() {
+    let mut s = Sparse::new(&[4], Allocator::default()).unwrap();
+    let present = [key(5, 0), key(6, u32::MAX), key(2000, 7), key(3 << 20, 1)];
+    for (i, &k) in present.iter().enumerate() {
+        set(&mut s, k, i as u32);
+    }
+    let absent = [
+        key(5, 1),
+        key(5, u32::MAX),
+        key(6, 0),
+        key(6, u32::MAX - 1),
+        key(7, 0),
+        key(7, 1),
+        key(2000, 0),
+        key(2000, 6),
+        key(1 << 15, 0),
+        key((3 << 20) + (5 << 10), 0),
+        key(1 << 20, 0),
+        key(u32::MAX, 0),
+        key(u32::MAX, u32::MAX),
+    ];
+    let c = s.try_clone(Allocator::default()).unwrap();
+    for t in [&s, &c] {
+        for (i, &k) in present.iter().enumerate() {
+            assert_eq!(value(t, k), Some(i as u32), "key {k:#x}");
+        }
+        for &k in &absent {
+            assert_eq!(t.row_of(k), None, "key {k:#x}");
+        }
+        let mut got = Vec::new();
+        t.get_many(
+            present.len() + absent.len(),
+            |i| present.iter().chain(&absent).nth(i).copied().unwrap(),
+            |_, p| got.push(p.is_some()),
+        );
+        assert_eq!(got.iter().filter(|&&f| f).count(), present.len());
+        assert!(got[..present.len()].iter().all(|&f| f));
+    }
+    let mut c = c;
+    c.free();
+    s.free();
+}

@@ -5,7 +5,9 @@
 //! and `each`'s may erase the key it was given, so no reference to the set
 //! is held across a callback. Each row's fields are read afresh after one.
 
-use super::{Sparse, KEY};
+use core::ptr;
+
+use super::{Sparse, View, KEY};
 use crate::prefetch::prefetch;
 use crate::slotmap::columns::{base_of, gather_rows};
 use crate::slotmap::scratch::{Marks, Sorted};
@@ -134,7 +136,7 @@ impl Sparse {
         for r in 0..n {
             // SAFETY: the new block holds `n` keys.
             let key = unsafe { *s.keys.add(r as usize) };
-            s.point(key as u32, Some(r));
+            s.point(key, Some(r));
         }
         // SAFETY: the old block is no longer used.
         unsafe { alloc.free(old, layout.bytes) };
@@ -150,8 +152,7 @@ impl Sparse {
     ///
     /// ```text
     /// stage 1  find each key's index entry      request it
-    /// stage 2  read the entry: the row          request the row's key
-    /// stage 3  compare the row's key            request the element
+    /// stage 2  read the entry: row and check    request the element
     /// ```
     ///
     /// Allocates nothing.
@@ -165,30 +166,20 @@ impl Sparse {
         let mut start = 0;
         while start < count {
             let n = (count - start).min(CHUNK);
-            let mut rows = [None::<u32>; CHUNK];
-            let mut entries = [None::<*mut u32>; CHUNK];
+            let mut entries = [ptr::null::<u64>(); CHUNK];
+            let view = self.view();
             for (j, e) in entries.iter_mut().enumerate().take(n) {
-                *e = self.entry(key(start + j) as u32);
-                if let Some(e) = *e {
-                    prefetch(e.cast());
-                }
+                *e = view.entry_or_absent(key(start + j) as u32);
+                prefetch(e.cast());
             }
-            for (r, e) in rows.iter_mut().zip(&entries).take(n) {
-                // SAFETY: an entry of an allocated page.
-                *r = e.and_then(|e| unsafe { *e }.checked_sub(1));
-                if let Some(r) = *r {
-                    prefetch(self.keys.wrapping_add(r as usize).cast());
+            for (j, &e) in entries.iter().enumerate().take(n) {
+                let k = key(start + j);
+                // SAFETY: `k`'s entry, just found.
+                let element = unsafe { View::row_at(e, k) }.map(|r| view.element(r));
+                if let Some(p) = element {
+                    prefetch(p);
                 }
-            }
-            for (j, r) in rows.iter_mut().enumerate().take(n) {
-                // SAFETY: an entry points at a row below `len`.
-                *r = r.filter(|&r| unsafe { *self.keys.add(r as usize) } == key(start + j));
-                if let Some(r) = *r {
-                    prefetch(self.element(r));
-                }
-            }
-            for (j, r) in rows.iter().enumerate().take(n) {
-                found(start + j, r.map(|r| self.element(r)));
+                found(start + j, element);
             }
             start += n;
         }
