@@ -35,7 +35,7 @@ use crate::layout::{on_layout, Layout};
 use crate::probe::Typed;
 use crate::Error;
 
-use super::walks::{Cursor, Entry};
+use super::walks::{Cursor, Full};
 use super::Map;
 
 /// The last map id handed out.
@@ -110,7 +110,7 @@ impl Map {
     pub fn iter_next(&self, it: &mut Iter) -> Result<(*const u8, u32, *mut c_void), Error> {
         it.check(self)?;
         it.state = LIVE;
-        let e = self.next_entry(&mut it.pos).ok_or(Error::NotFound)?;
+        let e = self.next_full(&mut it.pos).ok_or(Error::NotFound)?;
         it.state = LIVE | CURRENT;
         let buffer = &mut it.key;
         // SAFETY: a full slot of a live table of this map, in its kind's
@@ -152,7 +152,7 @@ impl Map {
         }
         // SAFETY: a full slot of a live table of this map.
         unsafe {
-            self.erase_entry(Entry {
+            self.erase_full(Full {
                 table: tp,
                 group,
                 slot,

@@ -13,7 +13,7 @@ use super::{Map, Mode};
 
 /// A full slot, as a walk finds it.
 #[derive(Clone, Copy)]
-pub struct Entry {
+pub struct Full {
     pub table: *mut Table,
     pub group: usize,
     pub slot: usize,
@@ -31,7 +31,7 @@ pub struct Cursor {
 }
 
 impl Cursor {
-    /// The position of the entry that `next_entry` gave last, which is
+    /// The position of the full slot that `next_full` gave last, which is
     /// just before `self`: `(directory entry, group, slot)`.
     pub fn last(&self) -> (usize, usize, usize) {
         (
@@ -49,7 +49,7 @@ impl Map {
     ///
     /// # Safety
     /// `e` is a full slot of a live table of this map.
-    pub(super) unsafe fn erase_entry(&mut self, e: Entry) {
+    pub(super) unsafe fn erase_full(&mut self, e: Full) {
         // SAFETY: the caller's guarantee; the slot owns its key.
         unsafe { (*e.table).erase_and_release(e.group, e.slot, &self.alloc) };
         self.len -= 1;
@@ -66,7 +66,7 @@ impl Map {
     }
 
     /// The next full slot at or after `c`.
-    pub fn next_entry(&self, c: &mut Cursor) -> Option<Entry> {
+    pub fn next_full(&self, c: &mut Cursor) -> Option<Full> {
         loop {
             let tp = self.table_at(c.entry)?;
             // SAFETY: a live table of this map.
@@ -76,7 +76,7 @@ impl Map {
                 let full = t.ctrl(g).match_full();
                 if let Some(i) = full.into_iter().find(|&i| i >= c.slot as usize) {
                     c.slot = i as u32 + 1;
-                    return Some(Entry {
+                    return Some(Full {
                         table: tp,
                         group: g,
                         slot: i,
@@ -106,7 +106,7 @@ impl Map {
 
     /// `each` for an `f` that does not call into the library: no walk is
     /// registered. Walks tables in directory order, then groups, then the
-    /// full slots of each control word (the order `next_entry` follows).
+    /// full slots of each control word (the order `next_full` follows).
     pub fn visit(&self, mut f: impl FnMut(&[u8], *mut c_void) -> i32) -> i32 {
         for tp in self.tables() {
             // SAFETY: a live table; `f` cannot modify the map (the C
@@ -142,7 +142,7 @@ impl Map {
         let mut deleted = false;
         walk::walk(this.cast_const().cast(), walk::NO_SCRATCH, || {
             // SAFETY: a shared look, released before `pred` runs.
-            while let Some(e) = unsafe { (*this).next_entry(&mut c) } {
+            while let Some(e) = unsafe { (*this).next_full(&mut c) } {
                 // SAFETY: a full slot of a live table; erasing other slots does
                 // not move it.
                 // Full slots hold live keys.
@@ -150,7 +150,7 @@ impl Map {
                 if hit {
                     // SAFETY: `pred` returned; nothing else refers to the map.
                     // A full slot of a live table of this map.
-                    unsafe { (*this).erase_entry(e) };
+                    unsafe { (*this).erase_full(e) };
                     deleted = true;
                 }
             }

@@ -8,7 +8,7 @@ use crate::Error;
 
 use super::columns::{base_of, gather_rows};
 use super::scratch::{Marks, Sorted};
-use super::{Slot, SlotMap, COLUMN_ALIGN, NONE};
+use super::{Link, SlotMap, COLUMN_ALIGN, NONE};
 
 impl SlotMap {
     /// Removes every row for which `pred(key, row)` is non-zero: first every
@@ -108,20 +108,20 @@ impl SlotMap {
             return Ok(());
         }
         // SAFETY: as above.
-        let layout = unsafe { (*this).layout(cap) }.expect("allocated layout");
+        let shape = unsafe { (*this).shape(cap) }.expect("allocated shape");
         let walked = this.cast_const().cast();
-        let mut sorted = Sorted::sort(walked, alloc, n, (col0, size0), layout.bytes, less)?;
+        let mut sorted = Sorted::sort(walked, alloc, n, (col0, size0), shape.bytes, less)?;
         // SAFETY: no callback runs any more; `this` is live.
         let m = unsafe { &mut *this };
         let block = sorted.take_block();
         // Gather every column (and the reverse map) in the new order.
         let new = base_of(block);
-        // SAFETY: rows below `len` in blocks of the same layout.
+        // SAFETY: rows below `len` in blocks of the same shape.
         unsafe {
             gather_rows(
                 m.base(),
                 new,
-                &layout,
+                &shape,
                 m.sizes(),
                 size_of::<u32>(),
                 sorted.order(),
@@ -130,14 +130,14 @@ impl SlotMap {
         for to in 0..n {
             // SAFETY: the new reverse map holds `n` entries: the slot of
             // each row that moved learns its new row.
-            let slot = unsafe { *new.add(layout.trailer).cast::<u32>().add(to as usize) };
+            let slot = unsafe { *new.add(shape.trailer).cast::<u32>().add(to as usize) };
             m.slot_mut(slot).link = to;
         }
         // SAFETY: the old block is no longer used.
-        unsafe { alloc.free(m.block, layout.bytes) };
+        unsafe { alloc.free(m.block, shape.bytes) };
         m.block = block;
-        m.col0 = new.wrapping_add(layout.offsets[0]);
-        m.rev = new.wrapping_add(layout.trailer).cast();
+        m.col0 = new.wrapping_add(shape.offsets[0]);
+        m.rev = new.wrapping_add(shape.trailer).cast();
         Ok(())
     }
 
@@ -227,26 +227,26 @@ impl SlotMap {
             alloc,
         };
         if !self.block.is_null() {
-            let layout = self.layout(self.cap).expect("allocated layout");
-            let block = alloc.alloc(layout.bytes)?;
-            // SAFETY: same layout; the aligned bases keep the same offsets.
+            let shape = self.shape(self.cap).expect("allocated shape");
+            let block = alloc.alloc(shape.bytes)?;
+            // SAFETY: same shape; the aligned bases keep the same offsets.
             unsafe {
                 ptr::copy_nonoverlapping(
                     self.base(),
                     base_of(block),
-                    layout.bytes - (COLUMN_ALIGN - 1),
+                    shape.bytes - (COLUMN_ALIGN - 1),
                 )
             };
             copy.block = block;
             copy.cap = self.cap;
             copy.len = self.len;
-            copy.col0 = base_of(block).wrapping_add(layout.offsets[0]);
-            copy.rev = base_of(block).wrapping_add(layout.trailer).cast();
+            copy.col0 = base_of(block).wrapping_add(shape.offsets[0]);
+            copy.rev = base_of(block).wrapping_add(shape.trailer).cast();
         }
         if !self.sparse.is_null() {
-            let bytes = self.slot_cap as usize * size_of::<Slot>();
+            let bytes = self.slot_cap as usize * size_of::<Link>();
             let sparse = match alloc.alloc(bytes) {
-                Ok(p) => p.cast::<Slot>(),
+                Ok(p) => p.cast::<Link>(),
                 Err(e) => {
                     // SAFETY: allocated above, unused.
                     unsafe { alloc.free(copy.block, copy.block_bytes()) };

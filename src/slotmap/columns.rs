@@ -1,4 +1,4 @@
-//! Columns: the dense block's layout (every column aligned, a per-row
+//! Columns: the dense block's shape (every column aligned, a per-row
 //! array after them), its growth, and copying rows in and moving them.
 //!
 //! The free functions here are the row code that the slotmap and the
@@ -11,20 +11,20 @@ use core::ptr;
 
 use crate::Error;
 
-use super::{Retired, Slot, SlotMap, COLUMN_ALIGN, MAX_COLUMNS, MAX_ROWS};
+use super::{Link, Retired, SlotMap, COLUMN_ALIGN, MAX_COLUMNS, MAX_ROWS};
 
-/// The layout of a dense block of `cap` rows: each column's offset from the
+/// The shape of a dense block of `cap` rows: each column's offset from the
 /// aligned base, the trailer's, and the bytes to allocate.
 #[derive(Clone, Copy)]
-pub(crate) struct Layout {
+pub(crate) struct Shape {
     pub(crate) offsets: [usize; MAX_COLUMNS],
     pub(crate) trailer: usize,
     pub(crate) bytes: usize,
 }
 
-/// The layout of a block of `cap` rows of columns `sizes` and a trailer of
+/// The shape of a block of `cap` rows of columns `sizes` and a trailer of
 /// `trailer`-byte entries; `None` for a size that cannot exist.
-pub(crate) fn layout(sizes: &[u32], cap: u32, trailer: usize) -> Option<Layout> {
+pub(crate) fn shape(sizes: &[u32], cap: u32, trailer: usize) -> Option<Shape> {
     let mut offsets = [0usize; MAX_COLUMNS];
     let mut at = 0usize;
     for (off, &size) in offsets.iter_mut().zip(sizes) {
@@ -39,7 +39,7 @@ pub(crate) fn layout(sizes: &[u32], cap: u32, trailer: usize) -> Option<Layout> 
     if bytes > isize::MAX as usize {
         return None;
     }
-    Some(Layout {
+    Some(Shape {
         offsets,
         trailer: at,
         bytes,
@@ -101,11 +101,11 @@ pub(crate) unsafe fn move_columns(base: *mut u8, cap: usize, sizes: &[u32], from
 /// at `old` (laid out as `from`) to the block at `new` (laid out as `to`).
 ///
 /// # Safety
-/// Both blocks hold at least `len` rows in their layouts of `sizes` and
+/// Both blocks hold at least `len` rows in their shapes of `sizes` and
 /// `trailer`-byte entries; they do not overlap.
 pub(crate) unsafe fn copy_rows(
-    (old, from): (*const u8, &Layout),
-    (new, to): (*mut u8, &Layout),
+    (old, from): (*const u8, &Shape),
+    (new, to): (*mut u8, &Shape),
     sizes: &[u32],
     trailer: usize,
     len: usize,
@@ -125,16 +125,16 @@ pub(crate) unsafe fn copy_rows(
 }
 
 /// Gathers the rows of the block at `old` into the block at `new` (same
-/// layout): new row `to` is old row `order[to]`, in every column and the
+/// shape): new row `to` is old row `order[to]`, in every column and the
 /// trailer.
 ///
 /// # Safety
-/// Both blocks are laid out as `layout` with at least `order.len()` rows,
+/// Both blocks are shaped as `shape` with at least `order.len()` rows,
 /// every entry of `order` is below that, and they do not overlap.
 pub(crate) unsafe fn gather_rows(
     old: *const u8,
     new: *mut u8,
-    layout: &Layout,
+    shape: &Shape,
     sizes: &[u32],
     trailer: usize,
     order: &[u32],
@@ -142,8 +142,8 @@ pub(crate) unsafe fn gather_rows(
     let columns = sizes
         .iter()
         .enumerate()
-        .map(|(c, &s)| (layout.offsets[c], s as usize));
-    for (off, size) in columns.chain([(layout.trailer, trailer)]) {
+        .map(|(c, &s)| (shape.offsets[c], s as usize));
+    for (off, size) in columns.chain([(shape.trailer, trailer)]) {
         for (to, &from) in order.iter().enumerate() {
             // SAFETY: the caller's guarantee.
             unsafe {
@@ -158,7 +158,7 @@ pub(crate) unsafe fn gather_rows(
 }
 
 /// The offset of the column after one at `off` of `size`-byte elements, in
-/// a block of `cap` rows: `layout`'s arithmetic, unchecked (`layout`
+/// a block of `cap` rows: `shape`'s arithmetic, unchecked (`shape`
 /// checked it when the block was allocated).
 #[inline(always)]
 pub(crate) fn next_column(off: usize, size: usize, cap: usize) -> usize {
@@ -264,13 +264,13 @@ impl SlotMap {
         if self.block.is_null() {
             0
         } else {
-            self.layout(self.cap).expect("allocated layout").bytes
+            self.shape(self.cap).expect("allocated shape").bytes
         }
     }
 
     /// Bytes of the sparse index as allocated.
     pub(super) fn sparse_bytes(&self) -> usize {
-        self.slot_cap as usize * size_of::<Slot>()
+        self.slot_cap as usize * size_of::<Link>()
     }
 
     /// The columns' sizes (the bound spares hot paths a check that could
@@ -279,8 +279,8 @@ impl SlotMap {
         &self.sizes[..(self.columns as usize).min(MAX_COLUMNS)]
     }
 
-    pub(super) fn layout(&self, cap: u32) -> Option<Layout> {
-        layout(self.sizes(), cap, size_of::<u32>())
+    pub(super) fn shape(&self, cap: u32) -> Option<Shape> {
+        shape(self.sizes(), cap, size_of::<u32>())
     }
 
     #[inline]
@@ -320,8 +320,8 @@ impl SlotMap {
         let mut block = None;
         if rows > self.cap {
             let cap = rows.max(self.cap.saturating_mul(2)).clamp(8, MAX_ROWS);
-            let layout = self.layout(cap).ok_or(Error::Full)?;
-            block = Some((cap, layout, self.alloc.alloc(layout.bytes)?));
+            let shape = self.shape(cap).ok_or(Error::Full)?;
+            block = Some((cap, shape, self.alloc.alloc(shape.bytes)?));
         }
         let mut sparse = None;
         if want_slots > self.slot_cap {
@@ -329,28 +329,28 @@ impl SlotMap {
                 .max(self.slot_cap.saturating_mul(2))
                 .clamp(8, MAX_ROWS);
             let bytes = (cap as usize)
-                .checked_mul(size_of::<Slot>())
+                .checked_mul(size_of::<Link>())
                 .ok_or(Error::Full);
             match bytes.and_then(|b| self.alloc.alloc(b)) {
-                Ok(p) => sparse = Some((cap, p.cast::<Slot>())),
+                Ok(p) => sparse = Some((cap, p.cast::<Link>())),
                 Err(e) => {
-                    if let Some((_, layout, p)) = block {
+                    if let Some((_, shape, p)) = block {
                         // SAFETY: allocated above, unused.
-                        unsafe { self.alloc.free(p, layout.bytes) };
+                        unsafe { self.alloc.free(p, shape.bytes) };
                     }
                     return Err(e);
                 }
             }
         }
-        if let Some((cap, layout, p)) = block {
+        if let Some((cap, shape, p)) = block {
             let new_base = base_of(p);
             if !self.block.is_null() {
-                let old = self.layout(self.cap).expect("allocated layout");
-                // SAFETY: both blocks hold `len` rows in their layouts.
+                let old = self.shape(self.cap).expect("allocated shape");
+                // SAFETY: both blocks hold `len` rows in their shapes.
                 unsafe {
                     copy_rows(
                         (self.base(), &old),
-                        (new_base, &layout),
+                        (new_base, &shape),
                         self.sizes(),
                         size_of::<u32>(),
                         self.len as usize,
@@ -361,8 +361,8 @@ impl SlotMap {
             }
             self.block = p;
             self.cap = cap;
-            self.col0 = new_base.wrapping_add(layout.offsets[0]);
-            self.rev = new_base.wrapping_add(layout.trailer).cast();
+            self.col0 = new_base.wrapping_add(shape.offsets[0]);
+            self.rev = new_base.wrapping_add(shape.trailer).cast();
         }
         if let Some((cap, p)) = sparse {
             if !self.sparse.is_null() {

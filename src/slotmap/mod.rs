@@ -99,10 +99,11 @@ const NONE: u32 = u32::MAX;
 /// Rows (and slots) a slotmap can ever hold; `NONE` stays free as a marker.
 pub const MAX_ROWS: u32 = u32::MAX - 1;
 
-/// One entry of the sparse index.
+/// What the sparse index records for one slot: the slot's version, and
+/// the row it holds or the vacant slot after it.
 #[repr(C)]
 #[derive(Clone, Copy)]
-struct Slot {
+struct Link {
     version: u32,
     /// Occupied: the row. Vacant: the next vacant slot, or `NONE`.
     link: u32,
@@ -215,7 +216,7 @@ pub struct SlotMap {
     /// The versions this slotmap may still hand out (see [`Versions`]).
     versions: Versions,
     sizes: [u32; MAX_COLUMNS],
-    sparse: *mut Slot,
+    sparse: *mut Link,
     /// The dense block as allocated (columns are aligned inside it).
     block: *mut u8,
     /// Column 0's first element (the hot path of `get`).
@@ -307,14 +308,14 @@ impl SlotMap {
     }
 
     #[inline]
-    fn slot(&self, i: u32) -> Slot {
+    fn slot(&self, i: u32) -> Link {
         debug_assert!(i < self.slots);
         // SAFETY: `i` is below `slots`, all of which are initialized.
         unsafe { *self.sparse.add(i as usize) }
     }
 
     #[inline]
-    fn slot_mut(&mut self, i: u32) -> &mut Slot {
+    fn slot_mut(&mut self, i: u32) -> &mut Link {
         debug_assert!(i < self.slots);
         // SAFETY: as in `slot`; `&mut self` makes the access unique.
         unsafe { &mut *self.sparse.add(i as usize) }
@@ -515,7 +516,7 @@ impl SlotMap {
             // Vacant versions are even: the next odd one occupies it.
             (i, self.slot(i).version + 1)
         };
-        *self.slot_mut(index) = Slot { version, link: r };
+        *self.slot_mut(index) = Link { version, link: r };
         fill(self, r);
         // SAFETY: the reverse map has `cap > r` entries.
         unsafe { *self.rev.add(r as usize) = index };
@@ -530,7 +531,7 @@ impl SlotMap {
         let reusable = self.versions.reusable(self.slot(index).version);
         if !reusable {
             // Retired: version 0 is vacant and never handed out again.
-            *self.slot_mut(index) = Slot {
+            *self.slot_mut(index) = Link {
                 version: 0,
                 link: NONE,
             };

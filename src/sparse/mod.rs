@@ -74,7 +74,7 @@ use core::ptr;
 use crate::alloc::Allocator;
 use crate::prefetch::prefetch;
 use crate::slotmap::columns::{
-    base_of, copy_in_columns, copy_rows, layout, move_columns, next_column, Layout,
+    base_of, copy_in_columns, copy_rows, move_columns, next_column, shape, Shape,
 };
 use crate::slotmap::{SlotMap, MAX_COLUMNS, MAX_ROWS};
 use crate::Error;
@@ -166,7 +166,7 @@ pub struct Sparse {
 /// when it is there already.
 #[derive(Default)]
 struct Room {
-    block: Option<(u32, Layout, *mut u8)>,
+    block: Option<(u32, Shape, *mut u8)>,
     top: Option<(u32, *mut Mid)>,
     mid: Option<Mid>,
     page: Option<Page>,
@@ -404,20 +404,20 @@ impl Sparse {
         base_of(self.block).wrapping_add(off)
     }
 
-    fn layout(&self, cap: u32) -> Option<Layout> {
-        layout(self.sizes(), cap, KEY)
+    fn shape(&self, cap: u32) -> Option<Shape> {
+        shape(self.sizes(), cap, KEY)
     }
 
     fn block_bytes(&self) -> usize {
         if self.block.is_null() {
             0
         } else {
-            self.layout(self.cap).expect("allocated layout").bytes
+            self.shape(self.cap).expect("allocated shape").bytes
         }
     }
 
     /// Points the set at a dense block of `cap` rows laid out as `l`.
-    fn adopt_block(&mut self, block: *mut u8, cap: u32, l: &Layout) {
+    fn adopt_block(&mut self, block: *mut u8, cap: u32, l: &Shape) {
         let base = base_of(block);
         self.block = block;
         self.cap = cap;
@@ -522,7 +522,7 @@ impl Sparse {
         }
         if rows > self.cap {
             let cap = rows.max(self.cap.saturating_mul(2)).clamp(8, MAX_ROWS);
-            let l = self.layout(cap).ok_or(Error::Full)?;
+            let l = self.shape(cap).ok_or(Error::Full)?;
             room.block = Some((cap, l, self.alloc.alloc(l.bytes)?));
         }
         let t = i >> (PAGE_BITS + MID_BITS);
@@ -573,8 +573,8 @@ impl Sparse {
         let mut old_block = None;
         if let Some((cap, l, p)) = room.block {
             if !self.block.is_null() {
-                let old = self.layout(self.cap).expect("allocated layout");
-                // SAFETY: both blocks hold `len` rows in their layouts.
+                let old = self.shape(self.cap).expect("allocated shape");
+                // SAFETY: both blocks hold `len` rows in their shapes.
                 unsafe {
                     copy_rows(
                         (base_of(self.block), &old),
@@ -701,7 +701,7 @@ impl Sparse {
         if rows <= self.cap {
             return Ok(());
         }
-        let l = self.layout(rows).ok_or(Error::Full)?;
+        let l = self.shape(rows).ok_or(Error::Full)?;
         let p = self.alloc.alloc(l.bytes)?;
         let room = Room {
             block: Some((rows, l, p)),
@@ -788,9 +788,9 @@ impl Sparse {
     fn fill_clone(&self, copy: &mut Sparse) -> Result<(), Error> {
         let alloc = copy.alloc;
         if !self.block.is_null() {
-            let l = self.layout(self.cap).expect("allocated layout");
+            let l = self.shape(self.cap).expect("allocated shape");
             let p = alloc.alloc(l.bytes)?;
-            // SAFETY: same layout; rows `0 .. len` are initialized.
+            // SAFETY: same shape; rows `0 .. len` are initialized.
             unsafe {
                 copy_rows(
                     (base_of(self.block), &l),

@@ -113,33 +113,33 @@ impl Sparse {
             return Ok(());
         }
         // SAFETY: as above.
-        let layout = unsafe { (*this).layout(cap) }.expect("allocated layout");
+        let shape = unsafe { (*this).shape(cap) }.expect("allocated shape");
         let walked = this.cast_const().cast();
-        let mut sorted = Sorted::sort(walked, alloc, n, (col0, size0), layout.bytes, less)?;
+        let mut sorted = Sorted::sort(walked, alloc, n, (col0, size0), shape.bytes, less)?;
         // SAFETY: no callback runs any more; `this` is live.
         let s = unsafe { &mut *this };
         let block = sorted.take_block();
         let order = sorted.order();
-        // SAFETY: rows below `len` in blocks of the same layout.
+        // SAFETY: rows below `len` in blocks of the same shape.
         unsafe {
             gather_rows(
                 base_of(s.block),
                 base_of(block),
-                &layout,
+                &shape,
                 s.sizes(),
                 KEY,
                 order,
             )
         };
         let old = s.block;
-        s.adopt_block(block, cap, &layout);
+        s.adopt_block(block, cap, &shape);
         for r in 0..n {
             // SAFETY: the new block holds `n` keys.
             let key = unsafe { *s.keys.add(r as usize) };
             s.point(key, Some(r));
         }
         // SAFETY: the old block is no longer used.
-        unsafe { alloc.free(old, layout.bytes) };
+        unsafe { alloc.free(old, shape.bytes) };
         Ok(())
     }
 
