@@ -333,13 +333,13 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// [`Typed::search`] of the first group of the probe for `hash`, and
     /// that group.
     #[inline(always)]
-    pub fn search_first(
+    pub fn search_first<const PREFETCH: bool>(
         &self,
         hash: u64,
         eq: impl Fn(&L::Slot) -> bool,
     ) -> (usize, Search<L::Slot>) {
         let g = Probe::new(hash, self.mask).offset;
-        (g, self.search::<false>(g, h2(hash), &eq))
+        (g, self.search::<PREFETCH>(g, h2(hash), &eq))
     }
 
     /// Finds the slot `eq` accepts, or the slot an insert of that key

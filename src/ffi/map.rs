@@ -303,7 +303,8 @@ unsafe fn give(value: *mut *mut c_void, taken: Result<*mut c_void, Error>) -> c_
 unsafe fn take(map: *mut slate_s, key: impl Key, value: *mut *mut c_void) -> c_int {
     // SAFETY: the caller's guarantees.
     match unsafe { target(map, Ok(key)) } {
-        Ok((m, key)) => unsafe { give(value, m.take_guarded::<Guarded>(&key)) },
+        // SAFETY: the caller's guarantee.
+        Ok((m, key)) => m.take_then::<Guarded, _, _>(&key, move |r| unsafe { give(value, r) }),
         Err(e) => e as c_int,
     }
 }

@@ -57,6 +57,23 @@ fn upsert_rest<G: Guard, U: Upsert, K: Key, R>(
     done(m.finish_guarded::<G, U>(tried, &n, value))
 }
 
+/// [`Map::take_then`] where the fast path could not do it: the removal
+/// from the key's hash `h` (any value while the map has no tables).
+#[inline(never)]
+fn take_rest<G: Guard, K: Key, R>(
+    m: &mut Map,
+    n: K,
+    h: u64,
+    done: impl FnOnce(Result<*mut c_void, Error>) -> R,
+) -> R {
+    let removed = if m.is_tabled() {
+        m.remove_hashed(h, &n)
+    } else {
+        Err(Error::NotFound)
+    };
+    done(m.reseed_guarded::<G>(removed))
+}
+
 /// `G::run` for code that hands back a value.
 #[inline(always)]
 fn run_for<G: Guard, R>(f: impl FnOnce() -> Result<R, Error>) -> Result<R, Error> {
@@ -212,7 +229,37 @@ impl Map {
     /// guard.
     #[inline(always)]
     pub fn take_guarded<G: Guard>(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
-        let value = self.remove(n)?;
+        let removed = self.remove(n);
+        self.reseed_guarded::<G>(removed)
+    }
+
+    /// [`Map::take_guarded`], handing `done` the result. An integer key
+    /// takes [`Map::take_first`] inline, and finishes out of line
+    /// ([`take_rest`], which calls `done` itself) when that cannot do it.
+    #[inline(always)]
+    pub fn take_then<G: Guard, K: Key, R>(
+        &mut self,
+        n: &K,
+        done: impl FnOnce(Result<*mut c_void, Error>) -> R,
+    ) -> R {
+        if !K::INT {
+            return done(self.take_guarded::<G>(n));
+        }
+        match self.take_first(n) {
+            Ok(Some(value)) => done(Ok(value)),
+            Ok(None) => done(Err(Error::NotFound)),
+            Err(h) => take_rest::<G, K, R>(self, *n, h.unwrap_or(0), done),
+        }
+    }
+
+    /// A removal's result, with a map it left empty reseeded under the
+    /// guard.
+    #[inline(always)]
+    fn reseed_guarded<G: Guard>(
+        &mut self,
+        removed: Result<*mut c_void, Error>,
+    ) -> Result<*mut c_void, Error> {
+        let value = removed?;
         if self.is_empty() {
             G::run(|| {
                 self.reseed();

@@ -529,7 +529,7 @@ impl Map {
         // SAFETY: the entry of a live table of this map, in the integer
         // layout (its kind is the key's); `self` is borrowed uniquely.
         let mut t = unsafe { Typed::<Int>::from_groups(e.groups, e.mask) };
-        match t.search_first(h, eq) {
+        match t.search_first::<false>(h, eq) {
             (_, Search::Found(_, s)) => Ok(found::<Int, U>(s, value)),
             (group, Search::Absent(slot)) if t.table().growth_left() > 0 => {
                 let v = Vacancy {
@@ -637,7 +637,53 @@ impl Map {
         if self.mode == Mode::Empty {
             return Err(Error::NotFound);
         }
+        self.remove_hashed(self.hash(n), n)
+    }
+
+    /// The fast path of an integer key's removal: in a table of the key's
+    /// own kind, the key found in the first group of its probe and erased
+    /// (`Ok(Some(value))`) unless it is the map's last entry (which
+    /// reseeds the map, under the caller's guard), or found absent there
+    /// (`Ok(None)`). `Err` with the key's hash, if the map has tables, when
+    /// [`Map::remove_hashed`] must do it.
+    #[inline(always)]
+    pub(super) fn take_first(&mut self, n: &impl Key) -> Result<Option<*mut c_void>, Option<u64>> {
+        if self.mode == Mode::Empty {
+            return Err(None);
+        }
         let h = self.hash(n);
+        let e = self.entry_for(h);
+        let Some(eq) = Int::matcher(e.kind, n) else {
+            return Err(Some(h));
+        };
+        // SAFETY: the entry of a live table of this map, in the integer
+        // layout (its kind is the key's); `self` is borrowed uniquely.
+        let mut t = unsafe { Typed::<Int>::from_groups(e.groups, e.mask) };
+        let first = if self.global_depth >= PREFETCH_DEPTH {
+            t.search_first::<true>(h, eq)
+        } else {
+            t.search_first::<false>(h, eq)
+        };
+        match first {
+            (g, Search::Found(i, s)) if self.len > 1 => {
+                // SAFETY: a full slot of the table; an integer key owns
+                // nothing to release.
+                let value = Int::value(unsafe { &*s });
+                t.table().erase_at(g, i);
+                self.len -= 1;
+                self.bump_epoch();
+                Ok(Some(value))
+            }
+            (_, Search::Absent(_)) => Ok(None),
+            _ => Err(Some(h)),
+        }
+    }
+
+    /// [`Map::remove`] of the key of hash `h` (not in empty mode). Inlined
+    /// into both its callers, so that a byte key's removal keeps the one
+    /// body it had.
+    #[inline(always)]
+    pub(super) fn remove_hashed(&mut self, h: u64, n: &impl Key) -> Result<*mut c_void, Error> {
         // From the directory entry, as in `insert`. Large maps prefetch a
         // group's slots, as lookups do (`get`); inserts do not (see
         // BENCHMARKS.md).
