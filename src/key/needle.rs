@@ -224,29 +224,33 @@ impl Key for Needle<'_> {
     }
 }
 
-/// A byte key of at most `MAX` bytes, `MAX` no more than
+/// A byte key of `MIN` to `MAX` bytes, `MAX` no more than
 /// [`crate::hash::SHORT`]: hashing it stays on XXH3's short-input paths,
 /// which compile without any panic path, so a lookup of it needs no
 /// unwinding guard. Lookups and deletes take keys of up to 32 bytes as
 /// `Short<32>`, whose comparison is straight-line code: a probe loop
-/// without a `memcmp` call keeps its state in registers.
+/// without a `memcmp` call keeps its state in registers. The C layer takes
+/// longer ones as `Short<SHORT, 33>` on a path of their own, where the
+/// bounds drop the code for shorter keys (XXH3's paths for up to 32 bytes,
+/// the inline compares and the inline repr).
 #[derive(Clone, Copy)]
-pub struct Short<'a, const MAX: usize>(Needle<'a>);
+pub struct Short<'a, const MAX: usize, const MIN: usize = 0>(Needle<'a>);
 
-impl<'a, const MAX: usize> Short<'a, MAX> {
-    /// `None` for a key longer than `MAX`.
+impl<'a, const MAX: usize, const MIN: usize> Short<'a, MAX, MIN> {
+    /// `None` for a key shorter than `MIN` or longer than `MAX`.
     #[inline(always)]
-    pub fn new(n: Needle<'a>) -> Option<Short<'a, MAX>> {
-        const { assert!(MAX <= crate::hash::SHORT) };
-        (n.key().len() <= MAX).then_some(Short(n))
+    pub fn new(n: Needle<'a>) -> Option<Short<'a, MAX, MIN>> {
+        const { assert!(MIN <= MAX && MAX <= crate::hash::SHORT) };
+        (MIN..=MAX).contains(&n.key().len()).then_some(Short(n))
     }
 
-    /// The key's bytes, of at most `MAX`: telling the compiler lets it drop
-    /// the code for longer keys (XXH3's long-input path, `memcmp`).
+    /// The key's bytes, of `MIN` to `MAX`: telling the compiler lets it
+    /// drop the code for other lengths (XXH3's long-input path, `memcmp`
+    /// for short keys; the straight-line compares for long ones).
     #[inline(always)]
     fn key(&self) -> &'a [u8] {
         let k = self.0.key();
-        if k.len() > MAX {
+        if k.len() > MAX || k.len() < MIN {
             // SAFETY: `new` checked the length.
             unsafe { core::hint::unreachable_unchecked() }
         }
@@ -254,10 +258,14 @@ impl<'a, const MAX: usize> Short<'a, MAX> {
     }
 }
 
-impl<const MAX: usize> Key for Short<'_, MAX> {
+impl<const MAX: usize, const MIN: usize> Key for Short<'_, MAX, MIN> {
     #[inline(always)]
     fn hash(&self, seed: u64) -> u64 {
-        crate::hash::hash(seed, self.key())
+        if MIN > 16 {
+            crate::hash::hash_mid(seed, self.key())
+        } else {
+            crate::hash::hash(seed, self.key())
+        }
     }
 
     #[inline(always)]
