@@ -241,6 +241,29 @@ unsafe fn get_longer(
     }
 }
 
+/// `slate_take_bytes` (and `slate_delete_bytes`, with a NULL `value`) for
+/// a key longer than [`LONGER`] bytes, as `get_longer` is for lookups.
+///
+/// # Safety
+/// As for `slate_take_bytes`.
+#[inline(never)]
+unsafe fn take_longer(
+    map: *mut slate_s,
+    key: *const c_void,
+    len: u32,
+    value: *mut *mut c_void,
+) -> c_int {
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, len: u32, value: *mut *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        match unsafe { bytes_key(key, len) }.map(Short::<SHORT, { LONGER + 1 }>::new) {
+            // SAFETY: the caller's guarantees.
+            Ok(Some(longer)) => unsafe { take(map, longer, value) },
+            // SAFETY: the caller's guarantees.
+            _ => unsafe { take_bytes(map, bytes_key(key, len), value) },
+        }
+    })
+}
+
 /// The map to modify and the key, or the error to return.
 ///
 /// # Safety
@@ -501,6 +524,10 @@ pub unsafe extern "C" fn slate_delete_bytes(
     key: *const c_void,
     key_length: u32,
 ) -> c_int {
+    if key_length > LONGER as u32 {
+        // SAFETY: the caller's guarantees.
+        return unsafe { take_longer(map, key, key_length, ptr::null_mut()) };
+    }
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32) {
         // SAFETY: the caller's guarantees.
         unsafe { take_bytes(map, bytes_key(key, key_length), ptr::null_mut()) }
@@ -727,6 +754,10 @@ pub unsafe extern "C" fn slate_take_bytes(
     key_length: u32,
     value: *mut *mut c_void,
 ) -> c_int {
+    if key_length > LONGER as u32 {
+        // SAFETY: the caller's guarantees.
+        return unsafe { take_longer(map, key, key_length, value) };
+    }
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut *mut c_void) {
         // SAFETY: the caller's guarantees.
         unsafe { take_bytes(map, bytes_key(key, key_length), value) }
