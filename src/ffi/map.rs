@@ -5,7 +5,8 @@ use core::mem::{align_of, size_of};
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::key::{int_of_bytes, IntKey, Key, Needle, INT_LEN, TAG_I64, TAG_U64};
+use crate::hash::SHORT;
+use crate::key::{int_of_bytes, IntKey, Key, Needle, Short, INT_LEN, TAG_I64, TAG_U64};
 use crate::map::{GetOrInsert, Iter, Map, Placed, Set, Upsert};
 use crate::Error;
 
@@ -204,6 +205,63 @@ unsafe fn get_bytes(
     };
     // SAFETY: the caller's guarantees.
     code(unsafe { read(map) }.and_then(|m| m.get_bytes_guarded::<Guarded>(n, store)))
+}
+
+/// Byte keys longer than this leave the `_bytes` shims first thing, for
+/// an out-of-line path of their own (see `get_longer`).
+const LONGER: usize = 32;
+
+/// `slate_get_bytes` for a key longer than [`LONGER`] bytes, called by the
+/// shim before it saves any register: the key's pointer and length arrive
+/// in registers and the call is the shim's last, so short keys keep their
+/// own small shim and long keys pay for one function's entry and exit. A
+/// key of up to [`SHORT`] bytes is looked up as `Short<SHORT, 33>`, whose
+/// bounds drop every short-key branch from the hash and the compare; a
+/// longer one takes `get_bytes` (hashed under the guard).
+///
+/// # Safety
+/// As for `slate_get_bytes`.
+#[inline(never)]
+unsafe fn get_longer(
+    map: *const slate_s,
+    key: *const c_void,
+    len: u32,
+    value: *mut *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    let n = match unsafe { bytes_key(key, len) } {
+        Ok(n) => n,
+        Err(e) => return e as c_int,
+    };
+    match Short::<SHORT, { LONGER + 1 }>::new(n) {
+        // SAFETY: the caller's guarantees.
+        Some(longer) => unsafe { lookup(map, longer, value) },
+        // SAFETY: the caller's guarantees.
+        None => unsafe { get_bytes(map, Ok(n), value) },
+    }
+}
+
+/// `slate_take_bytes` (and `slate_delete_bytes`, with a NULL `value`) for
+/// a key longer than [`LONGER`] bytes, as `get_longer` is for lookups.
+///
+/// # Safety
+/// As for `slate_take_bytes`.
+#[inline(never)]
+unsafe fn take_longer(
+    map: *mut slate_s,
+    key: *const c_void,
+    len: u32,
+    value: *mut *mut c_void,
+) -> c_int {
+    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, len: u32, value: *mut *mut c_void) {
+        // SAFETY: the caller's guarantees.
+        match unsafe { bytes_key(key, len) }.map(Short::<SHORT, { LONGER + 1 }>::new) {
+            // SAFETY: the caller's guarantees.
+            Ok(Some(longer)) => unsafe { take(map, longer, value) },
+            // SAFETY: the caller's guarantees.
+            _ => unsafe { take_bytes(map, bytes_key(key, len), value) },
+        }
+    })
 }
 
 /// The map to modify and the key, or the error to return.
@@ -449,6 +507,10 @@ pub unsafe extern "C" fn slate_get_bytes(
     key_length: u32,
     value: *mut *mut c_void,
 ) -> c_int {
+    if key_length > LONGER as u32 {
+        // SAFETY: the caller's guarantees.
+        return unsafe { get_longer(map, key, key_length, value) };
+    }
     // SAFETY: the caller's guarantees.
     unsafe { get_bytes(map, bytes_key(key, key_length), value) }
 }
@@ -463,6 +525,10 @@ pub unsafe extern "C" fn slate_delete_bytes(
     key: *const c_void,
     key_length: u32,
 ) -> c_int {
+    if key_length > LONGER as u32 {
+        // SAFETY: the caller's guarantees.
+        return unsafe { take_longer(map, key, key_length, ptr::null_mut()) };
+    }
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32) {
         // SAFETY: the caller's guarantees.
         unsafe { take_bytes(map, bytes_key(key, key_length), ptr::null_mut()) }
@@ -689,6 +755,10 @@ pub unsafe extern "C" fn slate_take_bytes(
     key_length: u32,
     value: *mut *mut c_void,
 ) -> c_int {
+    if key_length > LONGER as u32 {
+        // SAFETY: the caller's guarantees.
+        return unsafe { take_longer(map, key, key_length, value) };
+    }
     unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut *mut c_void) {
         // SAFETY: the caller's guarantees.
         unsafe { take_bytes(map, bytes_key(key, key_length), value) }

@@ -170,6 +170,55 @@ unsafe fn eq_rest(p: *const u8, key: &[u8]) -> bool {
     }
 }
 
+/// Whether the `n` bytes at `p` equal the `n` at `k`, for `n` of 33 to 128
+/// (the keys of `Short<SHORT, 33>`): their first and last 32 bytes, then
+/// 16 more from either end for each further 32 bytes of length (as XXH3
+/// reads them), 16-byte compares in SSE2 registers, with no call, so a
+/// probe loop around it keeps its state in registers. Elsewhere than on
+/// x86-64, `memcmp`.
+///
+/// # Safety
+/// `p` and `k` point to `n` readable bytes; `32 < n <= 128`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn eq_33_to_128(p: *const u8, k: *const u8, n: usize) -> bool {
+    use core::arch::x86_64::{_mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
+    debug_assert!(n > 32 && n <= crate::hash::SHORT);
+    // SAFETY (all the loads): 16 bytes at offsets `i` with
+    // `0 <= i <= n - 16`, inside both keys; SSE2 is part of x86-64.
+    let eq = |i: usize| unsafe {
+        _mm_cmpeq_epi8(
+            _mm_loadu_si128(p.add(i).cast()),
+            _mm_loadu_si128(k.add(i).cast()),
+        )
+    };
+    // SAFETY: SSE2 is part of x86-64.
+    unsafe {
+        let mut all = _mm_and_si128(
+            _mm_and_si128(eq(0), eq(16)),
+            _mm_and_si128(eq(n - 32), eq(n - 16)),
+        );
+        if n > 64 {
+            all = _mm_and_si128(all, _mm_and_si128(eq(32), eq(n - 48)));
+            if n > 96 {
+                all = _mm_and_si128(all, _mm_and_si128(eq(48), eq(n - 64)));
+            }
+        }
+        _mm_movemask_epi8(all) == 0xFFFF
+    }
+}
+
+/// `eq_33_to_128` elsewhere than on x86-64.
+///
+/// # Safety
+/// `p` and `k` point to `n` readable bytes.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+unsafe fn eq_33_to_128(p: *const u8, k: *const u8, n: usize) -> bool {
+    // SAFETY: the caller's guarantee.
+    unsafe { core::slice::from_raw_parts(p, n) == core::slice::from_raw_parts(k, n) }
+}
+
 impl Key for Needle<'_> {
     #[inline(always)]
     fn hash(&self, seed: u64) -> u64 {
@@ -224,29 +273,33 @@ impl Key for Needle<'_> {
     }
 }
 
-/// A byte key of at most `MAX` bytes, `MAX` no more than
+/// A byte key of `MIN` to `MAX` bytes, `MAX` no more than
 /// [`crate::hash::SHORT`]: hashing it stays on XXH3's short-input paths,
 /// which compile without any panic path, so a lookup of it needs no
 /// unwinding guard. Lookups and deletes take keys of up to 32 bytes as
 /// `Short<32>`, whose comparison is straight-line code: a probe loop
-/// without a `memcmp` call keeps its state in registers.
+/// without a `memcmp` call keeps its state in registers. The C layer takes
+/// longer ones as `Short<SHORT, 33>` on a path of their own, where the
+/// bounds drop the code for shorter keys (XXH3's paths for up to 32 bytes,
+/// the inline compares and the inline repr).
 #[derive(Clone, Copy)]
-pub struct Short<'a, const MAX: usize>(Needle<'a>);
+pub struct Short<'a, const MAX: usize, const MIN: usize = 0>(Needle<'a>);
 
-impl<'a, const MAX: usize> Short<'a, MAX> {
-    /// `None` for a key longer than `MAX`.
+impl<'a, const MAX: usize, const MIN: usize> Short<'a, MAX, MIN> {
+    /// `None` for a key shorter than `MIN` or longer than `MAX`.
     #[inline(always)]
-    pub fn new(n: Needle<'a>) -> Option<Short<'a, MAX>> {
-        const { assert!(MAX <= crate::hash::SHORT) };
-        (n.key().len() <= MAX).then_some(Short(n))
+    pub fn new(n: Needle<'a>) -> Option<Short<'a, MAX, MIN>> {
+        const { assert!(MIN <= MAX && MAX <= crate::hash::SHORT) };
+        (MIN..=MAX).contains(&n.key().len()).then_some(Short(n))
     }
 
-    /// The key's bytes, of at most `MAX`: telling the compiler lets it drop
-    /// the code for longer keys (XXH3's long-input path, `memcmp`).
+    /// The key's bytes, of `MIN` to `MAX`: telling the compiler lets it
+    /// drop the code for other lengths (XXH3's long-input path, `memcmp`
+    /// for short keys; the straight-line compares for long ones).
     #[inline(always)]
     fn key(&self) -> &'a [u8] {
         let k = self.0.key();
-        if k.len() > MAX {
+        if k.len() > MAX || k.len() < MIN {
             // SAFETY: `new` checked the length.
             unsafe { core::hint::unreachable_unchecked() }
         }
@@ -254,10 +307,14 @@ impl<'a, const MAX: usize> Short<'a, MAX> {
     }
 }
 
-impl<const MAX: usize> Key for Short<'_, MAX> {
+impl<const MAX: usize, const MIN: usize> Key for Short<'_, MAX, MIN> {
     #[inline(always)]
     fn hash(&self, seed: u64) -> u64 {
-        crate::hash::hash(seed, self.key())
+        if MIN > 16 {
+            crate::hash::hash_mid(seed, self.key())
+        } else {
+            crate::hash::hash(seed, self.key())
+        }
     }
 
     #[inline(always)]
@@ -265,8 +322,16 @@ impl<const MAX: usize> Key for Short<'_, MAX> {
         if slot.word0_le() != self.0.w0 {
             return false;
         }
-        // SAFETY: as in `Needle::matches`.
-        unsafe { eq_rest(slot.bytes_ptr(), self.key()) }
+        let k = self.key();
+        // SAFETY: as in `Needle::matches`; with `MIN > 32` and
+        // `MAX <= SHORT` the key has 33 to 128 bytes.
+        unsafe {
+            if MIN > 32 && MAX <= crate::hash::SHORT {
+                eq_33_to_128(slot.bytes_ptr(), k.as_ptr(), k.len())
+            } else {
+                eq_rest(slot.bytes_ptr(), k)
+            }
+        }
     }
 
     #[inline]
@@ -290,6 +355,25 @@ impl<const MAX: usize> Key for Short<'_, MAX> {
 mod tests {
     use super::*;
     use crate::key::{int_bytes, TAG_I64, TAG_U64};
+
+    #[test]
+    fn long_compare_reads_every_byte() {
+        let a: Vec<u8> = (0..128u8).map(|i| i.wrapping_mul(37) ^ 0x5A).collect();
+        for n in 33..=128 {
+            let mut b = a[..n].to_vec();
+            // SAFETY: both have `n` bytes; 32 < n <= 128.
+            assert!(unsafe { eq_33_to_128(a.as_ptr(), b.as_ptr(), n) }, "n {n}");
+            for j in 0..n {
+                b[j] ^= 1;
+                // SAFETY: as above.
+                assert!(
+                    !unsafe { eq_33_to_128(a.as_ptr(), b.as_ptr(), n) },
+                    "n {n} j {j}"
+                );
+                b[j] ^= 1;
+            }
+        }
+    }
 
     #[test]
     fn int_key_is_its_byte_encoding() {

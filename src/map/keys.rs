@@ -10,6 +10,12 @@
 //! 129 ..        Needle        may call memcmp           XXH3 long path
 //! ```
 //!
+//! The C layer's `_bytes` lookups, deletes and takes send keys of more
+//! than 32 bytes down a path of their own before anything else (`ffi/
+//! map.rs`, `get_longer`): there keys of 33 to 128 bytes are
+//! `Short<128, 33>`, compared in 16-byte pieces with no call and hashed by
+//! [`crate::hash::hash_mid`], and longer ones come here.
+//!
 //! Keys of up to 32 bytes have a probe loop with no call in it, so its
 //! state stays in registers (lookups and deletes; inserts keep one loop
 //! for every short key). Only two pieces of a
