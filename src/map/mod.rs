@@ -38,7 +38,7 @@ use core::ptr;
 use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
 use crate::key::{Key, KeyRepr};
-use crate::layout::{kind_of, on_layout, General, Int, Kind, Layout};
+use crate::layout::{kind_of, on_layout, General, Int, IntSlot, Kind, Layout};
 use crate::probe::{Lookup, Search, Typed, Vacancy};
 use crate::seed::map_seed as fresh_seed;
 use crate::table::Table;
@@ -213,6 +213,16 @@ unsafe fn look_in<const PREFETCH: bool, K: Key, R>(
         }
     }
     look_cold(m, *n, done)
+}
+
+/// What [`Map::int_first`] found: the key's hash, its table's kind and
+/// typed table, the first group of its probe and that group's search.
+struct IntFirst<'t> {
+    hash: u64,
+    kind: Kind,
+    table: Typed<'t, Int>,
+    group: usize,
+    search: Search<IntSlot>,
 }
 
 /// What a set or get-or-insert does with a key it found in slot `s`.
@@ -506,6 +516,42 @@ impl Map {
         })
     }
 
+    /// The first step of the integer keys' fast paths ([`Map::upsert_first`],
+    /// [`Map::take_first`]): the key's hash, its table (its kind, and the
+    /// table seen in the integer layout), and the search of the first group
+    /// of its probe. `Err` (with
+    /// the hash, if the map has tables) when the map is empty or the table
+    /// is not of the key's kind.
+    ///
+    /// # Safety
+    /// The typed table is used only while the map's tables stay as they
+    /// are (its lifetime is the caller's to keep).
+    #[inline(always)]
+    unsafe fn int_first<'t, const PREFETCH: bool>(
+        &self,
+        n: &impl Key,
+    ) -> Result<IntFirst<'t>, Option<u64>> {
+        if self.mode == Mode::Empty {
+            return Err(None);
+        }
+        let h = self.hash(n);
+        let e = self.entry_for(h);
+        let Some(eq) = Int::matcher(e.kind, n) else {
+            return Err(Some(h));
+        };
+        // SAFETY: the entry of a live table of this map, in the integer
+        // layout (its kind is the key's); the caller keeps it live.
+        let t = unsafe { Typed::<Int>::from_groups(e.groups, e.mask) };
+        let (group, search) = t.search_first::<PREFETCH>(h, eq);
+        Ok(IntFirst {
+            hash: h,
+            kind: e.kind,
+            table: t,
+            group,
+            search,
+        })
+    }
+
     /// The fast path of an integer key's set or get-or-insert: in a table
     /// of the key's own kind, the key found in the first group of its
     /// probe, or stored in that group's first empty slot while the table
@@ -518,26 +564,23 @@ impl Map {
         n: &impl Key,
         value: *mut c_void,
     ) -> Result<U::Out, Option<u64>> {
-        if self.mode == Mode::Empty {
-            return Err(None);
-        }
-        let h = self.hash(n);
-        let e = self.entry_for(h);
-        let Some(eq) = Int::matcher(e.kind, n) else {
-            return Err(Some(h));
-        };
-        // SAFETY: the entry of a live table of this map, in the integer
-        // layout (its kind is the key's); `self` is borrowed uniquely.
-        let mut t = unsafe { Typed::<Int>::from_groups(e.groups, e.mask) };
-        match t.search_first::<false>(h, eq) {
-            (_, Search::Found(_, s)) => Ok(found::<Int, U>(s, value)),
-            (group, Search::Absent(slot)) if t.table().growth_left() > 0 => {
+        // SAFETY: `t` is used only below, where the map's tables stay.
+        let IntFirst {
+            hash: h,
+            kind,
+            table: mut t,
+            group,
+            search,
+        } = unsafe { self.int_first::<false>(n)? };
+        match search {
+            Search::Found(_, s) => Ok(found::<Int, U>(s, value)),
+            Search::Absent(slot) if t.table().growth_left() > 0 => {
                 let v = Vacancy {
                     group,
                     slot,
                     reuse: false,
                 };
-                match self.fill::<Int, U>(&mut t, e.kind, v, h, n, None, value) {
+                match self.fill::<Int, U>(&mut t, kind, v, h, n, None, value) {
                     Tried::Done(r) => Ok(r),
                     _ => Err(Some(h)),
                 }
@@ -648,24 +691,22 @@ impl Map {
     /// [`Map::remove_hashed`] must do it.
     #[inline(always)]
     pub(super) fn take_first(&mut self, n: &impl Key) -> Result<Option<*mut c_void>, Option<u64>> {
-        if self.mode == Mode::Empty {
-            return Err(None);
-        }
-        let h = self.hash(n);
-        let e = self.entry_for(h);
-        let Some(eq) = Int::matcher(e.kind, n) else {
-            return Err(Some(h));
+        // SAFETY: `t` is used only below, where the map's tables stay.
+        let IntFirst {
+            hash: h,
+            table: mut t,
+            group: g,
+            search,
+            ..
+        } = unsafe {
+            if self.global_depth >= PREFETCH_DEPTH {
+                self.int_first::<true>(n)?
+            } else {
+                self.int_first::<false>(n)?
+            }
         };
-        // SAFETY: the entry of a live table of this map, in the integer
-        // layout (its kind is the key's); `self` is borrowed uniquely.
-        let mut t = unsafe { Typed::<Int>::from_groups(e.groups, e.mask) };
-        let first = if self.global_depth >= PREFETCH_DEPTH {
-            t.search_first::<true>(h, eq)
-        } else {
-            t.search_first::<false>(h, eq)
-        };
-        match first {
-            (g, Search::Found(i, s)) if self.len > 1 => {
+        match search {
+            Search::Found(i, s) if self.len > 1 => {
                 // SAFETY: a full slot of the table; an integer key owns
                 // nothing to release.
                 let value = Int::value(unsafe { &*s });
@@ -674,7 +715,7 @@ impl Map {
                 self.bump_epoch();
                 Ok(Some(value))
             }
-            (_, Search::Absent(_)) => Ok(None),
+            Search::Absent(_) => Ok(None),
             _ => Err(Some(h)),
         }
     }
