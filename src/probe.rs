@@ -10,9 +10,10 @@
 //! table (1 KiB at 1024 slots) stay in the caches while the slots do not.
 //!
 //! [`Typed`], a table seen in its slot layout, holds the one step of every
-//! probe ([`Typed::search`]: one group), the probe loop that runs it
-//! (lookups, deletes, takes, inserts; single integer-key lookups run the
-//! first group inline and the rest in `get_further`), and the operations
+//! probe ([`Typed::search`]: one group), the one probe loop that runs it
+//! (`Typed::probe_from`: lookups, deletes, takes, inserts; single
+//! integer-key lookups search the first group inline and run the loop
+//! from the second in `get_further`), and the operations
 //! that read or write slots: `find_or_vacant`, `insert_at`, `place`,
 //! `walk` and `move_into`. The table's header (`table.rs`) keeps
 //! the counters and the control words.
@@ -213,18 +214,28 @@ impl<'a, L: Layout> Typed<'a, L> {
         self.probe::<PREFETCH>(hash, eq).map(|(g, i, _)| (g, i))
     }
 
-    /// [`Typed::find`], with the slot's address: the one probe loop, a
-    /// [`Typed::search`] of each group along the probe.
+    /// [`Typed::find`], with the slot's address.
     #[inline(always)]
     fn probe<const PREFETCH: bool>(
         &self,
         hash: u64,
         eq: impl Fn(&L::Slot) -> bool,
     ) -> Option<(usize, usize, *mut L::Slot)> {
-        let mut p = Probe::new(hash, self.mask);
-        let h2 = h2(hash);
+        self.probe_from::<PREFETCH>(Probe::new(hash, self.mask), h2(hash), &eq)
+    }
+
+    /// The one probe loop: a [`Typed::search`] of each group from where
+    /// `p` stands to the end of the probe, for the key whose fingerprint
+    /// is `h2`.
+    #[inline(always)]
+    fn probe_from<const PREFETCH: bool>(
+        &self,
+        mut p: Probe,
+        h2: u8,
+        eq: &impl Fn(&L::Slot) -> bool,
+    ) -> Option<(usize, usize, *mut L::Slot)> {
         loop {
-            match self.search::<PREFETCH>(p.offset, h2, &eq) {
+            match self.search::<PREFETCH>(p.offset, h2, eq) {
                 Search::Found(i, s) => return Some((p.offset, i, s)),
                 Search::Absent(_) => return None,
                 Search::Further => {}
@@ -322,8 +333,7 @@ impl<'a, L: Layout> Typed<'a, L> {
                     .map(|(_, _, s)| value_of::<L>(s)),
             );
         }
-        let g = Probe::new(hash, self.mask).offset;
-        match self.search::<PREFETCH>(g, h2(hash), &eq) {
+        match self.search_first::<PREFETCH>(hash, &eq).1 {
             Search::Found(_, s) => done(Some(value_of::<L>(s))),
             Search::Absent(_) => done(None),
             Search::Further => get_further::<L, PREFETCH, R>(self.table, hash, eq, done),
@@ -494,15 +504,12 @@ fn get_further<L: Layout, const PREFETCH: bool, R>(
     // SAFETY: the live table `Typed::get` was called on, in its layout.
     let t = unsafe { Typed::<L>::of(table) };
     let mut p = Probe::new(hash, t.mask);
-    let h2 = h2(hash);
-    while p.next() {
-        match t.search::<PREFETCH>(p.offset, h2, &eq) {
-            Search::Found(_, s) => return done(Some(value_of::<L>(s))),
-            Search::Absent(_) => break,
-            Search::Further => {}
-        }
-    }
-    done(None)
+    let found = if p.next() {
+        t.probe_from::<PREFETCH>(p, h2(hash), &eq)
+    } else {
+        None
+    };
+    done(found.map(|(_, _, s)| value_of::<L>(s)))
 }
 
 #[cfg(test)]

@@ -204,7 +204,10 @@ unsafe fn get_bytes(
         }
     };
     // SAFETY: the caller's guarantees.
-    code(unsafe { read(map) }.and_then(|m| m.get_bytes_guarded::<Guarded>(n, store)))
+    match unsafe { read(map) } {
+        Ok(m) => code(m.get_bytes_guarded::<Guarded>(n, store)),
+        Err(e) => e as c_int,
+    }
 }
 
 /// Byte keys longer than this leave the `_bytes` shims first thing, for
