@@ -101,6 +101,38 @@ fn avalanche(mut acc: u64) -> u64 {
 const FLIP1: u64 = 0x6782_737b_ea42_39b9;
 const FLIP2: u64 = 0xaf56_bc3b_0996_523a;
 
+/// A map's hash seed as the map keeps it: the XXH3 seed plus [`FLIP1`],
+/// the sum the integer hash mixes into a key's first word, so that hashing
+/// an integer adds no constant for it (every other use of the seed adds a
+/// constant anyway, which absorbs the offset). 0 in a zero-filled map,
+/// which has no seed yet; a drawn seed is never that.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Seed(u64);
+
+impl Seed {
+    /// A fresh, unpredictable seed (see `crate::seed`).
+    pub fn drawn() -> Seed {
+        Seed(crate::seed::map_seed())
+    }
+
+    /// The XXH3 seed `seed`, as a caller pins it.
+    pub fn pinned(seed: u64) -> Seed {
+        Seed(seed.wrapping_add(FLIP1))
+    }
+
+    /// The XXH3 seed.
+    #[inline(always)]
+    pub fn get(self) -> u64 {
+        self.0.wrapping_sub(FLIP1)
+    }
+
+    /// Whether this is a zero-filled map's (no seed yet).
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+}
+
 /// The hash of an integer key's 10-byte encoding `[0x00, tag, v0 .. v7]`,
 /// computed from `tag` and `v` without building the bytes: XXH3-64's path
 /// for 9 to 16 bytes, which reads the first 8 bytes (`tag << 8 | v << 16`)

@@ -189,6 +189,11 @@
 //! new key. One text serves both; the set's machine code does not carry
 //! the entry's work.
 //!
+//! The map keeps its seed plus the constant that XXH3 adds to it for the
+//! first word of a 9-to-16-byte input (`hash::Seed`): an integer key's
+//! hash then spends no instruction on it, and the other inputs' constants
+//! absorb the difference.
+//!
 //! # Growth
 //!
 //! When an insert finds `growth_left == 0`, only that table is rebuilt: in

@@ -21,7 +21,8 @@
 //! which a process of a million maps meets with probability about 2^-25;
 //! two maps sharing a seed only hash alike. A seed costs one SipHash of
 //! one block and no system call. A seed is never 0, which marks a
-//! zero-filled map that has no seed yet.
+//! zero-filled map that has no seed yet. (A map keeps the value drawn as
+//! its `hash::Seed` word: the XXH3 seed is that word less a constant.)
 //!
 //! # Slotmap generations
 //!

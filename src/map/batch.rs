@@ -198,7 +198,7 @@ impl Map {
         let dir = self.dir();
         for i in 0..count {
             let k = key(i);
-            let v = match k.batch_hash(self.seed) {
+            let v = match k.batch_hash(self.seed.get()) {
                 // SAFETY: the entry of a live table of this map, for this
                 // key's hash.
                 Some(h) => unsafe { k.probe(dir.entry(self.index(h)), h) },
@@ -238,7 +238,7 @@ impl Map {
                 if K::KEEP {
                     keys[i % CHUNK].write(k);
                 }
-                if let Some(h) = k.batch_hash(self.seed) {
+                if let Some(h) = k.batch_hash(self.seed.get()) {
                     hashes[i % CHUNK] = h;
                     hashed |= 1 << i;
                     if far {

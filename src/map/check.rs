@@ -233,9 +233,9 @@ fn check_table(map: &Map, n: usize, t: &Table, dir: Option<&Directory>) -> Resul
         // SAFETY: full slots hold live keys (what this checks is their
         // placement, not their memory).
         let bytes = unsafe { slot.key.bytes() };
-        let h = hash::hash(map.seed, bytes);
+        let h = hash::hash(map.seed.get(), bytes);
         // SAFETY: as above.
-        if unsafe { t.hash_at(map.seed, g, i) } != h {
+        if unsafe { t.hash_at(map.seed.get(), g, i) } != h {
             fail!("table {n}: group {g} slot {i}: the table hashes its key differently");
         }
         if h2(h) != t.ctrl(g).get(i) {

@@ -90,7 +90,7 @@ impl Map {
         let new = Table::new(&self.alloc, SLOTS, 0, kind)?;
         // SAFETY: both tables are live; `tp` is freed once its entries moved.
         unsafe {
-            (*tp).move_into(self.seed, |_| new);
+            (*tp).move_into(self.seed.get(), |_| new);
             Table::free(tp, &self.alloc);
         }
         self.root = new.cast();
@@ -112,7 +112,7 @@ impl Map {
         // SAFETY: `new` is live and sized for `t`'s entries; after the
         // move, `tp` is no longer referenced by the directory.
         unsafe {
-            t.move_into(self.seed, |_| new);
+            t.move_into(self.seed.get(), |_| new);
             dir.replace(tp, new);
             Table::free(tp, &self.alloc);
         }
@@ -134,7 +134,7 @@ impl Map {
         };
         // SAFETY: both tables are live; `tp` is freed once its entries moved.
         unsafe {
-            (*tp).move_into(self.seed, |_| new);
+            (*tp).move_into(self.seed.get(), |_| new);
             Table::free(tp, &self.alloc);
         }
         // SAFETY: `new` is live.
@@ -185,7 +185,7 @@ impl Map {
         let bit = 1u64 << (63 - depth);
         // SAFETY: `left` and `right` are live, each with room for all of
         // `t`'s entries.
-        unsafe { (*tp).move_into(self.seed, |h| if h & bit == 0 { left } else { right }) };
+        unsafe { (*tp).move_into(self.seed.get(), |h| if h & bit == 0 { left } else { right }) };
         let mut dir = self.dir();
         if let Some(mut bigger) = bigger {
             // SAFETY: every entry of the old directory is a live table; the

@@ -4,6 +4,7 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::Directory;
+use crate::hash::Seed;
 use crate::table::Table;
 use crate::Error;
 
@@ -64,7 +65,7 @@ impl Map {
         if self.mode != Mode::Empty {
             return Err(Error::Invalid);
         }
-        self.seed = seed;
+        self.seed = Seed::pinned(seed);
         self.pinned = 1;
         Ok(())
     }

@@ -37,10 +37,10 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
+use crate::hash::Seed;
 use crate::key::{Key, KeyRepr};
 use crate::layout::{kind_of, on_layout, General, Int, IntSlot, Kind, Layout};
 use crate::probe::{Lookup, Search, Typed, Vacancy};
-use crate::seed::map_seed as fresh_seed;
 use crate::table::Table;
 use crate::Error;
 
@@ -57,7 +57,7 @@ enum Mode {
 #[repr(C)]
 pub struct Map {
     len: u64,
-    seed: u64,
+    seed: Seed,
     /// Small: the table. Directory: the array of table pointers.
     root: *mut u8,
     global_depth: u8,
@@ -261,7 +261,7 @@ impl Map {
     pub fn new(alloc: Allocator) -> Map {
         Map {
             len: 0,
-            seed: fresh_seed(),
+            seed: Seed::drawn(),
             root: ptr::null_mut(),
             global_depth: 0,
             mode: Mode::Empty,
@@ -304,7 +304,7 @@ impl Map {
 
     #[inline]
     fn hash(&self, n: &impl Key) -> u64 {
-        n.hash(self.seed)
+        n.hash(self.seed.get())
     }
 
     /// Sets the global depth (and the lookups' shift with it).
@@ -638,7 +638,7 @@ impl Map {
     /// calls it first.
     fn ensure_seed(&mut self) {
         if self.unseeded() {
-            self.seed = fresh_seed();
+            self.seed = Seed::drawn();
         }
         self.ensure_id();
     }
@@ -655,15 +655,15 @@ impl Map {
     }
 
     /// Whether the map has no seed yet (a pinned seed may be 0).
-    fn unseeded(&self) -> bool {
-        self.seed == 0 && self.pinned == 0
+    pub(super) fn unseeded(&self) -> bool {
+        self.seed.is_none() && self.pinned == 0
     }
 
     /// A map left empty takes a fresh seed, unless its seed is pinned
     /// (drawing the first seed of the process reads OS entropy).
     pub fn reseed(&mut self) {
         if self.pinned == 0 {
-            self.seed = fresh_seed();
+            self.seed = Seed::drawn();
         }
     }
 

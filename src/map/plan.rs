@@ -5,9 +5,9 @@ use core::ptr;
 
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::SLOTS;
+use crate::hash::Seed;
 use crate::layout::{on_layout, Kind, Layout};
 use crate::probe::Typed;
-use crate::seed::map_seed as fresh_seed;
 use crate::table::{max_load, Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 
@@ -102,7 +102,7 @@ impl Map {
         // An unseeded map is empty: seeding it changes no entry's hash. The
         // seed is kept only if the rebuild succeeds.
         let seed = if self.unseeded() {
-            fresh_seed()
+            Seed::drawn()
         } else {
             self.seed
         };
@@ -121,7 +121,7 @@ impl Map {
         fresh.shape(plan, self.common_kind())?;
         for tp in self.tables() {
             // SAFETY: live tables of the old structure.
-            let (kind, seed) = (unsafe { (*tp).kind() }, self.seed);
+            let (kind, seed) = (unsafe { (*tp).kind() }, self.seed.get());
             let mut failed = None;
             // SAFETY: a live table in its kind's layout, only read; full
             // slots hold live keys.

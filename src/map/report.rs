@@ -48,7 +48,8 @@ impl Map {
     pub fn info(&self) -> Info {
         let mut out = Info {
             length: self.len,
-            seed: self.seed,
+            // 0 for a map that has no seed yet (a zero-filled one).
+            seed: if self.unseeded() { 0 } else { self.seed.get() },
             small: self.mode == Mode::Small,
             ..Info::default()
         };

@@ -177,7 +177,7 @@ fn mean_probe(m: &Map, keys: &[Vec<u8>]) -> f64 {
     let mut total = 0;
     for k in keys {
         let n = Needle::bytes(k);
-        let h = n.hash(m.seed);
+        let h = n.hash(m.seed.get());
         // SAFETY: a live table of the map.
         let t = unsafe { &*m.table_for(h) };
         let (g, _) = t.find_key(h, &n).expect("the key is in the map");
@@ -209,7 +209,7 @@ fn flooding_keys_hurt_only_the_seed_they_were_made_for() {
         i += 1;
     }
     let mut attacked = Map::new(Allocator::default());
-    attacked.seed = SEED;
+    attacked.seed = crate::hash::Seed::pinned(SEED);
     let mut own = Map::new(Allocator::default());
     for k in &keys {
         attacked.set(&Needle::bytes(k), v(1)).unwrap();
