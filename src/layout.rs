@@ -57,6 +57,45 @@ impl Kind {
     }
 }
 
+/// The kind every table of a map has, where the map knows it: a lookup
+/// whose key's kind it names takes its table's groups from the directory
+/// entry without reading the table's kind. [`Uniform::Unknown`] (0, as in
+/// a zero-filled map) while the map has no tables, and once a table of a
+/// map of several tables took another kind, until the map is rebuilt
+/// whole or emptied (see `Map::took_kind`).
+#[repr(u8)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Uniform {
+    Unknown = 0,
+    I64 = TAG_I64,
+    U64 = TAG_U64,
+    Bytes = 3,
+}
+
+impl Uniform {
+    /// The tables a lookup of `n` takes inline: an integer key's own
+    /// kind's; general ones for a byte key (which they hold whatever it
+    /// encodes).
+    #[inline(always)]
+    pub fn usual<K: Key>(n: &K) -> Uniform {
+        if K::INT {
+            Uniform::of(kind_of(n))
+        } else {
+            Uniform::Bytes
+        }
+    }
+
+    /// Every table has `kind`.
+    #[inline(always)]
+    pub fn of(kind: Kind) -> Uniform {
+        match kind {
+            Kind::Bytes => Uniform::Bytes,
+            Kind::I64 => Uniform::I64,
+            Kind::U64 => Uniform::U64,
+        }
+    }
+}
+
 /// The kind of table a key calls for: its tag if it is an integer key.
 #[inline(always)]
 pub fn kind_of(n: &impl Key) -> Kind {

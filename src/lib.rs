@@ -79,7 +79,12 @@
 //! memory allows. `slate_reserve` on an empty map cannot know the keys, so
 //! it sizes general tables, and each turns integer in place when its first
 //! integer key arrives. `slate_compact` picks each layout from the keys
-//! the map holds. A walk shows a key of an integer table as its 10 bytes,
+//! the map holds. The map keeps the kind that all its tables have, when
+//! they have one (`layout::Uniform`; unknown while it has no tables): a
+//! lookup compares it with its key's once, and then reads no table's kind
+//! and needs no test for an empty map. Growth keeps a table's kind; a
+//! table that changes kind has the directory read up to its first entry
+//! of another kind. A walk shows a key of an integer table as its 10 bytes,
 //! from a buffer that lives for the callback's call. See [`layout`] and
 //! [`table`].
 //!
@@ -96,18 +101,19 @@
 //! The path of `slate_get_u64` reads top-down in three files: the C shim
 //! (`ffi/map.rs`: the map pointer checked, the key built, and the closure
 //! that stores the value and makes the return code), the map's lookup
-//! (`map/mod.rs`: `Map::look` hashes the key and reads the directory
-//! entry, `look_in` picks the layout), and the probe (`probe.rs`:
-//! `Typed::get`). There is one text of the probe: `Typed::search`, one
-//! group's step (found, absent, or go on), which the probe loop runs for
+//! (`map/mod.rs`: `Map::look` checks the map's uniform kind, hashes the
+//! key and reads the directory entry, `look_in` takes the key's layout),
+//! and the probe (`probe.rs`: `Typed::get`). There is one text of the
+//! probe: `Typed::search`, one group's step (found, absent, or go on),
+//! which the probe loop (`Typed::probe_from`) runs for
 //! inserts, deletes, takes, batches and string lookups, and which a
 //! single integer-key lookup (and set or get-or-insert) runs inline for
 //! the first group only. The constants `PREFETCH` (request the slots with
 //! the control word) and `PEEL` (first group inline, the rest out of line)
 //! specialise it where the machine code must differ. A lookup hands its
 //! result to the caller's closure, and every path that leaves the inlined
-//! code (a probe past the first group, a table of the layout a key type
-//! rarely meets, an empty map) calls the closure itself, so that it is a
+//! code (a probe past the first group, a map whose tables are not all of
+//! the key's layout, an empty map) calls the closure itself, so that it is a
 //! tail call and the common path keeps few values in registers.
 //!
 //! A table stores its control words as one dense array, its slots after

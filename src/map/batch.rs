@@ -178,7 +178,7 @@ impl Map {
         if self.mode == Mode::Empty {
             (0..count).for_each(|i| found(i, None));
             Ok(())
-        } else if self.global_depth >= PREFETCH_DEPTH {
+        } else if self.global_depth() >= PREFETCH_DEPTH {
             self.stages::<G, K>(count, key, found)
         } else {
             self.one_by_one::<G, K>(count, key, found)
@@ -218,7 +218,7 @@ impl Map {
         mut found: impl FnMut(usize, Option<*mut c_void>),
     ) -> Result<(), Error> {
         let dir = self.dir();
-        let far = self.global_depth >= DIRECTORY_DEPTH;
+        let far = self.global_depth() >= DIRECTORY_DEPTH;
         let mut start = 0;
         while start < count {
             let n = (count - start).min(CHUNK);

@@ -25,7 +25,7 @@ use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::{DELETED, EMPTY, SLOTS};
 use crate::hash::{self, h2};
 use crate::key::Needle;
-use crate::layout::{slot_bytes, Kind};
+use crate::layout::{slot_bytes, Kind, Uniform};
 use crate::map::{Map, Mode};
 use crate::table::{max_load, Table, MAX_CAPACITY};
 
@@ -95,19 +95,25 @@ impl Map {
                     fail!("small map: capacity {} is not one group", t.capacity());
                 }
                 // Lookups read the table as a directory of depth 0.
-                if self.global_depth != 0 {
-                    fail!("small map: global depth {}", self.global_depth);
+                if self.shift != 63 {
+                    fail!("small map: shift {}", self.shift);
                 }
                 check_table(self, 0, t, None)?
             }
             Mode::Dir => self.check_directory()?,
         };
-        if self.mode != Mode::Empty && self.shift != 63 - self.global_depth {
-            fail!(
-                "shift {} for global depth {}",
-                self.shift,
-                self.global_depth
-            );
+        // Lookups that find their key's kind in `uniform` read no table's.
+        if self.uniform != Uniform::Unknown {
+            if self.mode == Mode::Empty {
+                fail!("empty map with tables of kind {:?}", self.uniform);
+            }
+            for tp in self.tables() {
+                // SAFETY: a live table of this map.
+                let kind = unsafe { (*tp).kind() };
+                if Uniform::of(kind) != self.uniform {
+                    fail!("a table of kind {kind:?} in a map of {:?}", self.uniform);
+                }
+            }
         }
         if used != self.len {
             fail!("map length {} but tables hold {}", self.len, used);

@@ -18,6 +18,7 @@ impl Map {
         self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
         self.mode = Mode::Small;
         self.set_depth(0);
+        self.took_kind(kind);
         self.ensure_seed();
         Ok(())
     }
@@ -31,20 +32,22 @@ impl Map {
     /// split. Everything is allocated before anything changes, so a failure
     /// leaves the map as it was, layout included.
     pub(super) fn make_room(&mut self, tp: *mut Table, key_kind: Kind) -> Result<(), Error> {
-        self.change_table(tp, key_kind)?;
+        let kind = self.change_table(tp, key_kind)?;
+        self.took_kind(kind);
         // Entries may have moved (even if the insert fails after this):
         // cursors are stale.
         self.bump_epoch();
         Ok(())
     }
 
-    /// `make_room`, but for telling cursors.
-    fn change_table(&mut self, tp: *mut Table, key_kind: Kind) -> Result<(), Error> {
+    /// `make_room`, but for telling cursors and `uniform`: the kind the
+    /// table (or the tables replacing it) now has.
+    fn change_table(&mut self, tp: *mut Table, key_kind: Kind) -> Result<Kind, Error> {
         // SAFETY: `tp` is a live table of this map.
         let t = unsafe { &*tp };
         if t.used() == 0 && t.kind() != key_kind && t.fits(key_kind) {
             self.rekind(tp, key_kind);
-            return Ok(());
+            return Ok(key_kind);
         }
         let kind = if t.kind() == Kind::Bytes || t.kind() == key_kind {
             t.kind()
@@ -53,20 +56,20 @@ impl Map {
         };
         let capacity = t.capacity() as usize;
         let full = t.growth_left() == 0;
-        if self.mode == Mode::Small {
-            return if full {
+        let made = if self.mode == Mode::Small {
+            if full {
                 self.small_to_directory(kind)
             } else {
                 self.rebuild_small(tp, kind)
-            };
-        }
-        if !full || t.tombstones() * 10 >= capacity {
+            }
+        } else if !full || t.tombstones() * 10 >= capacity {
             self.rebuild_table(tp, capacity, kind)
         } else if capacity < MAX_CAPACITY {
             self.rebuild_table(tp, capacity * 2, kind)
         } else {
             self.split(tp, kind)
-        }
+        };
+        made.map(|()| kind)
     }
 
     /// Switches the empty table `tp` to `kind`'s layout, which it has room
@@ -153,7 +156,7 @@ impl Map {
         // across that.
         // SAFETY: `tp` is a live table of this map.
         let depth = unsafe { (*tp).local_depth() };
-        let global = self.global_depth as u32;
+        let global = self.global_depth() as u32;
         if depth == global && global >= MAX_DEPTH {
             return Err(Error::Full);
         }
@@ -196,7 +199,7 @@ impl Map {
             }
             dir = bigger;
             self.root = dir.array.cast();
-            self.set_depth(self.global_depth + 1);
+            self.set_depth(self.global_depth() + 1);
         }
         // SAFETY: `tp` is still live (freed below).
         let first = unsafe { (*tp).index() } as usize;

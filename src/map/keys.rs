@@ -173,7 +173,7 @@ impl Map {
         }
         match self.upsert_first::<U>(n, value) {
             Ok(out) => done(Ok(out)),
-            Err(h) => upsert_rest::<G, U, K, R>(self, *n, value, h.unwrap_or(0), done),
+            Err(h) => upsert_rest::<G, U, K, R>(self, *n, value, h, done),
         }
     }
 
@@ -254,7 +254,7 @@ impl Map {
         match self.take_first(n) {
             Ok(Some(value)) => done(Ok(value)),
             Ok(None) => done(Err(Error::NotFound)),
-            Err(h) => take_rest::<G, K, R>(self, *n, h.unwrap_or(0), done),
+            Err(h) => take_rest::<G, K, R>(self, *n, h, done),
         }
     }
 

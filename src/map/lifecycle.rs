@@ -5,6 +5,7 @@ use core::ptr;
 use crate::alloc::Allocator;
 use crate::directory::Directory;
 use crate::hash::Seed;
+use crate::layout::Uniform;
 use crate::table::Table;
 use crate::Error;
 
@@ -46,6 +47,7 @@ impl Map {
         }
         self.root = ptr::null_mut();
         self.mode = Mode::Empty;
+        self.uniform = Uniform::Unknown;
         self.set_depth(0);
     }
 
@@ -97,7 +99,7 @@ impl Map {
             len: self.len,
             seed: self.seed,
             root: ptr::null_mut(),
-            global_depth: self.global_depth,
+            uniform: self.uniform,
             mode: self.mode,
             pinned: self.pinned,
             shift: self.shift,

@@ -39,7 +39,7 @@ use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
 use crate::hash::Seed;
 use crate::key::{Key, KeyRepr};
-use crate::layout::{kind_of, on_layout, General, Int, IntSlot, Kind, Layout};
+use crate::layout::{kind_of, on_layout, General, Int, IntSlot, Kind, Layout, Uniform};
 use crate::probe::{Lookup, Search, Typed, Vacancy};
 use crate::table::Table;
 use crate::Error;
@@ -60,14 +60,16 @@ pub struct Map {
     seed: Seed,
     /// Small: the table. Directory: the array of table pointers.
     root: *mut u8,
-    global_depth: u8,
+    /// The kind of every table, where known: what a lookup checks instead
+    /// of the map's mode and its table's kind.
+    uniform: Uniform,
     mode: Mode,
     /// 1 when the seed is the caller's (`slate_pin_seed`): kept when the
     /// map empties, clears or is freed.
     pinned: u8,
-    /// `63 - global_depth` (0 in a zero-filled, empty map): how far a
-    /// lookup shifts `hash >> 1` for its directory index (see `index`).
-    /// Set with the depth, by `set_depth`.
+    /// `63 - global_depth` (0 in a zero-filled, empty map), which it
+    /// holds: how far a lookup shifts `hash >> 1` for its directory index
+    /// (see `index`). Set by `set_depth`.
     shift: u8,
     /// Bumped by every change that makes cursors stale (see `cursor.rs`).
     epoch: u32,
@@ -181,14 +183,12 @@ pub(super) unsafe fn get_in<K: Key>(e: directory::Entry, h: u64, n: &K) -> Optio
 /// A single lookup from the directory entry `e` of the hash `h`: the probe
 /// of the layout the key type usually meets (integer keys: the integer
 /// layout of their own kind; byte keys: the general layout) inline, any
-/// other case out of line ([`look_cold`]). An integer key tries the
-/// integer layout first: the one compare of its tag with the kind tells
-/// both the layout and that the table may hold the key. `PREFETCH`: each
-/// group's slots are requested with its control word (large maps; see
-/// [`Typed::get`]).
+/// other case out of line ([`look_cold`]). `PREFETCH`: each group's slots
+/// are requested with its control word (large maps; see [`Typed::get`]).
 ///
 /// # Safety
-/// `e` is the live entry of `m`'s directory for `h`.
+/// `e` is the live entry of `m`'s directory for `h`, and the table's kind
+/// is the key's own ([`Map::look`] checked `uniform`).
 #[inline(always)]
 unsafe fn look_in<const PREFETCH: bool, K: Key, R>(
     m: &Map,
@@ -197,19 +197,19 @@ unsafe fn look_in<const PREFETCH: bool, K: Key, R>(
     n: &K,
     done: impl FnOnce(Option<*mut c_void>) -> R,
 ) -> R {
+    let kind = if K::INT { kind_of(n) } else { Kind::Bytes };
+    debug_assert_eq!(e.kind, kind);
     // SAFETY (both): the caller's guarantee, in the layout the kind
     // names; only read.
     unsafe {
         if K::INT {
-            if let Some(eq) = Int::matcher(e.kind, n) {
+            if let Some(eq) = Int::matcher(kind, n) {
                 return Typed::<Int>::from_groups(e.groups, e.mask)
                     .get::<PREFETCH, true, _>(h, eq, done);
             }
-        } else if e.kind == Kind::Bytes {
-            if let Some(eq) = General::matcher(e.kind, n) {
-                let t = Typed::<General>::from_groups(e.groups, e.mask);
-                return t.get::<PREFETCH, false, _>(h, eq, done);
-            }
+        } else if let Some(eq) = General::matcher(kind, n) {
+            let t = Typed::<General>::from_groups(e.groups, e.mask);
+            return t.get::<PREFETCH, false, _>(h, eq, done);
         }
     }
     look_cold(m, *n, done)
@@ -235,24 +235,18 @@ fn found<L: Layout, U: Upsert>(s: *mut L::Slot, value: *mut c_void) -> U::Out {
     U::placed(L::value_ptr(s), false)
 }
 
-/// `done(None)` for a lookup in an empty map, out of line, as the other
-/// paths that leave the common lookup are (see [`Map::look`]).
-#[cold]
-#[inline(never)]
-fn absent<R>(done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
-    done(None)
-}
-
-/// [`Map::look`] for a key in a table of the layout its type rarely meets
-/// (an integer key in a general table, a byte key that encodes an integer
-/// in an integer table), out of line; it hashes the key again, which keeps
-/// the common lookup from holding its hash across the call.
+/// [`Map::look`] where the map's tables are not all of the key's own kind
+/// (an empty map, an integer key among general tables, a byte key that
+/// encodes an integer among integer tables, tables of several kinds), out
+/// of line.
 #[cold]
 #[inline(never)]
 fn look_cold<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
+    if !m.is_tabled() {
+        return done(None);
+    }
     let h = m.hash(&n);
-    // SAFETY: the entry of a live table (the map is not empty: its caller
-    // read an entry).
+    // SAFETY: the entry of a live table.
     done(unsafe { get_in(m.entry_for(h), h, &n) })
 }
 
@@ -263,7 +257,7 @@ impl Map {
             len: 0,
             seed: Seed::drawn(),
             root: ptr::null_mut(),
-            global_depth: 0,
+            uniform: Uniform::Unknown,
             mode: Mode::Empty,
             pinned: 0,
             shift: 63,
@@ -298,7 +292,8 @@ impl Map {
     pub(crate) fn dir(&self) -> Directory {
         Directory {
             array: self.root.cast(),
-            depth: self.global_depth as u32,
+            // `global_depth`, read as a lookup reads it.
+            depth: (63 - self.shift) as u32,
         }
     }
 
@@ -307,11 +302,47 @@ impl Map {
         n.hash(self.seed.get())
     }
 
-    /// Sets the global depth (and the lookups' shift with it).
+    /// The global depth: 0 in small and empty mode.
+    #[inline(always)]
+    pub(crate) fn global_depth(&self) -> u8 {
+        if self.mode == Mode::Empty {
+            0
+        } else {
+            63 - self.shift
+        }
+    }
+
+    /// Sets the global depth.
     fn set_depth(&mut self, depth: u8) {
         debug_assert!(depth as u32 <= directory::MAX_DEPTH);
-        self.global_depth = depth;
         self.shift = 63 - depth;
+    }
+
+    /// Whether maps of this depth prefetch slots (`PREFETCH_DEPTH`); read
+    /// from the shift, as a lookup reads the depth (any answer in empty
+    /// mode).
+    #[inline(always)]
+    fn prefetches(&self) -> bool {
+        self.shift <= 63 - PREFETCH_DEPTH
+    }
+
+    /// Keeps `uniform` true after a table of the map took `kind`'s layout.
+    /// Growth keeps a table's kind, and costs one compare here; a table
+    /// that changed kind has the directory read, in order, up to the
+    /// first entry of another kind: the whole of it only when every table
+    /// now has `kind` (so a map whose tables turn integer one by one, as
+    /// after a `reserve`, ends uniform again).
+    pub(super) fn took_kind(&mut self, kind: Kind) {
+        if self.uniform == Uniform::of(kind) {
+            return;
+        }
+        let dir = self.dir();
+        let one = self.mode == Mode::Small || (0..dir.entries()).all(|j| dir.entry(j).kind == kind);
+        self.uniform = if one {
+            Uniform::of(kind)
+        } else {
+            Uniform::Unknown
+        };
     }
 
     /// The directory index of a hash (not in empty mode): `Directory::index`
@@ -319,7 +350,6 @@ impl Map {
     #[inline]
     fn index(&self, hash: u64) -> usize {
         debug_assert!(self.mode != Mode::Empty);
-        debug_assert_eq!(self.shift, 63 - self.global_depth);
         let j = ((hash >> 1) >> self.shift) as usize;
         debug_assert_eq!(j, self.dir().index(hash));
         j
@@ -368,8 +398,10 @@ impl Map {
     /// call, and the common lookup keeps few values live.
     #[inline(always)]
     pub fn look<K: Key, R>(&self, n: &K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
-        if self.mode == Mode::Empty {
-            return absent(done);
+        // One compare tells that the map has tables and that they all have
+        // the key's layout.
+        if self.uniform != Uniform::usual::<K>(n) {
+            return look_cold(self, *n, done);
         }
         let h = self.hash(n);
         // From the directory entry straight to the groups: the table's
@@ -377,9 +409,9 @@ impl Map {
         // mode the entry is the table's header (see `dir`). Maps past the
         // caches prefetch slots (`PREFETCH_DEPTH`).
         let e = self.entry_for(h);
-        // SAFETY: the entry of a live table.
+        // SAFETY: the entry of a live table, of the key's kind.
         unsafe {
-            if self.global_depth >= PREFETCH_DEPTH {
+            if self.prefetches() {
                 look_in::<true, K, R>(self, e, h, n, done)
             } else {
                 look_in::<false, K, R>(self, e, h, n, done)
@@ -519,9 +551,8 @@ impl Map {
     /// The first step of the integer keys' fast paths ([`Map::upsert_first`],
     /// [`Map::take_first`]): the key's hash, its table (its kind, and the
     /// table seen in the integer layout), and the search of the first group
-    /// of its probe. `Err` (with
-    /// the hash, if the map has tables) when the map is empty or the table
-    /// is not of the key's kind.
+    /// of its probe. `Err` with the key's hash (any value while the map has
+    /// no tables) unless the map's tables are all of the key's kind.
     ///
     /// # Safety
     /// The typed table is used only while the map's tables stay as they
@@ -530,14 +561,16 @@ impl Map {
     unsafe fn int_first<'t, const PREFETCH: bool>(
         &self,
         n: &impl Key,
-    ) -> Result<IntFirst<'t>, Option<u64>> {
-        if self.mode == Mode::Empty {
-            return Err(None);
-        }
+    ) -> Result<IntFirst<'t>, u64> {
+        let kind = kind_of(n);
         let h = self.hash(n);
+        if self.uniform != Uniform::of(kind) {
+            return Err(h);
+        }
         let e = self.entry_for(h);
-        let Some(eq) = Int::matcher(e.kind, n) else {
-            return Err(Some(h));
+        debug_assert_eq!(e.kind, kind);
+        let Some(eq) = Int::matcher(kind, n) else {
+            return Err(h);
         };
         // SAFETY: the entry of a live table of this map, in the integer
         // layout (its kind is the key's); the caller keeps it live.
@@ -545,7 +578,7 @@ impl Map {
         let (group, search) = t.search_first::<PREFETCH>(h, eq);
         Ok(IntFirst {
             hash: h,
-            kind: e.kind,
+            kind,
             table: t,
             group,
             search,
@@ -556,14 +589,15 @@ impl Map {
     /// of the key's own kind, the key found in the first group of its
     /// probe, or stored in that group's first empty slot while the table
     /// has room (a group with an empty slot holds no tombstone, so that is
-    /// the slot [`Typed::find_or_vacant`] picks). `Err` with the key's hash,
-    /// if the map has tables, when [`Map::insert`] must do it.
+    /// the slot [`Typed::find_or_vacant`] picks). `Err` with the key's hash
+    /// (any value while the map has no tables) when [`Map::insert`] must do
+    /// it.
     #[inline(always)]
     pub(super) fn upsert_first<U: Upsert>(
         &mut self,
         n: &impl Key,
         value: *mut c_void,
-    ) -> Result<U::Out, Option<u64>> {
+    ) -> Result<U::Out, u64> {
         // SAFETY: `t` is used only below, where the map's tables stay.
         let IntFirst {
             hash: h,
@@ -582,10 +616,10 @@ impl Map {
                 };
                 match self.fill::<Int, U>(&mut t, kind, v, h, n, None, value) {
                     Tried::Done(r) => Ok(r),
-                    _ => Err(Some(h)),
+                    _ => Err(h),
                 }
             }
-            _ => Err(Some(h)),
+            _ => Err(h),
         }
     }
 
@@ -687,10 +721,10 @@ impl Map {
     /// own kind, the key found in the first group of its probe and erased
     /// (`Ok(Some(value))`) unless it is the map's last entry (which
     /// reseeds the map, under the caller's guard), or found absent there
-    /// (`Ok(None)`). `Err` with the key's hash, if the map has tables, when
-    /// [`Map::remove_hashed`] must do it.
+    /// (`Ok(None)`). `Err` with the key's hash (any value while the map has no
+    /// tables) when [`Map::remove_hashed`] must do it.
     #[inline(always)]
-    pub(super) fn take_first(&mut self, n: &impl Key) -> Result<Option<*mut c_void>, Option<u64>> {
+    pub(super) fn take_first(&mut self, n: &impl Key) -> Result<Option<*mut c_void>, u64> {
         // SAFETY: `t` is used only below, where the map's tables stay.
         let IntFirst {
             hash: h,
@@ -699,7 +733,7 @@ impl Map {
             search,
             ..
         } = unsafe {
-            if self.global_depth >= PREFETCH_DEPTH {
+            if self.prefetches() {
                 self.int_first::<true>(n)?
             } else {
                 self.int_first::<false>(n)?
@@ -716,7 +750,7 @@ impl Map {
                 Ok(Some(value))
             }
             Search::Absent(_) => Ok(None),
-            _ => Err(Some(h)),
+            _ => Err(h),
         }
     }
 
@@ -729,7 +763,7 @@ impl Map {
         // group's slots, as lookups do (`get`); inserts do not (see
         // BENCHMARKS.md).
         let e = self.entry_for(h);
-        let pf = self.global_depth >= PREFETCH_DEPTH;
+        let pf = self.prefetches();
         let alloc = &self.alloc;
         // SAFETY: the entry of a live table of this map, in its kind's
         // layout; `self` is borrowed uniquely. A found slot's key is live

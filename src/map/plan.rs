@@ -6,7 +6,7 @@ use core::ptr;
 use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::SLOTS;
 use crate::hash::Seed;
-use crate::layout::{on_layout, Kind, Layout};
+use crate::layout::{on_layout, Kind, Layout, Uniform};
 use crate::probe::Typed;
 use crate::table::{max_load, Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
@@ -110,7 +110,7 @@ impl Map {
             len: 0,
             seed,
             root: ptr::null_mut(),
-            global_depth: 0,
+            uniform: Uniform::Unknown,
             mode: Mode::Empty,
             pinned: self.pinned,
             shift: 63,
@@ -148,7 +148,8 @@ impl Map {
         self.seed = seed;
         self.root = fresh.root;
         self.mode = fresh.mode;
-        self.set_depth(fresh.global_depth);
+        self.uniform = fresh.uniform;
+        self.set_depth(fresh.global_depth());
         self.bump_epoch();
         self.ensure_id();
         Ok(())
@@ -199,12 +200,14 @@ impl Map {
                 self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
                 self.mode = Mode::Small;
                 self.set_depth(0);
+                self.uniform = Uniform::of(kind);
             }
             Plan::Tables { depth, capacity } => {
                 let mut dir = Directory::new(&self.alloc, depth)?;
                 self.root = dir.array.cast();
                 self.set_depth(depth as u8);
                 self.mode = Mode::Dir;
+                self.uniform = Uniform::of(kind);
                 for j in 0..dir.entries() {
                     match Table::new(&self.alloc, capacity, depth, kind) {
                         Ok(t) => {
@@ -224,6 +227,7 @@ impl Map {
                             unsafe { dir.free(&self.alloc) };
                             self.root = ptr::null_mut();
                             self.mode = Mode::Empty;
+                            self.uniform = Uniform::Unknown;
                             self.set_depth(0);
                             return Err(e);
                         }

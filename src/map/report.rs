@@ -62,9 +62,9 @@ impl Map {
             out.memory += (t.memory() + t.heap_bytes()) as u64;
         }
         if self.mode == Mode::Dir {
-            out.global_depth = self.global_depth as u32;
-            out.directory = 1 << self.global_depth;
-            out.memory += Directory::bytes(self.global_depth as u32) as u64;
+            out.global_depth = self.global_depth() as u32;
+            out.directory = 1 << self.global_depth();
+            out.memory += Directory::bytes(self.global_depth() as u32) as u64;
         }
         out
     }

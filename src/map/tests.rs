@@ -3,7 +3,7 @@
 use super::plan::Plan;
 use super::*;
 use crate::key::{IntKey, Needle, TAG_I64, TAG_U64};
-use crate::layout::Kind;
+use crate::layout::{Kind, Uniform};
 
 /// A value that is a number, not an address (no provenance for Miri).
 fn v(i: u64) -> *mut c_void {
@@ -28,7 +28,7 @@ fn lifecycle() {
         }
     }
     m.check().unwrap();
-    assert!(m.global_depth >= 1, "no split happened");
+    assert!(m.global_depth() >= 1, "no split happened");
     for i in (0..n).step_by(3) {
         m.delete(&IntKey::new(TAG_U64, i)).unwrap();
     }
@@ -67,28 +67,36 @@ fn kinds(m: &Map) -> Vec<Kind> {
 /// Tables take the layout of their keys: integer tables for one integer
 /// kind, turned general one table at a time when another key arrives;
 /// an empty general table (after `reserve`, or emptied) turns integer
-/// in place; `compact` picks the layout from the keys.
+/// in place; `compact` picks the layout from the keys. The map knows
+/// when every table has one kind (`uniform`), also once tables turned one
+/// by one.
 #[test]
 fn tables_take_the_layout_of_their_keys() {
     let n = if cfg!(miri) { 2_000 } else { 10_000 };
     let mut m = Map::new(Allocator::default());
+    assert_eq!(m.uniform, Uniform::Unknown);
     m.set(&IntKey::new(TAG_U64, 0), v(1)).unwrap();
     assert_eq!(kinds(&m), [Kind::U64]);
+    assert_eq!(m.uniform, Uniform::U64);
     // Small mode: a string turns the single group general.
     m.set(&Needle::bytes(b"text"), v(2)).unwrap();
     assert_eq!(kinds(&m), [Kind::Bytes]);
+    assert_eq!(m.uniform, Uniform::Bytes);
     assert_eq!(m.get(&IntKey::new(TAG_U64, 0)), Some(v(1)));
     m.free();
+    assert_eq!(m.uniform, Uniform::Unknown);
 
     for i in 0..n {
         m.set(&IntKey::new(TAG_U64, i), v(i)).unwrap();
     }
     let tables = kinds(&m).len();
     assert!(tables >= 2 && kinds(&m).iter().all(|&k| k == Kind::U64));
+    assert_eq!(m.uniform, Uniform::U64);
     // An i64 key turns exactly its own table general.
     m.set(&IntKey::new(TAG_I64, 7), v(7)).unwrap();
     let general = kinds(&m).iter().filter(|&&k| k == Kind::Bytes).count();
     assert_eq!((kinds(&m).len(), general), (tables, 1));
+    assert_eq!(m.uniform, Uniform::Unknown);
     m.check().unwrap();
     for i in 0..n {
         assert_eq!(m.get(&IntKey::new(TAG_U64, i)), Some(v(i)));
@@ -99,6 +107,7 @@ fn tables_take_the_layout_of_their_keys() {
     m.compact().unwrap();
     m.check().unwrap();
     assert!(kinds(&m).iter().all(|&k| k == Kind::U64));
+    assert_eq!(m.uniform, Uniform::U64);
     // An emptied integer table takes a string by turning general.
     m.clear();
     m.set(&Needle::bytes(b"text"), v(2)).unwrap();
@@ -110,6 +119,7 @@ fn tables_take_the_layout_of_their_keys() {
     // turn each one integer in place as it takes its first key.
     m.reserve(n).unwrap();
     assert!(kinds(&m).iter().all(|&k| k == Kind::Bytes));
+    assert_eq!(m.uniform, Uniform::Bytes);
     let before = m.tables().collect::<Vec<_>>();
     for i in 0..n {
         m.set(&IntKey::new(TAG_I64, i), v(i)).unwrap();
@@ -120,6 +130,7 @@ fn tables_take_the_layout_of_their_keys() {
         "reserve did not hold"
     );
     assert!(kinds(&m).iter().all(|&k| k == Kind::I64));
+    assert_eq!(m.uniform, Uniform::I64);
     m.check().unwrap();
     // Emptied, those tables take strings in place too (their memory
     // was sized for the general layout). One key stays, so the map
@@ -135,6 +146,7 @@ fn tables_take_the_layout_of_their_keys() {
     let after = m.tables().collect::<Vec<_>>();
     let moved = before.iter().zip(&after).filter(|(a, b)| a != b).count();
     assert!(moved <= 1, "{moved} tables reallocated");
+    assert_eq!(m.uniform, Uniform::Bytes);
     assert_eq!(m.get(&IntKey::new(TAG_I64, 0)), Some(v(0)));
     m.check().unwrap();
     m.free();
@@ -149,7 +161,7 @@ fn tables_take_the_layout_of_their_keys() {
 fn large_map_lookups_prefetch() {
     let mut m = Map::new(Allocator::default());
     let mut n = 0u64;
-    while m.global_depth < PREFETCH_DEPTH {
+    while m.global_depth() < PREFETCH_DEPTH {
         m.set(&IntKey::new(TAG_U64, n), v(n + 1)).unwrap();
         n += 1;
     }
@@ -162,7 +174,7 @@ fn large_map_lookups_prefetch() {
         assert!(m.remove(&IntKey::new(TAG_U64, i)).is_ok());
         assert_eq!(m.remove(&IntKey::new(TAG_U64, n + i)), Err(Error::NotFound));
     }
-    assert!(m.global_depth >= PREFETCH_DEPTH);
+    assert!(m.global_depth() >= PREFETCH_DEPTH);
     assert_eq!(m.len, n / 2);
     for i in 0..n {
         let want = (i % 2 == 1).then(|| v(i + 1));
