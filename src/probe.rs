@@ -336,7 +336,7 @@ impl<'a, L: Layout> Typed<'a, L> {
         match self.search_first::<PREFETCH>(hash, &eq).1 {
             Search::Found(_, s) => done(Some(value_of::<L>(s))),
             Search::Absent(_) => done(None),
-            Search::Further => get_further::<L, PREFETCH, R>(self.table, hash, eq, done),
+            Search::Further => get_further::<L, PREFETCH, R>(self.groups, hash, eq, done),
         }
     }
 
@@ -492,17 +492,22 @@ fn value_of<L: Layout>(s: *mut L::Slot) -> *mut c_void {
 }
 
 /// [`Typed::get`] past the first group: the rest of the probe for `hash`
-/// in `table`. (It reads the groups and mask from the table's header, so
-/// that the inlined first group need not keep them for the call.)
+/// in the table whose groups start at `groups`. (It reads the group mask
+/// from the table's header, so that the inlined first group need not keep
+/// it for the call.)
 #[inline(never)]
 fn get_further<L: Layout, const PREFETCH: bool, R>(
-    table: *mut Table,
+    groups: *mut u8,
     hash: u64,
     eq: impl Fn(&L::Slot) -> bool,
     done: impl FnOnce(Option<*mut c_void>) -> R,
 ) -> R {
-    // SAFETY: the live table `Typed::get` was called on, in its layout.
-    let t = unsafe { Typed::<L>::of(table) };
+    // SAFETY: the groups of the live table `Typed::get` was called on, in
+    // its layout; its header precedes them.
+    let t = unsafe {
+        let mask = (*groups.cast::<Table>().wrapping_sub(1)).mask();
+        Typed::<L>::from_groups(groups, mask)
+    };
     let mut p = Probe::new(hash, t.mask);
     let found = if p.next() {
         t.probe_from::<PREFETCH>(p, h2(hash), &eq)
