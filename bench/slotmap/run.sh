@@ -71,6 +71,7 @@
 #   bench/slotmap/run.sh --rounds 9      # or ROUNDS=9 bench/slotmap/run.sh
 #   bench/slotmap/run.sh --sizes "1000 50000" --reps 20
 #   bench/slotmap/run.sh --no-build      # reuse the binaries of the last build
+#   bench/slotmap/run.sh --build-only    # build the section's programs, run nothing
 #   bench/slotmap/run.sh --section slotmap   # the slotmap section alone
 #   bench/slotmap/run.sh --section sparse    # the sparse-set section alone
 #   bench/slotmap/run.sh --sparse-only       # the same
@@ -98,6 +99,7 @@ rounds=${ROUNDS:-5}
 reps=${REPS:-}
 sizes="1000 100000 1000000"
 do_build=1
+build_only=0
 section=all
 rounds_set=0
 [[ -n ${ROUNDS:-} ]] && rounds_set=1
@@ -120,6 +122,7 @@ while (($#)); do
         --sizes) sizes=${2:?}; shift ;;
         --sizes=*) sizes=${1#*=} ;;
         --no-build) do_build=0 ;;
+        --build-only) build_only=1 ;;
         --section) section=${2:?}; shift ;;
         --section=*) section=${1#*=} ;;
         --sparse-only) section=sparse ;;
@@ -196,6 +199,8 @@ if ((do_build)); then
         echo "run.sh: $LTO_CC / ld.$LTO_LD not found: slate-lto skipped" >&2
     fi
 fi
+
+((build_only)) && exit 0
 
 # See "Memory" above; an empty GLIBC_TUNABLES keeps glibc's defaults.
 export GLIBC_TUNABLES=${GLIBC_TUNABLES-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296}
