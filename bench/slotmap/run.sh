@@ -38,7 +38,12 @@
 # slotmap_sparse_get_many, 64 keys a call, beside get), contains, iterate
 # (the dense rows), join (a set of every entity with one of 10% of them:
 # slotmap_join; shipyard's own (&a, &b).iter(); the SecondaryMaps walk the
-# smaller and get in the larger; ns per key of the smaller set) and erase.
+# smaller and get in the larger; ns per key of the smaller set), iterate10
+# (the Rust peers only, informational, no target: the join's smaller set
+# walked, an iteration where 10% of the entities have the component, which
+# for SecondaryMap is a walk of N slots, 1 in 10 occupied; ns per element
+# found. slate's walk of a set's dense rows is its iterate loop whatever
+# share of the entities the set holds) and erase.
 # A table of medians with slate's ratio to each peer's same phase, then
 # the issue's targets (issue 23):
 #
@@ -387,9 +392,10 @@ if ((do_sparse)); then
     echo "  slate: slotmap_sparse_* through the C ABI, libslate.a, gcc -O2; slate-lto: the same with $LTO_CC -O2 -flto=thin $LTO_INLINE (cross-language LTO)"
     echo "  SecondaryMap/SparseSecondaryMap: slotmap crate, keyed by a SlotMap's keys; shipyard: the ECS's component storages; native Rust (LTO)"
     echo "  get_many: slotmap_sparse_get_many, 64 keys a call, ns per key (its ratios: to each peer's get); join: ns per key of the smaller set (10% of N)"
+    echo "  iterate10 (Rust peers only, no target): the join's smaller set walked (10% of the entities have the component), ns per element"
     echo
 
-    awk -v phases="set get get_many contains iterate join erase" -v sizes="$sizes" "$awk_common"'
+    awk -v phases="set get get_many contains iterate join iterate10 erase" -v sizes="$sizes" "$awk_common"'
     function m(impl, ph, n) { return median(impl SUBSEP ph SUBSEP n) }
     END {
         np = split(phases, P, " ")
