@@ -38,7 +38,12 @@
 # slotmap_sparse_get_many, 64 keys a call, beside get), contains, iterate
 # (the dense rows), join (a set of every entity with one of 10% of them:
 # slotmap_join; shipyard's own (&a, &b).iter(); the SecondaryMaps walk the
-# smaller and get in the larger; ns per key of the smaller set) and erase.
+# smaller and get in the larger; ns per key of the smaller set), iterate10
+# (the Rust peers only, informational, no target: the join's smaller set
+# walked, an iteration where 10% of the entities have the component, which
+# for SecondaryMap is a walk of N slots, 1 in 10 occupied; ns per element
+# found. slate's walk of a set's dense rows is its iterate loop whatever
+# share of the entities the set holds) and erase.
 # A table of medians with slate's ratio to each peer's same phase, then
 # the issue's targets (issue 23):
 #
@@ -71,6 +76,7 @@
 #   bench/slotmap/run.sh --rounds 9      # or ROUNDS=9 bench/slotmap/run.sh
 #   bench/slotmap/run.sh --sizes "1000 50000" --reps 20
 #   bench/slotmap/run.sh --no-build      # reuse the binaries of the last build
+#   bench/slotmap/run.sh --build-only    # build the section's programs, run nothing
 #   bench/slotmap/run.sh --section slotmap   # the slotmap section alone
 #   bench/slotmap/run.sh --section sparse    # the sparse-set section alone
 #   bench/slotmap/run.sh --sparse-only       # the same
@@ -98,6 +104,7 @@ rounds=${ROUNDS:-5}
 reps=${REPS:-}
 sizes="1000 100000 1000000"
 do_build=1
+build_only=0
 section=all
 rounds_set=0
 [[ -n ${ROUNDS:-} ]] && rounds_set=1
@@ -120,6 +127,7 @@ while (($#)); do
         --sizes) sizes=${2:?}; shift ;;
         --sizes=*) sizes=${1#*=} ;;
         --no-build) do_build=0 ;;
+        --build-only) build_only=1 ;;
         --section) section=${2:?}; shift ;;
         --section=*) section=${1#*=} ;;
         --sparse-only) section=sparse ;;
@@ -196,6 +204,8 @@ if ((do_build)); then
         echo "run.sh: $LTO_CC / ld.$LTO_LD not found: slate-lto skipped" >&2
     fi
 fi
+
+((build_only)) && exit 0
 
 # See "Memory" above; an empty GLIBC_TUNABLES keeps glibc's defaults.
 export GLIBC_TUNABLES=${GLIBC_TUNABLES-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296}
@@ -382,9 +392,10 @@ if ((do_sparse)); then
     echo "  slate: slotmap_sparse_* through the C ABI, libslate.a, gcc -O2; slate-lto: the same with $LTO_CC -O2 -flto=thin $LTO_INLINE (cross-language LTO)"
     echo "  SecondaryMap/SparseSecondaryMap: slotmap crate, keyed by a SlotMap's keys; shipyard: the ECS's component storages; native Rust (LTO)"
     echo "  get_many: slotmap_sparse_get_many, 64 keys a call, ns per key (its ratios: to each peer's get); join: ns per key of the smaller set (10% of N)"
+    echo "  iterate10 (Rust peers only, no target): the join's smaller set walked (10% of the entities have the component), ns per element"
     echo
 
-    awk -v phases="set get get_many contains iterate join erase" -v sizes="$sizes" "$awk_common"'
+    awk -v phases="set get get_many contains iterate join iterate10 erase" -v sizes="$sizes" "$awk_common"'
     function m(impl, ph, n) { return median(impl SUBSEP ph SUBSEP n) }
     END {
         np = split(phases, P, " ")
