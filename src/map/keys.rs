@@ -118,11 +118,15 @@ impl Map {
         }
     }
 
-    /// `get`, giving the value to `found`.
+    /// `get`, giving the value to `found`. Through [`Map::look`], so that
+    /// each of its paths ends in its own copy of this work rather than
+    /// merging their results first.
     #[inline(always)]
     pub fn get_then(&self, n: &impl Key, found: impl FnOnce(*mut c_void)) -> Result<(), Error> {
-        found(self.get(n).ok_or(Error::NotFound)?);
-        Ok(())
+        self.look(n, |value| {
+            found(value.ok_or(Error::NotFound)?);
+            Ok(())
+        })
     }
 
     /// `get_bytes_guarded` for a key longer than 32 bytes. Given the key's
