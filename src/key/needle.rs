@@ -93,8 +93,8 @@ impl Key for IntKey {
 }
 
 /// A key being looked up: its bytes. The slot word it must match first is
-/// built where the key's length class is known ([`Short`]), or for each
-/// probe (a key over [`crate::hash::SHORT`] bytes).
+/// built where the key's length class is known ([`Short`]), or by the
+/// compare itself (a key over [`crate::hash::SHORT`] bytes).
 ///
 /// Built in registers, without copying the key: lookups hash the caller's
 /// bytes where they are and compare words.

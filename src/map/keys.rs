@@ -11,9 +11,9 @@
 //! 129 ..        Needle          may call memcmp         XXH3 long path
 //! ```
 //!
-//! Lookups take the two classes of up to 32 bytes apart (deletes and
-//! inserts take every key of up to 32 bytes as `Short<32>`, inserts every
-//! short key as `Short<128>`): the bounds drop from each class's code the
+//! Lookups take the two classes of up to 32 bytes apart (deletes take
+//! every key of up to 32 bytes as `Short<32>`, inserts every key of up to
+//! 128 bytes as `Short<128>`): the bounds drop from each class's code the
 //! other's hash paths and compares, and from the class of 17 to 32 bytes
 //! every branch of its key's first word.
 //!
