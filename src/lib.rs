@@ -125,10 +125,12 @@
 //! A lookup never copies its key: it builds the repr's first word (length
 //! and first 4 bytes) from the caller's bytes, hashes the bytes in place,
 //! and compares the rest by overlapping loads from both ends rather than
-//! by `memcmp`. Keys of up to 32 bytes have a probe loop of their own with
-//! no call in it, so its state stays in registers; an inline key of 17 to
-//! 28 bytes compares in three 8-byte loads, its first 4 bytes having been
-//! matched with the first word.
+//! by `memcmp`. Keys of up to 16 and of 17 to 32 bytes each have a probe
+//! loop of their own with no call in it, so its state stays in registers,
+//! and neither carries the other's hash paths or compares; the first word
+//! of a key of 17 to 32 bytes is one load. An inline key of 17 to 28 bytes
+//! compares in three 8-byte loads, its first 4 bytes having been matched
+//! with the first word.
 //!
 //! Each directory entry carries its table's group count, group mask and
 //! slot layout, so a probe starts from the entry and the cache misses on

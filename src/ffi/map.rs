@@ -106,17 +106,27 @@ pub struct slate_table_info_s {
     pub int_keys: u32,
 }
 
+/// A NUL-terminated string's bytes (of any length).
+///
+/// # Safety
+/// `key` is NULL or a NUL-terminated string.
+#[inline]
+unsafe fn string_bytes<'a>(key: *const c_char) -> Result<&'a [u8], Error> {
+    if key.is_null() {
+        return Err(Error::Invalid);
+    }
+    // SAFETY: the caller's guarantee.
+    Ok(unsafe { CStr::from_ptr(key) }.to_bytes())
+}
+
 /// A NUL-terminated string key.
 ///
 /// # Safety
 /// `key` is NULL or a NUL-terminated string.
 #[inline]
 unsafe fn string_key<'a>(key: *const c_char) -> Result<Needle<'a>, Error> {
-    if key.is_null() {
-        return Err(Error::Invalid);
-    }
     // SAFETY: the caller's guarantee.
-    let bytes = unsafe { CStr::from_ptr(key) }.to_bytes();
+    let bytes = unsafe { string_bytes(key)? };
     if u32::try_from(bytes.len()).is_err() {
         return Err(Error::Full);
     }
@@ -214,13 +224,14 @@ unsafe fn get_bytes(
 /// an out-of-line path of their own (see `get_longer`).
 const LONGER: usize = 32;
 
-/// `slate_get_bytes` for a key longer than [`LONGER`] bytes, called by the
-/// shim before it saves any register: the key's pointer and length arrive
-/// in registers and the call is the shim's last, so short keys keep their
-/// own small shim and long keys pay for one function's entry and exit. A
-/// key of up to [`SHORT`] bytes is looked up as `Short<SHORT, 33>`, whose
-/// bounds drop every short-key branch from the hash and the compare; a
-/// longer one takes `get_bytes` (hashed under the guard).
+/// `slate_get_bytes` (and `slate_get`) for a key longer than [`LONGER`]
+/// bytes, called by the shim before it saves any register (`slate_get`:
+/// once it has the length): the key's pointer and length arrive in
+/// registers and the call is the shim's last, so short keys keep their own
+/// small shim and long keys pay for one function's entry and exit. A key of
+/// up to [`SHORT`] bytes is looked up as `Short<SHORT, 33>`, whose bounds
+/// drop every short-key branch from the hash and the compare; a longer one
+/// takes `get_bytes` (hashed under the guard).
 ///
 /// # Safety
 /// As for `slate_get_bytes`.
@@ -461,7 +472,21 @@ pub unsafe extern "C" fn slate_get(
     value: *mut *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    unsafe { get_bytes(map, string_key(key), value) }
+    let bytes = match unsafe { string_bytes(key) } {
+        Ok(bytes) => bytes,
+        Err(e) => return e as c_int,
+    };
+    if bytes.len() > LONGER {
+        // A string of 4 GiB or more is found on this path only, so the
+        // short keys' path has no test for it.
+        let Ok(len) = u32::try_from(bytes.len()) else {
+            return Error::Full as c_int;
+        };
+        // SAFETY: the caller's guarantees; `bytes` is the key's.
+        return unsafe { get_longer(map, bytes.as_ptr().cast(), len, value) };
+    }
+    // SAFETY: the caller's guarantees.
+    unsafe { get_bytes(map, Ok(Needle::bytes(bytes)), value) }
 }
 
 /// Removes `key` and frees the map's copy of it. Memory of the table is

@@ -92,14 +92,14 @@ impl Key for IntKey {
     }
 }
 
-/// A key being looked up: the slot word it must match first, and its bytes.
+/// A key being looked up: its bytes. The slot word it must match first is
+/// built where the key's length class is known ([`Short`]), or by the
+/// compare itself (a key over [`crate::hash::SHORT`] bytes).
 ///
 /// Built in registers, without copying the key: lookups hash the caller's
 /// bytes where they are and compare words.
 #[derive(Clone, Copy)]
 pub struct Needle<'a> {
-    /// The slot's first word: length, and the key's first four bytes.
-    pub(super) w0: u64,
     /// The key's bytes, kept as a pointer and a 32-bit length rather than
     /// a slice: when a needle goes through memory (to a probe that is not
     /// inlined), the compiler stores a slice's length, known to fit in 32
@@ -115,7 +115,6 @@ impl<'a> Needle<'a> {
     #[inline(always)]
     pub fn bytes(key: &'a [u8]) -> Needle<'a> {
         Needle {
-            w0: head_word(key),
             ptr: key.as_ptr(),
             len: key.len() as u32,
             _key: PhantomData,
@@ -227,7 +226,7 @@ impl Key for Needle<'_> {
 
     #[inline(always)]
     unsafe fn matches(&self, slot: &KeyRepr) -> bool {
-        if slot.word0_le() != self.w0 {
+        if slot.word0_le() != head_word(self.key()) {
             return false;
         }
         // SAFETY: equal first words: the slot holds a key of this length,
@@ -269,28 +268,41 @@ impl Key for Needle<'_> {
         if self.len as usize != INT_LEN {
             return None;
         }
-        int_of_words(self.w0, load_le(self.key().get(4..).unwrap_or(&[])))
+        let key = self.key();
+        int_of_words(head_word(key), load_le(key.get(4..).unwrap_or(&[])))
     }
 }
 
 /// A byte key of `MIN` to `MAX` bytes, `MAX` no more than
 /// [`crate::hash::SHORT`]: hashing it stays on XXH3's short-input paths,
 /// which compile without any panic path, so a lookup of it needs no
-/// unwinding guard. Lookups and deletes take keys of up to 32 bytes as
-/// `Short<32>`, whose comparison is straight-line code: a probe loop
-/// without a `memcmp` call keeps its state in registers. The C layer takes
+/// unwinding guard. Lookups take keys of up to 32 bytes as `Short<16>` or
+/// `Short<32, 17>` and deletes as `Short<32>`, whose comparison is
+/// straight-line code: a probe loop without a `memcmp` call keeps its
+/// state in registers. The C layer takes
 /// longer ones as `Short<SHORT, 33>` on a path of their own, where the
 /// bounds drop the code for shorter keys (XXH3's paths for up to 32 bytes,
 /// the inline compares and the inline repr).
 #[derive(Clone, Copy)]
-pub struct Short<'a, const MAX: usize, const MIN: usize = 0>(Needle<'a>);
+pub struct Short<'a, const MAX: usize, const MIN: usize = 0> {
+    n: Needle<'a>,
+    /// The slot's first word: length, and the key's first four bytes.
+    w0: u64,
+}
 
 impl<'a, const MAX: usize, const MIN: usize> Short<'a, MAX, MIN> {
-    /// `None` for a key shorter than `MIN` or longer than `MAX`.
+    /// `None` for a key shorter than `MIN` or longer than `MAX`. The first
+    /// word is built here, where the bounds are known: with `MIN >= 4`
+    /// from one load, without the branches on the length.
     #[inline(always)]
     pub fn new(n: Needle<'a>) -> Option<Short<'a, MAX, MIN>> {
         const { assert!(MIN <= MAX && MAX <= crate::hash::SHORT) };
-        (MIN..=MAX).contains(&n.key().len()).then_some(Short(n))
+        if !(MIN..=MAX).contains(&n.key().len()) {
+            return None;
+        }
+        let mut short = Short { n, w0: 0 };
+        short.w0 = head_word(short.key());
+        Some(short)
     }
 
     /// The key's bytes, of `MIN` to `MAX`: telling the compiler lets it
@@ -298,7 +310,7 @@ impl<'a, const MAX: usize, const MIN: usize> Short<'a, MAX, MIN> {
     /// for short keys; the straight-line compares for long ones).
     #[inline(always)]
     fn key(&self) -> &'a [u8] {
-        let k = self.0.key();
+        let k = self.n.key();
         if k.len() > MAX || k.len() < MIN {
             // SAFETY: `new` checked the length.
             unsafe { core::hint::unreachable_unchecked() }
@@ -319,7 +331,7 @@ impl<const MAX: usize, const MIN: usize> Key for Short<'_, MAX, MIN> {
 
     #[inline(always)]
     unsafe fn matches(&self, slot: &KeyRepr) -> bool {
-        if slot.word0_le() != self.0.w0 {
+        if slot.word0_le() != self.w0 {
             return false;
         }
         let k = self.key();
@@ -336,18 +348,18 @@ impl<const MAX: usize, const MIN: usize> Key for Short<'_, MAX, MIN> {
 
     #[inline]
     fn to_stored(&self, alloc: &Allocator) -> Result<KeyRepr, Error> {
-        self.0.to_stored(alloc)
+        self.n.to_stored(alloc)
     }
 
     #[inline(always)]
     unsafe fn store(&self, dst: *mut KeyRepr, alloc: &Allocator) -> Result<(), Error> {
         // SAFETY: the caller's guarantee.
-        unsafe { self.0.store(dst, alloc) }
+        unsafe { self.n.store(dst, alloc) }
     }
 
     #[inline(always)]
     fn int(&self) -> Option<(u8, u64)> {
-        self.0.int()
+        self.n.int()
     }
 }
 
@@ -386,7 +398,7 @@ mod tests {
         ] {
             let enc = int_bytes(tag, v);
             let (int, bytes) = (IntKey::new(tag, v), Needle::bytes(&enc));
-            assert_eq!(int_words(tag, v).0, bytes.w0);
+            assert_eq!(int_words(tag, v).0, head_word(&enc));
             assert_eq!(int.hash(99), bytes.hash(99));
             let (a, b) = (
                 int.to_stored(&alloc).unwrap(),

@@ -105,22 +105,28 @@ impl BatchKey for Needle<'_> {
 
     #[inline(always)]
     fn batch_hash(&self, seed: u64) -> Option<u64> {
-        // XXH3's code for up to 32 bytes is shorter than for up to 128.
-        match Short::<32>::new(*self) {
-            Some(short) => Some(short.hash(seed)),
-            None => Short::<SHORT>::new(*self).map(|s| s.hash(seed)),
+        // By the length classes of a single lookup (`Map::get_bytes_guarded`):
+        // each takes only its own XXH3 paths.
+        if let Some(short) = Short::<16>::new(*self) {
+            Some(short.hash(seed))
+        } else if let Some(short) = Short::<32, 17>::new(*self) {
+            Some(short.hash(seed))
+        } else {
+            Short::<SHORT>::new(*self).map(|s| s.hash(seed))
         }
     }
 
-    /// Keys of up to 32 bytes take their own probe loop, inline, as in a
-    /// single lookup; longer ones `probe_longer`'s.
+    /// Keys of up to 32 bytes take their own probe loops, inline, by the
+    /// length classes of a single lookup; longer ones `probe_longer`'s.
     #[inline(always)]
     unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
-        match Short::<32>::new(*self) {
-            // SAFETY: the caller's guarantee.
-            Some(short) => unsafe { get_in(e, h, &short) },
-            // SAFETY: as above.
-            None => unsafe { probe_longer(e, h, self) },
+        // SAFETY (all three): the caller's guarantee.
+        if let Some(short) = Short::<16>::new(*self) {
+            unsafe { get_in(e, h, &short) }
+        } else if let Some(short) = Short::<32, 17>::new(*self) {
+            unsafe { get_in(e, h, &short) }
+        } else {
+            unsafe { probe_longer(e, h, self) }
         }
     }
 

@@ -4,11 +4,18 @@
 //! A byte key takes the probe loop that suits its length:
 //!
 //! ```text
-//! length        as            compare                   hash
-//! 0 ..= 32      Short<32>     straight-line loads       XXH3 short paths
-//! 33 ..= 128    Short<128>    may call memcmp           XXH3 short paths
-//! 129 ..        Needle        may call memcmp           XXH3 long path
+//! length        as              compare                 hash
+//! 0 ..= 16      Short<16>       straight-line loads     XXH3's 0-16 byte paths
+//! 17 ..= 32     Short<32, 17>   straight-line loads     XXH3's 17-128 byte path
+//! 33 ..= 128    Short<128>      may call memcmp         XXH3 short paths
+//! 129 ..        Needle          may call memcmp         XXH3 long path
 //! ```
+//!
+//! Lookups take the two classes of up to 32 bytes apart (deletes take
+//! every key of up to 32 bytes as `Short<32>`, inserts every key of up to
+//! 128 bytes as `Short<128>`): the bounds drop from each class's code the
+//! other's hash paths and compares, and from the class of 17 to 32 bytes
+//! every branch of its key's first word.
 //!
 //! The C layer's `_bytes` lookups, deletes and takes send keys of more
 //! than 32 bytes down a path of their own before anything else (`ffi/
@@ -102,29 +109,39 @@ impl Map {
         n: Needle<'_>,
         found: impl FnOnce(*mut c_void),
     ) -> Result<(), Error> {
-        match Short::<32>::new(n) {
-            Some(short) => self.get_then(&short, found),
-            None => self.get_longer::<G>(&n, found),
+        if let Some(short) = Short::<16>::new(n) {
+            self.get_then(&short, found)
+        } else if let Some(short) = Short::<32, 17>::new(n) {
+            self.get_then(&short, found)
+        } else {
+            self.get_longer::<G>(n.key(), found)
         }
     }
 
-    /// `get`, giving the value to `found`.
+    /// `get`, giving the value to `found`. Through [`Map::look`], so that
+    /// each of its paths ends in its own copy of this work rather than
+    /// merging their results first.
     #[inline(always)]
     pub fn get_then(&self, n: &impl Key, found: impl FnOnce(*mut c_void)) -> Result<(), Error> {
-        found(self.get(n).ok_or(Error::NotFound)?);
-        Ok(())
+        self.look(n, |value| {
+            found(value.ok_or(Error::NotFound)?);
+            Ok(())
+        })
     }
 
-    /// `get_bytes_guarded` for a key longer than 32 bytes.
+    /// `get_bytes_guarded` for a key longer than 32 bytes. Given the key's
+    /// bytes, in registers, rather than the needle, which the shorter
+    /// keys' paths then need not store.
     fn get_longer<G: Guard>(
         &self,
-        n: &Needle<'_>,
+        key: &[u8],
         found: impl FnOnce(*mut c_void),
     ) -> Result<(), Error> {
-        match Short::<SHORT>::new(*n) {
+        let n = Needle::bytes(key);
+        match Short::<SHORT>::new(n) {
             Some(short) => self.get_then(&short, found),
             None => {
-                found(self.get_long::<G>(n.key())?.ok_or(Error::NotFound)?);
+                found(self.get_long::<G>(key)?.ok_or(Error::NotFound)?);
                 Ok(())
             }
         }
