@@ -57,41 +57,89 @@ impl Kind {
     }
 }
 
-/// The kind every table of a map has, where the map knows it: a lookup
-/// whose key's kind it names takes its table's groups from the directory
-/// entry without reading the table's kind. [`Uniform::Unknown`] (0, as in
-/// a zero-filled map) while the map has no tables, and once a table of a
-/// map of several tables took another kind, until the map is rebuilt
-/// whole or emptied (see `Map::took_kind`).
-#[repr(u8)]
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Uniform {
-    Unknown = 0,
-    I64 = TAG_I64,
-    U64 = TAG_U64,
-    Bytes = 3,
-}
+/// What a lookup reads first, in one byte: the kind every table of a map
+/// has, where the map knows it, and whether the map is past the caches.
+/// One compare tells a lookup that the map has tables, that they all have
+/// the key's layout (so it takes the groups from the directory entry
+/// without reading a table's kind) and whether it prefetches slots:
+///
+/// ```text
+/// 0000_0000  unknown: no tables (as in a zero-filled map), or tables of
+///            several kinds
+/// 0000_00kk  every table has kind kk (01 i64, 10 u64, 11 bytes)
+/// 1000_00kk  the same, in a map whose lookups prefetch slots
+///            (`Map::prefetches`)
+/// ```
+///
+/// The kind stays unknown once a table of a map of several tables took
+/// another kind, until the map is rebuilt whole or emptied (see
+/// `Map::took_kind`).
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Uniform(u8);
 
 impl Uniform {
-    /// The tables a lookup of `n` takes inline: an integer key's own
-    /// kind's; general ones for a byte key (which they hold whatever it
-    /// encodes).
+    pub const UNKNOWN: Uniform = Uniform(0);
+    const FAR: u8 = 0b1000_0000;
+    const BYTES: u8 = 0b11;
+
+    /// The tables a lookup of `n` takes inline, in a map within the
+    /// caches: an integer key's own kind's; general ones for a byte key
+    /// (which they hold whatever it encodes).
     #[inline(always)]
     pub fn usual<K: Key>(n: &K) -> Uniform {
         if K::INT {
             Uniform::of(kind_of(n))
         } else {
-            Uniform::Bytes
+            Uniform(Uniform::BYTES)
         }
     }
 
-    /// Every table has `kind`.
+    /// Every table has `kind`, in a map within the caches.
     #[inline(always)]
     pub fn of(kind: Kind) -> Uniform {
         match kind {
-            Kind::Bytes => Uniform::Bytes,
-            Kind::I64 => Uniform::I64,
-            Kind::U64 => Uniform::U64,
+            Kind::Bytes => Uniform(Uniform::BYTES),
+            Kind::I64 => Uniform(TAG_I64),
+            Kind::U64 => Uniform(TAG_U64),
+        }
+    }
+
+    /// The same kind in a map past the caches (`far`) or within them;
+    /// unknown stays unknown.
+    #[inline(always)]
+    pub fn far(self, far: bool) -> Uniform {
+        if far && self != Uniform::UNKNOWN {
+            Uniform(self.0 | Uniform::FAR)
+        } else {
+            Uniform(self.0 & !Uniform::FAR)
+        }
+    }
+
+    /// Whether the map's lookups prefetch (never while the kind is
+    /// unknown).
+    #[inline]
+    pub fn is_far(self) -> bool {
+        self.0 & Uniform::FAR != 0
+    }
+
+    /// The kind, where known.
+    pub fn kind(self) -> Option<Kind> {
+        match self.0 & !Uniform::FAR {
+            Uniform::BYTES => Some(Kind::Bytes),
+            TAG_I64 => Some(Kind::I64),
+            TAG_U64 => Some(Kind::U64),
+            _ => None,
+        }
+    }
+}
+
+impl core::fmt::Debug for Uniform {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.kind() {
+            None => write!(f, "Uniform(unknown)"),
+            Some(k) if self.is_far() => write!(f, "Uniform({k:?}, far)"),
+            Some(k) => write!(f, "Uniform({k:?})"),
         }
     }
 }

@@ -80,9 +80,10 @@
 //! it sizes general tables, and each turns integer in place when its first
 //! integer key arrives. `slate_compact` picks each layout from the keys
 //! the map holds. The map keeps the kind that all its tables have, when
-//! they have one (`layout::Uniform`; unknown while it has no tables): a
-//! lookup compares it with its key's once, and then reads no table's kind
-//! and needs no test for an empty map. Growth keeps a table's kind; a
+//! they have one, and whether it is past the caches, in one byte
+//! (`layout::Uniform`; unknown while it has no tables): a lookup compares
+//! it with its key's once, and then reads no table's kind, needs no test
+//! for an empty map and none for the prefetch. Growth keeps a table's kind; a
 //! table that changes kind has the directory read up to its first entry
 //! of another kind. A walk shows a key of an integer table as its 10 bytes,
 //! from a buffer that lives for the callback's call. See [`layout`] and
@@ -101,7 +102,7 @@
 //! The path of `slate_get_u64` reads top-down in three files: the C shim
 //! (`ffi/map.rs`: the map pointer checked, the key built, and the closure
 //! that stores the value and makes the return code), the map's lookup
-//! (`map/mod.rs`: `Map::look` checks the map's uniform kind, hashes the
+//! (`map/mod.rs`: `Map::look` checks the map's uniform byte, hashes the
 //! key and reads the directory entry, `look_in` takes the key's layout),
 //! and the probe (`probe.rs`: `Typed::get`). There is one text of the
 //! probe: `Typed::search`, one group's step (found, absent, or go on),
@@ -113,8 +114,9 @@
 //! specialise it where the machine code must differ. A lookup hands its
 //! result to the caller's closure, and every path that leaves the inlined
 //! code (a probe past the first group, a map whose tables are not all of
-//! the key's layout, an empty map) calls the closure itself, so that it is a
-//! tail call and the common path keeps few values in registers.
+//! the key's layout, a map past the caches, an empty map) calls the closure
+//! itself, so that it is a tail call and the common path keeps few values
+//! in registers.
 //!
 //! A table stores its control words as one dense array, its slots after
 //! them. A probe reads control words only until a fingerprint matches, so
@@ -140,7 +142,12 @@
 //! group's slots (all of an integer group's) while its control word is
 //! still on the way, so the two misses of a hit overlap. Inserts and
 //! smaller maps do not prefetch: there the extra loads cost more than they
-//! hide (BENCHMARKS.md has the measurements).
+//! hide (BENCHMARKS.md has the measurements). The uniform byte tells the
+//! two apart, so the inline lookup of a map in the caches carries no test
+//! for the prefetch: a larger map's lookup takes the same text with
+//! `PREFETCH` out of line (`look_other`), and its integer sets, deletes
+//! and takes the general paths, which prefetch as they should; those
+//! lookups wait on memory, beside which the call costs little.
 //!
 //! # Batch lookups
 //!
@@ -160,7 +167,8 @@
 //! slots and then the rows' elements (`map/batch.rs`,
 //! `slotmap/batch.rs`). The requests are the one prefetch hint
 //! ([`prefetch`]); the last stage is `get_in`, the whole probe inline
-//! (`Typed::get` with `PEEL` false).
+//! (`Typed::get` with `PEEL` false), in the key's usual layout without a
+//! test of the entry's kind where the uniform byte names that layout.
 //!
 //! # Small maps
 //!

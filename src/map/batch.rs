@@ -39,7 +39,7 @@ use super::{get_in, Map, Mode};
 use crate::directory::Entry;
 use crate::hash::SHORT;
 use crate::key::{IntKey, Key, Needle, Short};
-use crate::layout::on_layout;
+use crate::layout::{on_layout, Uniform};
 use crate::prefetch::prefetch;
 use crate::probe::Typed;
 use crate::Error;
@@ -69,11 +69,17 @@ pub(crate) trait BatchKey: Copy {
     /// The hash under `seed`, or `None` for a key to look up alone.
     fn batch_hash(&self, seed: u64) -> Option<u64>;
 
-    /// The lookup of a hashed key in the table of entry `e`.
+    /// The lookup of a hashed key in the table of entry `e` (`USUAL`: of
+    /// the key's usual layout, see [`get_in`]).
     ///
     /// # Safety
-    /// `e` is a live table's entry; `h` is this key's hash.
-    unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void>;
+    /// `e` is a live table's entry (of the layout `usual` names if
+    /// `USUAL`); `h` is this key's hash.
+    unsafe fn probe<const USUAL: bool>(&self, e: Entry, h: u64) -> Option<*mut c_void>;
+
+    /// The `uniform` of a map whose tables have this key's usual layout,
+    /// within the caches ([`Uniform::usual`]).
+    fn usual(&self) -> Uniform;
 
     /// The lookup of a key whose `batch_hash` is `None`.
     fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error>;
@@ -88,9 +94,14 @@ impl BatchKey for IntKey {
     }
 
     #[inline(always)]
-    unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
+    unsafe fn probe<const USUAL: bool>(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY: the caller's guarantee.
-        unsafe { get_in(e, h, self) }
+        unsafe { get_in::<USUAL, _>(e, h, self) }
+    }
+
+    #[inline(always)]
+    fn usual(&self) -> Uniform {
+        Uniform::usual(self)
     }
 
     /// Never called: every integer key has a hash.
@@ -119,15 +130,20 @@ impl BatchKey for Needle<'_> {
     /// Keys of up to 32 bytes take their own probe loops, inline, by the
     /// length classes of a single lookup; longer ones `probe_longer`'s.
     #[inline(always)]
-    unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
+    unsafe fn probe<const USUAL: bool>(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY (all three): the caller's guarantee.
         if let Some(short) = Short::<16>::new(*self) {
-            unsafe { get_in(e, h, &short) }
+            unsafe { get_in::<USUAL, _>(e, h, &short) }
         } else if let Some(short) = Short::<32, 17>::new(*self) {
-            unsafe { get_in(e, h, &short) }
+            unsafe { get_in::<USUAL, _>(e, h, &short) }
         } else {
-            unsafe { probe_longer(e, h, self) }
+            unsafe { probe_longer::<USUAL>(e, h, self) }
         }
+    }
+
+    #[inline(always)]
+    fn usual(&self) -> Uniform {
+        Uniform::usual(self)
     }
 
     /// A key over [`SHORT`] bytes: the single lookup's, under the guard.
@@ -148,9 +164,15 @@ impl<K: BatchKey> BatchKey for Option<K> {
     }
 
     #[inline(always)]
-    unsafe fn probe(&self, e: Entry, h: u64) -> Option<*mut c_void> {
+    unsafe fn probe<const USUAL: bool>(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY: the caller's guarantee (a key with a hash is `Some`).
-        unsafe { self.as_ref()?.probe(e, h) }
+        unsafe { self.as_ref()?.probe::<USUAL>(e, h) }
+    }
+
+    /// (Unknown for `None`, which has no table.)
+    #[inline(always)]
+    fn usual(&self) -> Uniform {
+        self.as_ref().map_or(Uniform::UNKNOWN, K::usual)
     }
 
     #[inline(always)]
@@ -163,10 +185,10 @@ impl<K: BatchKey> BatchKey for Option<K> {
 ///
 /// # Safety
 /// As for [`BatchKey::probe`].
-unsafe fn probe_longer(e: Entry, h: u64, n: &Needle<'_>) -> Option<*mut c_void> {
+unsafe fn probe_longer<const USUAL: bool>(e: Entry, h: u64, n: &Needle<'_>) -> Option<*mut c_void> {
     let short = Short::<SHORT>::new(*n)?;
     // SAFETY: the caller's guarantee.
-    unsafe { get_in(e, h, &short) }
+    unsafe { get_in::<USUAL, _>(e, h, &short) }
 }
 
 impl Map {
@@ -202,12 +224,16 @@ impl Map {
         mut found: impl FnMut(usize, Option<*mut c_void>),
     ) -> Result<(), Error> {
         let dir = self.dir();
+        let near = self.uniform.far(false);
         for i in 0..count {
             let k = key(i);
             let v = match k.batch_hash(self.seed.get()) {
-                // SAFETY: the entry of a live table of this map, for this
-                // key's hash.
-                Some(h) => unsafe { k.probe(dir.entry(self.index(h)), h) },
+                // SAFETY (both): the entry of a live table of this map, for
+                // this key's hash; of the key's usual layout in the first.
+                Some(h) if k.usual() == near => unsafe {
+                    k.probe::<true>(dir.entry(self.index(h)), h)
+                },
+                Some(h) => unsafe { k.probe::<false>(dir.entry(self.index(h)), h) },
                 None => k.alone::<G>(self)?,
             };
             found(i, v);
@@ -224,6 +250,7 @@ impl Map {
         mut found: impl FnMut(usize, Option<*mut c_void>),
     ) -> Result<(), Error> {
         let dir = self.dir();
+        let near = self.uniform.far(false);
         let far = self.global_depth() >= DIRECTORY_DEPTH;
         let mut start = 0;
         while start < count {
@@ -276,9 +303,15 @@ impl Map {
                     key(start + i)
                 };
                 let v = if hashed & (1 << i) != 0 {
-                    // SAFETY: the entry of a live table of this map, for
-                    // this key's hash.
-                    unsafe { k.probe(entries[i % CHUNK], hashes[i % CHUNK]) }
+                    let (e, h) = (entries[i % CHUNK], hashes[i % CHUNK]);
+                    // SAFETY (both): the entry of a live table of this map,
+                    // for this key's hash; of the key's usual layout in the
+                    // first.
+                    if k.usual() == near {
+                        unsafe { k.probe::<true>(e, h) }
+                    } else {
+                        unsafe { k.probe::<false>(e, h) }
+                    }
                 } else {
                     k.alone::<G>(self)?
                 };

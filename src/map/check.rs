@@ -102,18 +102,24 @@ impl Map {
             }
             Mode::Dir => self.check_directory()?,
         };
-        // Lookups that find their key's kind in `uniform` read no table's.
-        if self.uniform != Uniform::Unknown {
+        // Lookups that find their key's kind in `uniform` read no table's,
+        // and prefetch as it says.
+        if let Some(uniform) = self.uniform.kind() {
             if self.mode == Mode::Empty {
                 fail!("empty map with tables of kind {:?}", self.uniform);
             }
             for tp in self.tables() {
                 // SAFETY: a live table of this map.
                 let kind = unsafe { (*tp).kind() };
-                if Uniform::of(kind) != self.uniform {
+                if kind != uniform {
                     fail!("a table of kind {kind:?} in a map of {:?}", self.uniform);
                 }
             }
+            if self.uniform.is_far() != self.prefetches() {
+                fail!("{:?} at depth {}", self.uniform, self.global_depth());
+            }
+        } else if self.uniform != Uniform::UNKNOWN {
+            fail!("{:?}", self.uniform);
         }
         if used != self.len {
             fail!("map length {} but tables hold {}", self.len, used);

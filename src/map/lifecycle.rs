@@ -47,7 +47,7 @@ impl Map {
         }
         self.root = ptr::null_mut();
         self.mode = Mode::Empty;
-        self.uniform = Uniform::Unknown;
+        self.uniform = Uniform::UNKNOWN;
         self.set_depth(0);
     }
 

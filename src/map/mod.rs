@@ -60,8 +60,9 @@ pub struct Map {
     seed: Seed,
     /// Small: the table. Directory: the array of table pointers.
     root: *mut u8,
-    /// The kind of every table, where known: what a lookup checks instead
-    /// of the map's mode and its table's kind.
+    /// The kind of every table, where known, and whether lookups
+    /// prefetch: what a lookup checks instead of the map's mode, its
+    /// table's kind and its depth. Set by `set_uniform` and `set_depth`.
     uniform: Uniform,
     mode: Mode,
     /// 1 when the seed is the caller's (`slate_pin_seed`): kept when the
@@ -161,17 +162,39 @@ impl Upsert for GetOrInsert {
     }
 }
 
-/// Looks `n` up in the table of entry `e`, whatever its layout, with the
-/// whole probe inline: the batch stages' lookup from a directory entry,
-/// and the single lookups' for the layout a key type rarely meets
-/// ([`look_cold`]).
+/// Looks `n` up in the table of entry `e`, with the whole probe inline:
+/// the batches' lookup from a directory entry, and the single lookups'
+/// for the layout a key type rarely meets ([`look_cold`]). `USUAL`: the
+/// caller found the map's tables all of the key's usual layout
+/// (`Uniform`), so the entry's kind is not read; else whatever its layout.
 ///
 /// # Safety
-/// `e` is a live table's entry.
+/// `e` is a live table's entry (of the key's usual layout if `USUAL`).
 #[inline(always)]
-pub(super) unsafe fn get_in<K: Key>(e: directory::Entry, h: u64, n: &K) -> Option<*mut c_void> {
-    // SAFETY: the caller's guarantee, in the layout the kind names; only
-    // read.
+pub(super) unsafe fn get_in<const USUAL: bool, K: Key>(
+    e: directory::Entry,
+    h: u64,
+    n: &K,
+) -> Option<*mut c_void> {
+    // SAFETY (all): the caller's guarantee, in the layout the kind names;
+    // only read.
+    if USUAL {
+        debug_assert_eq!(Some(e.kind), Uniform::usual(n).kind());
+        return unsafe {
+            if K::INT {
+                let eq = Int::matcher(kind_of(n), n)?;
+                Typed::<Int>::from_groups(e.groups, e.mask)
+                    .get::<false, false, _>(h, eq, |found| found)
+            } else {
+                let eq = General::matcher(Kind::Bytes, n)?;
+                Typed::<General>::from_groups(e.groups, e.mask).get::<false, false, _>(
+                    h,
+                    eq,
+                    |found| found,
+                )
+            }
+        };
+    }
     unsafe {
         on_layout!(e.kind, L => {
             let eq = L::matcher(e.kind, n)?;
@@ -235,6 +258,18 @@ fn found<L: Layout, U: Upsert>(s: *mut L::Slot, value: *mut c_void) -> U::Out {
     U::placed(L::value_ptr(s), false)
 }
 
+/// [`Map::look`] where the map is not within the caches with all its
+/// tables of the key's own kind, out of line: a map past the caches (whose
+/// lookups wait on memory) prefetching, any other case in [`look_cold`].
+#[inline(never)]
+fn look_other<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
+    if m.uniform == Uniform::usual::<K>(&n).far(true) {
+        m.look_from::<true, K, R>(&n, done)
+    } else {
+        look_cold(m, n, done)
+    }
+}
+
 /// [`Map::look`] where the map's tables are not all of the key's own kind
 /// (an empty map, an integer key among general tables, a byte key that
 /// encodes an integer among integer tables, tables of several kinds), out
@@ -247,7 +282,7 @@ fn look_cold<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) ->
     }
     let h = m.hash(&n);
     // SAFETY: the entry of a live table.
-    done(unsafe { get_in(m.entry_for(h), h, &n) })
+    done(unsafe { get_in::<false, K>(m.entry_for(h), h, &n) })
 }
 
 impl Map {
@@ -257,7 +292,7 @@ impl Map {
             len: 0,
             seed: Seed::drawn(),
             root: ptr::null_mut(),
-            uniform: Uniform::Unknown,
+            uniform: Uniform::UNKNOWN,
             mode: Mode::Empty,
             pinned: 0,
             shift: 63,
@@ -312,10 +347,17 @@ impl Map {
         }
     }
 
-    /// Sets the global depth.
+    /// Sets the global depth (and with it whether lookups prefetch).
     fn set_depth(&mut self, depth: u8) {
         debug_assert!(depth as u32 <= directory::MAX_DEPTH);
         self.shift = 63 - depth;
+        self.set_uniform(self.uniform);
+    }
+
+    /// Sets the kind every table has (`Uniform::UNKNOWN`: not known), for
+    /// a map of the depth it has.
+    pub(super) fn set_uniform(&mut self, u: Uniform) {
+        self.uniform = u.far(self.prefetches());
     }
 
     /// Whether maps of this depth prefetch slots (`PREFETCH_DEPTH`); read
@@ -333,16 +375,16 @@ impl Map {
     /// now has `kind` (so a map whose tables turn integer one by one, as
     /// after a `reserve`, ends uniform again).
     pub(super) fn took_kind(&mut self, kind: Kind) {
-        if self.uniform == Uniform::of(kind) {
+        if self.uniform.far(false) == Uniform::of(kind) {
             return;
         }
         let dir = self.dir();
         let one = self.mode == Mode::Small || (0..dir.entries()).all(|j| dir.entry(j).kind == kind);
-        self.uniform = if one {
+        self.set_uniform(if one {
             Uniform::of(kind)
         } else {
-            Uniform::Unknown
-        };
+            Uniform::UNKNOWN
+        });
     }
 
     /// The directory index of a hash (not in empty mode): `Directory::index`
@@ -398,25 +440,31 @@ impl Map {
     /// call, and the common lookup keeps few values live.
     #[inline(always)]
     pub fn look<K: Key, R>(&self, n: &K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
-        // One compare tells that the map has tables and that they all have
-        // the key's layout.
-        if self.uniform != Uniform::usual::<K>(n) {
-            return look_cold(self, *n, done);
+        // One compare tells that the map has tables, that they all have
+        // the key's layout, and whether the map is past the caches, where
+        // lookups prefetch slots (`PREFETCH_DEPTH`).
+        if self.uniform == Uniform::usual::<K>(n) {
+            self.look_from::<false, K, R>(n, done)
+        } else {
+            look_other(self, *n, done)
         }
+    }
+
+    /// [`Map::look`] in a map whose tables all have the key's usual
+    /// layout, prefetching slots or not.
+    #[inline(always)]
+    fn look_from<const PREFETCH: bool, K: Key, R>(
+        &self,
+        n: &K,
+        done: impl FnOnce(Option<*mut c_void>) -> R,
+    ) -> R {
         let h = self.hash(n);
         // From the directory entry straight to the groups: the table's
         // header is not loaded (one dependent cache miss less). In small
-        // mode the entry is the table's header (see `dir`). Maps past the
-        // caches prefetch slots (`PREFETCH_DEPTH`).
+        // mode the entry is the table's header (see `dir`).
         let e = self.entry_for(h);
         // SAFETY: the entry of a live table, of the key's kind.
-        unsafe {
-            if self.prefetches() {
-                look_in::<true, K, R>(self, e, h, n, done)
-            } else {
-                look_in::<false, K, R>(self, e, h, n, done)
-            }
-        }
+        unsafe { look_in::<PREFETCH, K, R>(self, e, h, n, done) }
     }
 
     /// Inserts or replaces. On error the map is unchanged.
@@ -552,16 +600,15 @@ impl Map {
     /// [`Map::take_first`]): the key's hash, its table (its kind, and the
     /// table seen in the integer layout), and the search of the first group
     /// of its probe. `Err` with the key's hash (any value while the map has
-    /// no tables) unless the map's tables are all of the key's kind.
+    /// no tables) unless the map's tables are all of the key's kind and
+    /// the map is within the caches (`Uniform`): the general paths, out of
+    /// line, do the rest, and prefetch where a map is past the caches.
     ///
     /// # Safety
     /// The typed table is used only while the map's tables stay as they
     /// are (its lifetime is the caller's to keep).
     #[inline(always)]
-    unsafe fn int_first<'t, const PREFETCH: bool>(
-        &self,
-        n: &impl Key,
-    ) -> Result<IntFirst<'t>, u64> {
+    unsafe fn int_first<'t>(&self, n: &impl Key) -> Result<IntFirst<'t>, u64> {
         let kind = kind_of(n);
         let h = self.hash(n);
         if self.uniform != Uniform::of(kind) {
@@ -575,7 +622,7 @@ impl Map {
         // SAFETY: the entry of a live table of this map, in the integer
         // layout (its kind is the key's); the caller keeps it live.
         let t = unsafe { Typed::<Int>::from_groups(e.groups, e.mask) };
-        let (group, search) = t.search_first::<PREFETCH>(h, eq);
+        let (group, search) = t.search_first::<false>(h, eq);
         Ok(IntFirst {
             hash: h,
             kind,
@@ -605,7 +652,7 @@ impl Map {
             table: mut t,
             group,
             search,
-        } = unsafe { self.int_first::<false>(n)? };
+        } = unsafe { self.int_first(n)? };
         match search {
             Search::Found(_, s) => Ok(found::<Int, U>(s, value)),
             Search::Absent(slot) if t.table().growth_left() > 0 => {
@@ -732,13 +779,7 @@ impl Map {
             group: g,
             search,
             ..
-        } = unsafe {
-            if self.prefetches() {
-                self.int_first::<true>(n)?
-            } else {
-                self.int_first::<false>(n)?
-            }
-        };
+        } = unsafe { self.int_first(n)? };
         match search {
             Search::Found(i, s) if self.len > 1 => {
                 // SAFETY: a full slot of the table; an integer key owns

@@ -110,7 +110,7 @@ impl Map {
             len: 0,
             seed,
             root: ptr::null_mut(),
-            uniform: Uniform::Unknown,
+            uniform: Uniform::UNKNOWN,
             mode: Mode::Empty,
             pinned: self.pinned,
             shift: 63,
@@ -200,14 +200,14 @@ impl Map {
                 self.root = Table::new(&self.alloc, SLOTS, 0, kind)?.cast();
                 self.mode = Mode::Small;
                 self.set_depth(0);
-                self.uniform = Uniform::of(kind);
+                self.set_uniform(Uniform::of(kind));
             }
             Plan::Tables { depth, capacity } => {
                 let mut dir = Directory::new(&self.alloc, depth)?;
                 self.root = dir.array.cast();
                 self.set_depth(depth as u8);
                 self.mode = Mode::Dir;
-                self.uniform = Uniform::of(kind);
+                self.set_uniform(Uniform::of(kind));
                 for j in 0..dir.entries() {
                     match Table::new(&self.alloc, capacity, depth, kind) {
                         Ok(t) => {
@@ -227,7 +227,7 @@ impl Map {
                             unsafe { dir.free(&self.alloc) };
                             self.root = ptr::null_mut();
                             self.mode = Mode::Empty;
-                            self.uniform = Uniform::Unknown;
+                            self.uniform = Uniform::UNKNOWN;
                             self.set_depth(0);
                             return Err(e);
                         }

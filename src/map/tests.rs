@@ -74,29 +74,29 @@ fn kinds(m: &Map) -> Vec<Kind> {
 fn tables_take_the_layout_of_their_keys() {
     let n = if cfg!(miri) { 2_000 } else { 10_000 };
     let mut m = Map::new(Allocator::default());
-    assert_eq!(m.uniform, Uniform::Unknown);
+    assert_eq!(m.uniform, Uniform::UNKNOWN);
     m.set(&IntKey::new(TAG_U64, 0), v(1)).unwrap();
     assert_eq!(kinds(&m), [Kind::U64]);
-    assert_eq!(m.uniform, Uniform::U64);
+    assert_eq!(m.uniform, Uniform::of(Kind::U64));
     // Small mode: a string turns the single group general.
     m.set(&Needle::bytes(b"text"), v(2)).unwrap();
     assert_eq!(kinds(&m), [Kind::Bytes]);
-    assert_eq!(m.uniform, Uniform::Bytes);
+    assert_eq!(m.uniform, Uniform::of(Kind::Bytes));
     assert_eq!(m.get(&IntKey::new(TAG_U64, 0)), Some(v(1)));
     m.free();
-    assert_eq!(m.uniform, Uniform::Unknown);
+    assert_eq!(m.uniform, Uniform::UNKNOWN);
 
     for i in 0..n {
         m.set(&IntKey::new(TAG_U64, i), v(i)).unwrap();
     }
     let tables = kinds(&m).len();
     assert!(tables >= 2 && kinds(&m).iter().all(|&k| k == Kind::U64));
-    assert_eq!(m.uniform, Uniform::U64);
+    assert_eq!(m.uniform, Uniform::of(Kind::U64));
     // An i64 key turns exactly its own table general.
     m.set(&IntKey::new(TAG_I64, 7), v(7)).unwrap();
     let general = kinds(&m).iter().filter(|&&k| k == Kind::Bytes).count();
     assert_eq!((kinds(&m).len(), general), (tables, 1));
-    assert_eq!(m.uniform, Uniform::Unknown);
+    assert_eq!(m.uniform, Uniform::UNKNOWN);
     m.check().unwrap();
     for i in 0..n {
         assert_eq!(m.get(&IntKey::new(TAG_U64, i)), Some(v(i)));
@@ -107,7 +107,7 @@ fn tables_take_the_layout_of_their_keys() {
     m.compact().unwrap();
     m.check().unwrap();
     assert!(kinds(&m).iter().all(|&k| k == Kind::U64));
-    assert_eq!(m.uniform, Uniform::U64);
+    assert_eq!(m.uniform, Uniform::of(Kind::U64));
     // An emptied integer table takes a string by turning general.
     m.clear();
     m.set(&Needle::bytes(b"text"), v(2)).unwrap();
@@ -119,7 +119,7 @@ fn tables_take_the_layout_of_their_keys() {
     // turn each one integer in place as it takes its first key.
     m.reserve(n).unwrap();
     assert!(kinds(&m).iter().all(|&k| k == Kind::Bytes));
-    assert_eq!(m.uniform, Uniform::Bytes);
+    assert_eq!(m.uniform, Uniform::of(Kind::Bytes));
     let before = m.tables().collect::<Vec<_>>();
     for i in 0..n {
         m.set(&IntKey::new(TAG_I64, i), v(i)).unwrap();
@@ -130,7 +130,7 @@ fn tables_take_the_layout_of_their_keys() {
         "reserve did not hold"
     );
     assert!(kinds(&m).iter().all(|&k| k == Kind::I64));
-    assert_eq!(m.uniform, Uniform::I64);
+    assert_eq!(m.uniform, Uniform::of(Kind::I64));
     m.check().unwrap();
     // Emptied, those tables take strings in place too (their memory
     // was sized for the general layout). One key stays, so the map
@@ -146,7 +146,7 @@ fn tables_take_the_layout_of_their_keys() {
     let after = m.tables().collect::<Vec<_>>();
     let moved = before.iter().zip(&after).filter(|(a, b)| a != b).count();
     assert!(moved <= 1, "{moved} tables reallocated");
-    assert_eq!(m.uniform, Uniform::Bytes);
+    assert_eq!(m.uniform, Uniform::of(Kind::Bytes));
     assert_eq!(m.get(&IntKey::new(TAG_I64, 0)), Some(v(0)));
     m.check().unwrap();
     m.free();
@@ -166,6 +166,9 @@ fn large_map_lookups_prefetch() {
         n += 1;
     }
     assert!(n > 100_000, "depth {PREFETCH_DEPTH} after only {n} keys");
+    // The one byte a lookup tests says so (`check` verifies it below).
+    assert_eq!(m.uniform, Uniform::of(Kind::U64).far(true));
+    assert!(m.uniform.is_far());
     for i in 0..n {
         assert_eq!(m.get(&IntKey::new(TAG_U64, i)), Some(v(i + 1)));
         assert_eq!(m.get(&IntKey::new(TAG_U64, n + i)), None);
@@ -181,7 +184,13 @@ fn large_map_lookups_prefetch() {
         assert_eq!(m.get(&IntKey::new(TAG_U64, i)), want);
     }
     m.check().unwrap();
+    // Emptied by `clear` (which keeps the tables), the map is as far;
+    // freed, it knows nothing.
+    m.clear();
+    assert!(m.uniform.is_far());
+    m.check().unwrap();
     m.free();
+    assert_eq!(m.uniform, Uniform::UNKNOWN);
 }
 
 /// Mean probe steps to each key's group past its first one.
