@@ -206,7 +206,7 @@ unsafe fn get_bytes(
         Ok(n) => n,
         Err(e) => return e as c_int,
     };
-    let store = |found| {
+    let store = move |found| {
         if !value.is_null() {
             // SAFETY: the caller's guarantee: a non-NULL `value` is
             // writable.
