@@ -106,6 +106,19 @@ impl Bitset {
             Some((self.0.trailing_zeros() / 8) as usize)
         }
     }
+
+    /// The lowest slot in the set as the position of its marker bit:
+    /// `8i + 7` for slot `i` (`0b00ii_i111`), from which a slot's address
+    /// scales without the shift that [`Bitset::first`] takes (see
+    /// `probe::slot_at`).
+    #[inline]
+    pub fn first_bit(self) -> Option<u32> {
+        if self.0 == 0 {
+            None
+        } else {
+            Some(self.0.trailing_zeros())
+        }
+    }
 }
 
 impl Bitset {
@@ -174,6 +187,21 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn first_bit_is_the_first_slots_marker() {
+        // Every set of slots: the lowest slot's marker bit, 8i + 7.
+        for set in (0u32..256).step_by(if cfg!(miri) { 7 } else { 1 }) {
+            let mut bytes = [0u8; 8];
+            for (i, b) in bytes.iter_mut().enumerate() {
+                if set >> i & 1 == 1 {
+                    *b = EMPTY;
+                }
+            }
+            let b = ctrl(bytes).match_empty();
+            assert_eq!(b.first_bit(), b.first().map(|i| 8 * i as u32 + 7));
         }
     }
 

@@ -101,6 +101,31 @@ unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *mut [S; SLOT
     }
 }
 
+/// The slot of a group whose marker bit (see
+/// [`crate::group::Bitset::first_bit`]) is
+/// `bit`: slot `i = bit / 8`, at byte `i * size`, which is `bit * size / 8
+/// - 7 * size / 8` since `bit = 8i + 7`; one scaled address, no shift.
+///
+/// # Safety
+/// `slots` is a group's slots and `bit` a marker bit (`bit % 8 == 7`,
+/// `bit < 64`).
+#[inline(always)]
+unsafe fn slot_at<S>(slots: *mut [S; SLOTS], bit: u32) -> *mut S {
+    const { assert!(size_of::<S>().is_multiple_of(8)) };
+    debug_assert_eq!(bit % 8, 7);
+    let unit = size_of::<S>() / 8;
+    // SAFETY: the caller's guarantee: `bit * unit - 7 * unit = (bit / 8) *
+    // size`, a slot of the group; the intermediate offset, `bit * unit`,
+    // is inside the group's `8 * size` bytes too.
+    unsafe {
+        slots
+            .cast::<u8>()
+            .add(bit as usize * unit)
+            .sub(7 * unit)
+            .cast()
+    }
+}
+
 /// Starts loading a group's slots while its control word is still on its
 /// way: the slots are in the slot array, away from the control words, so
 /// without this the two misses of a large map's lookup come one after the
@@ -202,19 +227,19 @@ impl<'a, L: Layout> Typed<'a, L> {
     }
 
     /// Finds the full slot that `eq` accepts, probing from `hash`:
-    /// `(group, slot)`. `PREFETCH`: start loading each group's slots with
-    /// its control word (see `prefetch_slots`); a constant, so that the
-    /// small maps' probe carries no trace of it.
+    /// `(group, slot, its address)`. `PREFETCH`: start loading each
+    /// group's slots with its control word (see `prefetch_slots`); a
+    /// constant, so that the small maps' probe carries no trace of it.
     #[inline(always)]
     pub fn find<const PREFETCH: bool>(
         &self,
         hash: u64,
         eq: impl Fn(&L::Slot) -> bool,
-    ) -> Option<(usize, usize)> {
-        self.probe::<PREFETCH>(hash, eq).map(|(g, i, _)| (g, i))
+    ) -> Option<(usize, usize, *mut L::Slot)> {
+        self.probe::<PREFETCH>(hash, eq)
     }
 
-    /// [`Typed::find`], with the slot's address.
+    /// [`Typed::find`] (the name the probe's callers inside use).
     #[inline(always)]
     fn probe<const PREFETCH: bool>(
         &self,
@@ -264,15 +289,16 @@ impl<'a, L: Layout> Typed<'a, L> {
             prefetch_slots(slots);
         }
         let mut candidates = ctrl.match_h2(h2);
-        while let Some(i) = candidates.first() {
+        while let Some(bit) = candidates.first_bit() {
             if !L::INT {
                 candidates = candidates.rest();
             }
-            // SAFETY: `match_h2` only reports full slots, whose keys live.
-            let s = unsafe { &raw mut (*slots)[i % SLOTS] };
+            // SAFETY: `match_h2` only reports full slots, whose keys live;
+            // its bits are marker bits.
+            let s = unsafe { slot_at(slots, bit) };
             // SAFETY: as above.
             if eq(unsafe { &*s }) {
-                return Search::Found(i, s);
+                return Search::Found(bit as usize / 8, s);
             }
             if L::INT {
                 candidates = candidates.rest();
@@ -520,6 +546,24 @@ fn get_further<L: Layout, const PREFETCH: bool, R>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `slot_at` from a marker bit names the slot `[i]` names, for every
+    /// slot size the layouts use.
+    fn slot_at_is_indexing<L: Layout>() {
+        let mut group = [const { core::mem::MaybeUninit::<L::Slot>::uninit() }; SLOTS];
+        let slots = group.as_mut_ptr().cast::<[L::Slot; SLOTS]>();
+        for (i, slot) in group.iter_mut().enumerate() {
+            // SAFETY: a group's slots and a marker bit; only addresses.
+            let at = unsafe { slot_at(slots, 8 * i as u32 + 7) };
+            assert_eq!(at, slot.as_mut_ptr());
+        }
+    }
+
+    #[test]
+    fn slot_at_names_the_slot() {
+        slot_at_is_indexing::<crate::layout::Int>();
+        slot_at_is_indexing::<crate::layout::General>();
+    }
 
     #[test]
     fn probe_visits_every_group_once() {

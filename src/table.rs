@@ -326,7 +326,8 @@ impl Table {
     pub fn find_key(&self, hash: u64, n: &impl Key) -> Option<(usize, usize)> {
         // SAFETY (both): the layout is the table's kind's.
         on_layout!(self.kind, L => unsafe {
-            Typed::<L>::of(self.ptr()).find::<false>(hash, L::matcher(self.kind, n)?)
+            let t = Typed::<L>::of(self.ptr());
+            t.find::<false>(hash, L::matcher(self.kind, n)?).map(|(g, i, _)| (g, i))
         })
     }
 

@@ -813,8 +813,8 @@ impl Map {
             let mut t = Typed::<L>::from_groups(e.groups, e.mask);
             let eq = L::matcher(e.kind, n).ok_or(Error::NotFound)?;
             let found = if pf { t.find::<true>(h, eq) } else { t.find::<false>(h, eq) };
-            let (g, i) = found.ok_or(Error::NotFound)?;
-            let s = *t.slot(g, i);
+            let (g, i, s) = found.ok_or(Error::NotFound)?;
+            let s = *s;
             t.table().erase_at(g, i);
             L::release(&s, alloc);
             self.len -= 1;
