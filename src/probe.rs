@@ -102,18 +102,24 @@ unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *mut [S; SLOT
 }
 
 /// The slot of a group whose marker bit (see
-/// [`crate::group::Bitset::first_bit`]) is
-/// `bit`: slot `i = bit / 8`, at byte `i * size`, which is `bit * size / 8
-/// - 7 * size / 8` since `bit = 8i + 7`; one scaled address, no shift.
+/// [`crate::group::Bitset::first_bit`]) is `bit`: slot `i = bit / 8`, at
+/// byte `i * size`. Where `size` is a multiple of 8 (every slot on 64-bit
+/// targets) that is `bit * size / 8 - 7 * size / 8`, since `bit = 8i + 7`:
+/// one scaled address, no shift. Elsewhere (32-bit targets, whose values
+/// are 4 bytes) the index is formed first.
 ///
 /// # Safety
 /// `slots` is a group's slots and `bit` a marker bit (`bit % 8 == 7`,
 /// `bit < 64`).
 #[inline(always)]
 unsafe fn slot_at<S>(slots: *mut [S; SLOTS], bit: u32) -> *mut S {
-    const { assert!(size_of::<S>().is_multiple_of(8)) };
     debug_assert_eq!(bit % 8, 7);
-    let unit = size_of::<S>() / 8;
+    let size = size_of::<S>();
+    if !size.is_multiple_of(8) {
+        // SAFETY: the caller's guarantee: slot `bit / 8 < 8` of the group.
+        return unsafe { slots.cast::<S>().add(bit as usize / 8) };
+    }
+    let unit = size / 8;
     // SAFETY: the caller's guarantee: `bit * unit - 7 * unit = (bit / 8) *
     // size`, a slot of the group; the intermediate offset, `bit * unit`,
     // is inside the group's `8 * size` bytes too.
