@@ -242,16 +242,6 @@ impl<'a, L: Layout> Typed<'a, L> {
         hash: u64,
         eq: impl Fn(&L::Slot) -> bool,
     ) -> Option<(usize, usize, *mut L::Slot)> {
-        self.probe::<PREFETCH>(hash, eq)
-    }
-
-    /// [`Typed::find`] (the name the probe's callers inside use).
-    #[inline(always)]
-    fn probe<const PREFETCH: bool>(
-        &self,
-        hash: u64,
-        eq: impl Fn(&L::Slot) -> bool,
-    ) -> Option<(usize, usize, *mut L::Slot)> {
         self.probe_from::<PREFETCH>(Probe::new(hash, self.mask), h2(hash), &eq)
     }
 
@@ -361,7 +351,7 @@ impl<'a, L: Layout> Typed<'a, L> {
     ) -> R {
         if !PEEL {
             return done(
-                self.probe::<PREFETCH>(hash, eq)
+                self.find::<PREFETCH>(hash, eq)
                     .map(|(_, _, s)| value_of::<L>(s)),
             );
         }
@@ -395,7 +385,7 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// else the empty slot that ended it. Each pass keeps few values live.
     #[inline(always)]
     pub fn find_or_vacant(&mut self, hash: u64, eq: impl Fn(&L::Slot) -> bool) -> Lookup<L::Slot> {
-        if let Some((_, _, s)) = self.probe::<false>(hash, eq) {
+        if let Some((_, _, s)) = self.find::<false>(hash, eq) {
             return Lookup::Found(s);
         }
         let mut p = Probe::new(hash, self.mask);
