@@ -89,7 +89,6 @@ pub fn hash_mid(seed: u64, key: &[u8]) -> u64 {
 }
 
 /// XXH3's avalanche.
-#[inline(always)]
 fn avalanche(mut acc: u64) -> u64 {
     acc ^= acc >> 37;
     acc = acc.wrapping_mul(0x1656_6791_9E37_79F9);
@@ -122,7 +121,6 @@ impl Seed {
     }
 
     /// The XXH3 seed.
-    #[inline(always)]
     pub fn get(self) -> u64 {
         self.0.wrapping_sub(FLIP1)
     }

@@ -76,7 +76,6 @@ impl core::fmt::Debug for KeyRepr {
 
 impl KeyRepr {
     /// A repr from its four words, little-endian.
-    #[inline(always)]
     fn from_words(w: [u64; 4]) -> KeyRepr {
         let mut raw = [0u8; REPR];
         for (chunk, w) in raw.chunks_exact_mut(8).zip(w) {
@@ -108,14 +107,12 @@ impl KeyRepr {
     }
 
     /// An integer key's inline repr.
-    #[inline(always)]
     pub fn from_int(tag: u8, v: u64) -> KeyRepr {
         let (w0, w1) = int_words(tag, v);
         KeyRepr::from_words([w0, w1, 0, 0])
     }
 
     /// The integer key this repr holds, if it holds one: `(tag, value)`.
-    #[inline(always)]
     pub fn int(&self) -> Option<(u8, u64)> {
         int_of_words(self.word0_le(), self.word1_le())
     }
@@ -130,7 +127,6 @@ impl KeyRepr {
         self.key_len() as usize <= INLINE
     }
 
-    #[inline(always)]
     fn heap_ptr(&self) -> *mut u8 {
         // SAFETY: bytes 24.. hold a pointer written by `heap_repr` (read
         // unaligned: the array is only 8-aligned as a whole, which is
@@ -139,7 +135,6 @@ impl KeyRepr {
     }
 
     /// Address of the key's bytes: in the slot itself, or the heap copy.
-    #[inline(always)]
     pub fn bytes_ptr(&self) -> *const u8 {
         if self.is_inline() {
             // SAFETY: byte 4 is inside the repr.
@@ -298,7 +293,6 @@ pub(super) fn load_le(p: &[u8]) -> u64 {
 
 /// `w` (4 or 8) bytes of `p` from `at`, little-endian; 0 out of bounds
 /// (never, for the callers here: the check only keeps panics off the path).
-#[inline(always)]
 fn le(p: &[u8], at: usize, w: usize) -> u64 {
     match p.get(at..at + w) {
         Some(b) if w == 8 => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])),

@@ -47,7 +47,6 @@ pub enum Kind {
 impl Kind {
     /// The integer kind of an integer key's tag ([`TAG_I64`] or
     /// [`TAG_U64`]).
-    #[inline(always)]
     pub fn of_tag(tag: u8) -> Kind {
         if tag == TAG_I64 {
             Kind::I64
@@ -86,7 +85,6 @@ impl Uniform {
     /// The tables a lookup of `n` takes inline, in a map within the
     /// caches: an integer key's own kind's; general ones for a byte key
     /// (which they hold whatever it encodes).
-    #[inline(always)]
     pub fn usual<K: Key>(n: &K) -> Uniform {
         if K::INT {
             Uniform::of(kind_of(n))
@@ -96,7 +94,6 @@ impl Uniform {
     }
 
     /// Every table has `kind`, in a map within the caches.
-    #[inline(always)]
     pub fn of(kind: Kind) -> Uniform {
         match kind {
             Kind::Bytes => Uniform(Uniform::BYTES),
@@ -107,7 +104,6 @@ impl Uniform {
 
     /// The same kind in a map past the caches (`far`) or within them;
     /// unknown stays unknown.
-    #[inline(always)]
     pub fn far(self, far: bool) -> Uniform {
         if far && self != Uniform::UNKNOWN {
             Uniform(self.0 | Uniform::FAR)
@@ -145,7 +141,6 @@ impl core::fmt::Debug for Uniform {
 }
 
 /// The kind of table a key calls for: its tag if it is an integer key.
-#[inline(always)]
 pub fn kind_of(n: &impl Key) -> Kind {
     n.int().map_or(Kind::Bytes, |(tag, _)| Kind::of_tag(tag))
 }
@@ -288,23 +283,19 @@ impl Layout for General {
     type Slot = Slot;
     const INT: bool = false;
 
-    #[inline(always)]
     fn matcher<'k, K: Key>(_: Kind, n: &'k K) -> Option<impl Fn(&Slot) -> bool + 'k> {
         // SAFETY: the compare is only given full slots, whose keys live.
         Some(move |s: &Slot| unsafe { n.matches(&s.key) })
     }
 
-    #[inline(always)]
     fn value(s: &Slot) -> *mut c_void {
         s.value
     }
 
-    #[inline(always)]
     fn set_value(s: &mut Slot, value: *mut c_void) {
         s.value = value;
     }
 
-    #[inline(always)]
     fn value_ptr(s: *mut Slot) -> *mut *mut c_void {
         // SAFETY: a place expression only: nothing is read.
         unsafe { &raw mut (*s).value }
@@ -353,7 +344,6 @@ impl Layout for General {
         s.key.int().map(|(_, v)| v)
     }
 
-    #[inline(always)]
     fn moved<F: Layout>(from: Kind, s: &F::Slot) -> Slot {
         Slot {
             key: F::repr(from, s),
@@ -384,7 +374,6 @@ impl Layout for General {
 
 /// The value of `n` if it is an integer key of `kind`: the only keys an
 /// integer table of that kind holds, and the form it holds them in.
-#[inline(always)]
 fn int_in(kind: Kind, n: &impl Key) -> Option<u64> {
     match n.int() {
         Some((tag, v)) if tag as u32 == kind as u32 => Some(v),
@@ -396,23 +385,19 @@ impl Layout for Int {
     type Slot = IntSlot;
     const INT: bool = true;
 
-    #[inline(always)]
     fn matcher<'k, K: Key>(kind: Kind, n: &'k K) -> Option<impl Fn(&IntSlot) -> bool + 'k> {
         let v = int_in(kind, n)?;
         Some(move |s: &IntSlot| s.key == v)
     }
 
-    #[inline(always)]
     fn value(s: &IntSlot) -> *mut c_void {
         s.value
     }
 
-    #[inline(always)]
     fn set_value(s: &mut IntSlot, value: *mut c_void) {
         s.value = value;
     }
 
-    #[inline(always)]
     fn value_ptr(s: *mut IntSlot) -> *mut *mut c_void {
         // SAFETY: a place expression only: nothing is read.
         unsafe { &raw mut (*s).value }
@@ -455,7 +440,6 @@ impl Layout for Int {
         Some(s.key)
     }
 
-    #[inline(always)]
     fn moved<F: Layout>(_: Kind, s: &F::Slot) -> IntSlot {
         let key = F::int(s);
         debug_assert!(

@@ -88,7 +88,6 @@ impl Probe {
 ///
 /// # Safety
 /// `groups` and `mask` are a live table's, laid out in `S` slots; `g <= mask`.
-#[inline(always)]
 unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *mut [S; SLOTS] {
     // SAFETY: the caller's guarantee: the slot array starts after the
     // `mask + 1` control words, and group `g`'s slots are inside it.
@@ -111,7 +110,6 @@ unsafe fn slots_of<S>(groups: *const u8, mask: usize, g: usize) -> *mut [S; SLOT
 /// # Safety
 /// `slots` is a group's slots and `bit` a marker bit (`bit % 8 == 7`,
 /// `bit < 64`).
-#[inline(always)]
 unsafe fn slot_at<S>(slots: *mut [S; SLOTS], bit: u32) -> *mut S {
     debug_assert_eq!(bit % 8, 7);
     let size = size_of::<S>();
@@ -138,7 +136,6 @@ unsafe fn slot_at<S>(slots: *mut [S; SLOTS], bit: u32) -> *mut S {
 /// other. Three lines: an integer group's 128 bytes of slots wherever they
 /// start (slots are 8-aligned, not 64), and a general group's first five
 /// slots of eight. Only maps past the caches prefetch (see `Map::get`).
-#[inline(always)]
 fn prefetch_slots<S>(slots: *const [S; SLOTS]) {
     let p = slots.cast::<u8>();
     prefetch(p);
@@ -165,7 +162,6 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// `groups` and `mask` are those of a live table of a kind laid out in
     /// `L`, which nothing else modifies during `'a` (nothing else reads it
     /// during `'a` if the typed table modifies it).
-    #[inline(always)]
     pub unsafe fn from_groups(groups: *mut u8, mask: u32) -> Typed<'a, L> {
         Typed {
             // The header precedes the groups; nothing loads it here.
@@ -180,7 +176,6 @@ impl<'a, L: Layout> Typed<'a, L> {
     ///
     /// # Safety
     /// As for [`Typed::from_groups`], for the table `t`.
-    #[inline(always)]
     pub unsafe fn of(t: *mut Table) -> Typed<'a, L> {
         // SAFETY: the caller's guarantee.
         unsafe {
@@ -195,13 +190,11 @@ impl<'a, L: Layout> Typed<'a, L> {
     }
 
     /// The header.
-    #[inline(always)]
     pub fn table(&mut self) -> &mut Table {
         // SAFETY: a live table, borrowed for `'a` (see `from_groups`).
         unsafe { &mut *self.table }
     }
 
-    #[inline(always)]
     fn ctrl(&self, g: usize) -> Ctrl {
         debug_assert!(g <= self.mask);
         // SAFETY: `g <= mask`: a group of the table, whose control word is
@@ -209,7 +202,6 @@ impl<'a, L: Layout> Typed<'a, L> {
         unsafe { *self.groups.cast::<Ctrl>().add(g) }
     }
 
-    #[inline(always)]
     fn slots(&self, g: usize) -> *mut [L::Slot; SLOTS] {
         debug_assert!(g <= self.mask);
         // SAFETY: the table's groups and mask, laid out in `L`; `g <= mask`.
@@ -217,7 +209,6 @@ impl<'a, L: Layout> Typed<'a, L> {
     }
 
     /// Slot `i` of group `g`.
-    #[inline(always)]
     pub fn slot(&self, g: usize, i: usize) -> &L::Slot {
         // `% SLOTS` (here and below): slot indices come from a control
         // word's bitset, so they are below 8 already; the mask lets the
@@ -226,7 +217,6 @@ impl<'a, L: Layout> Typed<'a, L> {
         unsafe { &(*self.slots(g))[i % SLOTS] }
     }
 
-    #[inline(always)]
     pub fn slot_mut(&mut self, g: usize, i: usize) -> &mut L::Slot {
         // SAFETY: a slot of the table, borrowed uniquely with `self`.
         unsafe { &mut (*self.slots(g))[i % SLOTS] }
@@ -310,7 +300,6 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// group's control word. Batch lookups call this a stage ahead of
     /// [`Typed::prefetch_candidate`], and that a stage ahead of the probe
     /// (see `crate::map::batch`).
-    #[inline(always)]
     pub fn prefetch_ctrl(&self, hash: u64) {
         let g = Probe::new(hash, self.mask).offset;
         // SAFETY: `g <= mask`: an address inside the table; a prefetch
@@ -321,7 +310,6 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// Starts loading the slot of the first candidate for `hash` in its
     /// first group, if there is one: the line a hit (or a fingerprint
     /// collision) compares. Reads the group's control word.
-    #[inline(always)]
     pub fn prefetch_candidate(&self, hash: u64) {
         let g = Probe::new(hash, self.mask).offset;
         if let Some(i) = self.ctrl(g).match_h2(h2(hash)).first() {
@@ -364,7 +352,6 @@ impl<'a, L: Layout> Typed<'a, L> {
 
     /// [`Typed::search`] of the first group of the probe for `hash`, and
     /// that group.
-    #[inline(always)]
     pub fn search_first<const PREFETCH: bool>(
         &self,
         hash: u64,
@@ -425,7 +412,6 @@ impl<'a, L: Layout> Typed<'a, L> {
     }
 
     /// The slot memory of vacancy `v` (where `insert_at` writes).
-    #[inline(always)]
     pub fn vacant_slot(&mut self, v: &Vacancy) -> *mut L::Slot {
         // SAFETY: a slot of the table.
         unsafe { &raw mut (*self.slots(v.group))[v.slot % SLOTS] }
@@ -434,7 +420,6 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// Adds an entry known to be absent to a table without tombstones (one
     /// being rebuilt into): no key comparisons. False when the growth
     /// budget is spent.
-    #[inline(always)]
     pub fn place(&mut self, hash: u64, entry: L::Slot) -> bool {
         if self.table().growth_left() == 0 {
             return false;
@@ -464,7 +449,6 @@ impl<'a, L: Layout> Typed<'a, L> {
 
     /// Calls `f` with every full slot until it returns non-zero; returns
     /// that value, or 0.
-    #[inline(always)]
     pub fn walk(&self, mut f: impl FnMut(&L::Slot) -> i32) -> i32 {
         for g in 0..=self.mask {
             let slots = self.slots(g);
@@ -507,7 +491,6 @@ impl<'a, L: Layout> Typed<'a, L> {
 }
 
 /// The value of `s`, a full slot that a search found.
-#[inline(always)]
 fn value_of<L: Layout>(s: *mut L::Slot) -> *mut c_void {
     // SAFETY: searches hand out full slots of a live table.
     L::value(unsafe { &*s })

@@ -231,7 +231,9 @@ const LONGER: usize = 32;
 /// small shim and long keys pay for one function's entry and exit. A key of
 /// up to [`SHORT`] bytes is looked up as `Short<SHORT, 33>`, whose bounds
 /// drop every short-key branch from the hash and the compare; a longer one
-/// takes `get_bytes` (hashed under the guard).
+/// takes `get_bytes` (hashed under the guard). Kept out of line, so that
+/// `slate_get_bytes` stays small enough to inline under cross-language
+/// LTO (`make lto-test`).
 ///
 /// # Safety
 /// As for `slate_get_bytes`.
@@ -260,7 +262,6 @@ unsafe fn get_longer(
 ///
 /// # Safety
 /// As for `slate_take_bytes`.
-#[inline(never)]
 unsafe fn take_longer(
     map: *mut slate_s,
     key: *const c_void,
@@ -282,7 +283,6 @@ unsafe fn take_longer(
 ///
 /// # Safety
 /// As for `write_unwalked`.
-#[inline(always)]
 unsafe fn target<'m, K>(
     map: *mut slate_s,
     key: Result<K, Error>,
@@ -330,7 +330,6 @@ unsafe fn set_bytes<U: Upsert>(
 }
 
 /// A plain set's `placed`: nothing to hand back.
-#[inline(always)]
 fn nowhere(_: ()) {}
 
 /// A get-or-insert's `placed`: the value's address into `*value`, and
@@ -338,7 +337,6 @@ fn nowhere(_: ()) {}
 ///
 /// # Safety
 /// `value` is writable; `inserted` is NULL or writable.
-#[inline(always)]
 unsafe fn give_place(value: *mut *mut *mut c_void, inserted: *mut c_int) -> impl FnOnce(Placed) {
     move |p: Placed| {
         // SAFETY: the caller's guarantees.
@@ -355,7 +353,6 @@ unsafe fn give_place(value: *mut *mut *mut c_void, inserted: *mut c_int) -> impl
 ///
 /// # Safety
 /// `value` is NULL or writable.
-#[inline(always)]
 unsafe fn give(value: *mut *mut c_void, taken: Result<*mut c_void, Error>) -> c_int {
     code(taken.map(|v| {
         if !value.is_null() {
@@ -944,7 +941,6 @@ pub unsafe extern "C" fn slate_pin_seed(map: *mut slate_s, seed: u64) -> c_int {
 ///
 /// # Safety
 /// As for `read`.
-#[inline(always)]
 unsafe fn batch<'m>(map: *const slate_s, count: usize, arrays: &[bool]) -> Result<&'m Map, Error> {
     // SAFETY: the caller's guarantee.
     let m = unsafe { read(map)? };
@@ -960,7 +956,6 @@ unsafe fn batch<'m>(map: *const slate_s, count: usize, arrays: &[bool]) -> Resul
 /// # Safety
 /// `found` has room for every key's byte; `values` is NULL or has room for
 /// every key's value.
-#[inline(always)]
 unsafe fn answer(
     values: *mut *mut c_void,
     found: *mut u8,
@@ -979,7 +974,6 @@ unsafe fn answer(
 ///
 /// # Safety
 /// As for `slate_get_many_u64`.
-#[inline(always)]
 unsafe fn get_many_ints<T: Copy>(
     map: *const slate_s,
     keys: *const T,
@@ -1235,7 +1229,6 @@ const _: () = assert!(align_of::<Iter>() <= align_of::<slate_iter_s>());
 ///
 /// # Safety
 /// `it` is NULL or points to a `slate_iter_s`.
-#[inline(always)]
 unsafe fn cursor<'a>(it: *mut slate_iter_s) -> Result<&'a mut Iter, Error> {
     // SAFETY: the caller's guarantee; the assertions above.
     unsafe { it.cast::<Iter>().as_mut() }.ok_or(Error::Invalid)

@@ -79,7 +79,6 @@ pub(crate) unsafe fn own_allocator(a: *const slate_allocator_s) -> Result<Alloca
 /// `SLATE_OK` as an `int`.
 pub(crate) const SLATE_OK: c_int = slate_error_e::SLATE_OK as c_int;
 
-#[inline(always)]
 pub(crate) fn code(r: Result<(), Error>) -> c_int {
     match r {
         Ok(()) => slate_error_e::SLATE_OK as c_int,
@@ -94,7 +93,6 @@ pub(crate) fn code(r: Result<(), Error>) -> c_int {
 /// keeps no unwinding path: `make symbols` (scripts/check-unwind.py) checks
 /// that no exported function has one, which proves every panic site of a
 /// shim lies inside its guard.
-#[inline(always)]
 pub(crate) fn guard<F: FnOnce() -> Result<(), Error>>(f: F) -> c_int {
     let mut f = Some(f);
     // SAFETY: `f` is a live `Option<F>` that `guarded::<F>` reads once.
@@ -106,7 +104,6 @@ pub(crate) fn guard<F: FnOnce() -> Result<(), Error>>(f: F) -> c_int {
 pub(crate) struct Guarded;
 
 impl Guard for Guarded {
-    #[inline(always)]
     fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
         match guard(f) {
             SLATE_OK => Ok(()),
@@ -121,7 +118,6 @@ impl Guard for Guarded {
 /// `guard` for a walk: `f` returns the callback's stopping value, which
 /// becomes the call's result unless the walk could not start (an error
 /// code) or panicked.
-#[inline(always)]
 pub(crate) fn guard_walk(f: impl FnOnce() -> Result<c_int, Error>) -> c_int {
     let mut result = 0;
     let status = guard(|| {
@@ -201,7 +197,6 @@ pub(crate) unsafe trait Shell {
 ///
 /// # Safety
 /// `p` is NULL or points to an initialized struct.
-#[inline(always)]
 pub(crate) unsafe fn read<'a, S: Shell>(p: *const S) -> Result<&'a S::Body, Error> {
     // SAFETY: the caller's guarantee; `Shell` guarantees size and alignment.
     unsafe { p.cast::<S::Body>().as_ref() }.ok_or(Error::Invalid)
@@ -212,7 +207,6 @@ pub(crate) unsafe fn read<'a, S: Shell>(p: *const S) -> Result<&'a S::Body, Erro
 ///
 /// # Safety
 /// `p` is NULL or points to an initialized struct.
-#[inline(always)]
 pub(crate) unsafe fn write<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, Error> {
     if p.is_null() || walk::walking(p.cast_const().cast()) {
         return Err(Error::Invalid);
@@ -234,7 +228,6 @@ pub(crate) unsafe fn write<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, E
 macro_rules! unless_walked {
     ($p:expr => $twin:ident($($arg:ident: $ty:ty),*) $body:block) => {{
         #[cold]
-        #[inline(never)]
         unsafe fn $twin($($arg: $ty),*) -> c_int {
             if $crate::walk::walking($p.cast_const().cast()) {
                 return $crate::Error::Invalid as c_int;
@@ -255,7 +248,6 @@ pub(crate) use unless_walked;
 /// # Safety
 /// `p` is NULL or points to an initialized struct that the calling thread
 /// is not walking.
-#[inline(always)]
 pub(crate) unsafe fn write_unwalked<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, Error> {
     // SAFETY: the caller's guarantee.
     unsafe { p.cast::<S::Body>().as_mut() }.ok_or(Error::Invalid)

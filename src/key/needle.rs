@@ -43,7 +43,6 @@ pub trait Key: Copy {
     ///
     /// # Safety
     /// `dst` is valid for writes of a `KeyRepr`.
-    #[inline(always)]
     unsafe fn store(&self, dst: *mut KeyRepr, alloc: &Allocator) -> Result<(), Error> {
         let repr = self.to_stored(alloc)?;
         // SAFETY: the caller's guarantee.
@@ -61,7 +60,6 @@ pub struct IntKey {
 }
 
 impl IntKey {
-    #[inline(always)]
     pub fn new(tag: u8, value: u64) -> IntKey {
         IntKey { tag, value }
     }
@@ -70,23 +68,19 @@ impl IntKey {
 impl Key for IntKey {
     const INT: bool = true;
 
-    #[inline(always)]
     fn hash(&self, seed: u64) -> u64 {
         crate::hash::hash_int(seed, self.tag, self.value)
     }
 
-    #[inline(always)]
     unsafe fn matches(&self, stored: &KeyRepr) -> bool {
         let (w0, w1) = int_words(self.tag, self.value);
         stored.word0_le() == w0 && stored.word1_le() == w1
     }
 
-    #[inline(always)]
     fn to_stored(&self, _alloc: &Allocator) -> Result<KeyRepr, Error> {
         Ok(KeyRepr::from_int(self.tag, self.value))
     }
 
-    #[inline(always)]
     fn int(&self) -> Option<(u8, u64)> {
         Some((self.tag, self.value))
     }
@@ -112,7 +106,6 @@ pub struct Needle<'a> {
 
 impl<'a> Needle<'a> {
     /// A byte key. The length must fit in `u32` (the C API guarantees it).
-    #[inline(always)]
     pub fn bytes(key: &'a [u8]) -> Needle<'a> {
         Needle {
             ptr: key.as_ptr(),
@@ -122,14 +115,12 @@ impl<'a> Needle<'a> {
     }
 
     /// The key's bytes.
-    #[inline(always)]
     pub fn key(&self) -> &'a [u8] {
         // SAFETY: `ptr` and `len` are the slice `bytes` was given, borrowed
         // for `'a`.
         unsafe { core::slice::from_raw_parts(self.ptr, self.len as usize) }
     }
 
-    #[inline(always)]
     fn is_inline(&self) -> bool {
         self.len as usize <= INLINE
     }
@@ -179,7 +170,6 @@ unsafe fn eq_rest(p: *const u8, key: &[u8]) -> bool {
 /// # Safety
 /// `p` and `k` point to `n` readable bytes; `32 < n <= 128`.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
 unsafe fn eq_33_to_128(p: *const u8, k: *const u8, n: usize) -> bool {
     use core::arch::x86_64::{_mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
     debug_assert!(n > 32 && n <= crate::hash::SHORT);
@@ -212,19 +202,16 @@ unsafe fn eq_33_to_128(p: *const u8, k: *const u8, n: usize) -> bool {
 /// # Safety
 /// `p` and `k` point to `n` readable bytes.
 #[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
 unsafe fn eq_33_to_128(p: *const u8, k: *const u8, n: usize) -> bool {
     // SAFETY: the caller's guarantee.
     unsafe { core::slice::from_raw_parts(p, n) == core::slice::from_raw_parts(k, n) }
 }
 
 impl Key for Needle<'_> {
-    #[inline(always)]
     fn hash(&self, seed: u64) -> u64 {
         crate::hash::hash(seed, self.key())
     }
 
-    #[inline(always)]
     unsafe fn matches(&self, slot: &KeyRepr) -> bool {
         if slot.word0_le() != head_word(self.key()) {
             return false;
@@ -308,7 +295,6 @@ impl<'a, const MAX: usize, const MIN: usize> Short<'a, MAX, MIN> {
     /// The key's bytes, of `MIN` to `MAX`: telling the compiler lets it
     /// drop the code for other lengths (XXH3's long-input path, `memcmp`
     /// for short keys; the straight-line compares for long ones).
-    #[inline(always)]
     fn key(&self) -> &'a [u8] {
         let k = self.n.key();
         if k.len() > MAX || k.len() < MIN {
@@ -329,7 +315,6 @@ impl<const MAX: usize, const MIN: usize> Key for Short<'_, MAX, MIN> {
         }
     }
 
-    #[inline(always)]
     unsafe fn matches(&self, slot: &KeyRepr) -> bool {
         if slot.word0_le() != self.w0 {
             return false;
@@ -357,7 +342,6 @@ impl<const MAX: usize, const MIN: usize> Key for Short<'_, MAX, MIN> {
         unsafe { self.n.store(dst, alloc) }
     }
 
-    #[inline(always)]
     fn int(&self) -> Option<(u8, u64)> {
         self.n.int()
     }

@@ -88,7 +88,6 @@ pub(crate) trait BatchKey: Copy {
 impl BatchKey for IntKey {
     const KEEP: bool = false;
 
-    #[inline(always)]
     fn batch_hash(&self, seed: u64) -> Option<u64> {
         Some(self.hash(seed))
     }
@@ -99,7 +98,6 @@ impl BatchKey for IntKey {
         unsafe { get_in::<USUAL, _>(e, h, self) }
     }
 
-    #[inline(always)]
     fn usual(&self) -> Uniform {
         Uniform::usual(self)
     }
@@ -141,13 +139,11 @@ impl BatchKey for Needle<'_> {
         }
     }
 
-    #[inline(always)]
     fn usual(&self) -> Uniform {
         Uniform::usual(self)
     }
 
     /// A key over [`SHORT`] bytes: the single lookup's, under the guard.
-    #[inline(always)]
     fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error> {
         m.get_long::<G>(self.key())
     }
@@ -175,7 +171,6 @@ impl<K: BatchKey> BatchKey for Option<K> {
         self.as_ref().map_or(Uniform::UNKNOWN, K::usual)
     }
 
-    #[inline(always)]
     fn alone<G: Guard>(&self, m: &Map) -> Result<Option<*mut c_void>, Error> {
         self.as_ref().map_or(Ok(None), |k| k.alone::<G>(m))
     }
@@ -196,7 +191,6 @@ impl Map {
     /// each one's value (`None`: absent), in order. Equal to `count` single
     /// lookups; allocates nothing. `Err` only if a key looked up alone
     /// panicked under the guard (a bug): the keys before it were told.
-    #[inline(always)]
     pub fn get_many<G: Guard, K: BatchKey>(
         &self,
         count: usize,
@@ -216,7 +210,6 @@ impl Map {
     /// A map in the caches: each key hashed and probed in turn, as a single
     /// lookup does, without the call. Consecutive keys do not depend on
     /// each other, so the processor overlaps them.
-    #[inline(always)]
     pub(super) fn one_by_one<G: Guard, K: BatchKey>(
         &self,
         count: usize,
@@ -242,7 +235,6 @@ impl Map {
     }
 
     /// The chunks and their stages (see the module docs).
-    #[inline(always)]
     pub(super) fn stages<G: Guard, K: BatchKey>(
         &self,
         count: usize,
@@ -329,7 +321,6 @@ struct Bits(u32);
 impl Iterator for Bits {
     type Item = usize;
 
-    #[inline(always)]
     fn next(&mut self) -> Option<usize> {
         if self.0 == 0 {
             return None;

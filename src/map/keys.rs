@@ -53,7 +53,6 @@ pub(crate) trait Guard {
 /// get-or-insert stores a new key with the value NULL whatever `value`
 /// says, so that its instance has no use for the argument and can drop it
 /// (the call then fits the registers and is a tail call).
-#[inline(never)]
 fn upsert_rest<G: Guard, U: Upsert, K: Key, R>(
     m: &mut Map,
     n: K,
@@ -72,7 +71,6 @@ fn upsert_rest<G: Guard, U: Upsert, K: Key, R>(
 
 /// [`Map::take_then`] where the fast path could not do it: the removal
 /// from the key's hash `h` (any value while the map has no tables).
-#[inline(never)]
 fn take_rest<G: Guard, K: Key, R>(
     m: &mut Map,
     n: K,
@@ -88,7 +86,6 @@ fn take_rest<G: Guard, K: Key, R>(
 }
 
 /// `G::run` for code that hands back a value.
-#[inline(always)]
 fn run_for<G: Guard, R>(f: impl FnOnce() -> Result<R, Error>) -> Result<R, Error> {
     let mut out = None;
     G::run(|| {
@@ -211,7 +208,6 @@ impl Map {
     }
 
     /// `set_pending` under the guard.
-    #[inline(always)]
     fn set_pending_guarded<G: Guard, U: Upsert>(
         &mut self,
         pending: Pending,
@@ -277,7 +273,6 @@ impl Map {
 
     /// A removal's result, with a map it left empty reseeded under the
     /// guard.
-    #[inline(always)]
     fn reseed_guarded<G: Guard>(
         &mut self,
         removed: Result<*mut c_void, Error>,

@@ -146,7 +146,6 @@ pub enum Set {}
 impl Upsert for Set {
     type Out = ();
     const KEEP: bool = false;
-    #[inline(always)]
     fn placed(_: *mut *mut c_void, _: bool) {}
 }
 
@@ -156,7 +155,6 @@ pub enum GetOrInsert {}
 impl Upsert for GetOrInsert {
     type Out = Placed;
     const KEEP: bool = true;
-    #[inline(always)]
     fn placed(value: *mut *mut c_void, inserted: bool) -> Placed {
         Placed { value, inserted }
     }
@@ -249,7 +247,6 @@ struct IntFirst<'t> {
 }
 
 /// What a set or get-or-insert does with a key it found in slot `s`.
-#[inline(always)]
 fn found<L: Layout, U: Upsert>(s: *mut L::Slot, value: *mut c_void) -> U::Out {
     if !U::KEEP {
         // SAFETY: a full slot of a table the caller modifies.
@@ -274,8 +271,6 @@ fn look_other<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -
 /// (an empty map, an integer key among general tables, a byte key that
 /// encodes an integer among integer tables, tables of several kinds), out
 /// of line.
-#[cold]
-#[inline(never)]
 fn look_cold<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
     if !m.is_tabled() {
         return done(None);
@@ -338,7 +333,6 @@ impl Map {
     }
 
     /// The global depth: 0 in small and empty mode.
-    #[inline(always)]
     pub(crate) fn global_depth(&self) -> u8 {
         if self.mode == Mode::Empty {
             0
@@ -363,7 +357,6 @@ impl Map {
     /// Whether maps of this depth prefetch slots (`PREFETCH_DEPTH`); read
     /// from the shift, as a lookup reads the depth (any answer in empty
     /// mode).
-    #[inline(always)]
     fn prefetches(&self) -> bool {
         self.shift <= 63 - PREFETCH_DEPTH
     }
@@ -428,7 +421,6 @@ impl Map {
     }
 
     /// Looks a key up.
-    #[inline(always)]
     pub fn get(&self, n: &impl Key) -> Option<*mut c_void> {
         self.look(n, |found| found)
     }
@@ -500,9 +492,7 @@ impl Map {
     /// Finishes a `set` that [`Map::try_set`] left pending: makes room for
     /// the key (a first table, a rebuild or split, a layout switch) and
     /// inserts it, hashed once. The key's copy is made first, so that a
-    /// failure to make it changes nothing. Out of line: the insert shims
-    /// stay small enough to inline under cross-language LTO.
-    #[inline(never)]
+    /// failure to make it changes nothing.
     pub fn set_pending<U: Upsert>(
         &mut self,
         pending: Pending,

@@ -160,7 +160,6 @@ pub(crate) unsafe fn gather_rows(
 /// The offset of the column after one at `off` of `size`-byte elements, in
 /// a block of `cap` rows: `shape`'s arithmetic, unchecked (`shape`
 /// checked it when the block was allocated).
-#[inline(always)]
 pub(crate) fn next_column(off: usize, size: usize, cap: usize) -> usize {
     (off + size * cap + (COLUMN_ALIGN - 1)) & !(COLUMN_ALIGN - 1)
 }
@@ -169,7 +168,6 @@ pub(crate) fn next_column(off: usize, size: usize, cap: usize) -> usize {
 ///
 /// # Safety
 /// As `ptr::copy_nonoverlapping(src, dst, size)`.
-#[inline(always)]
 pub(super) unsafe fn copy_element(src: *const u8, dst: *mut u8, size: usize) {
     // SAFETY: the caller's guarantee; unaligned accesses of `size` bytes.
     unsafe {
@@ -200,7 +198,6 @@ pub(super) unsafe fn copy_element(src: *const u8, dst: *mut u8, size: usize) {
 ///
 /// # Safety
 /// As `ptr::copy_nonoverlapping(src, dst, size)`.
-#[inline(always)]
 pub(super) unsafe fn copy_in(src: *const u8, dst: *mut u8, size: usize) {
     // SAFETY (all arms): the caller's guarantee.
     unsafe {
@@ -219,7 +216,6 @@ pub(super) unsafe fn copy_in(src: *const u8, dst: *mut u8, size: usize) {
 ///
 /// # Safety
 /// As `ptr::copy_nonoverlapping(src, dst, size)`, `size` one of the four.
-#[inline(always)]
 pub(super) unsafe fn copy_simple(src: *const u8, dst: *mut u8, size: usize) {
     // SAFETY (all arms): the caller's guarantee.
     unsafe {
@@ -236,7 +232,6 @@ pub(super) unsafe fn copy_simple(src: *const u8, dst: *mut u8, size: usize) {
 ///
 /// # Safety
 /// `src` and `dst` have `4 * W` bytes and do not overlap.
-#[inline(always)]
 pub(super) unsafe fn copy_words<const W: usize>(src: *const u8, dst: *mut u8) {
     for i in 0..W {
         // SAFETY: the caller's guarantee; unaligned 4-byte accesses.
@@ -430,7 +425,6 @@ impl SlotMap {
 
     /// Whether rows are one column of 4, 8, 12 or 16 bytes: the case that
     /// `move_row_fast` and `try_insert` handle.
-    #[inline(always)]
     pub(super) fn simple_rows(&self) -> bool {
         self.columns == 1 && matches!(self.sizes[0], 4 | 8 | 12 | 16)
     }

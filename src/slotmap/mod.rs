@@ -161,7 +161,6 @@ impl Versions {
 
     /// Whether a slot whose (odd) version is `v` may be reused: its next
     /// version, `v + 2`, is still in the epoch.
-    #[inline(always)]
     fn reusable(&self, v: u32) -> bool {
         v < self.retire_at
     }
@@ -546,7 +545,6 @@ impl SlotMap {
     }
 
     /// The reverse map and the moved row's slot, after a row move.
-    #[inline(always)]
     fn move_index(&mut self, from: u32, to: u32) {
         // SAFETY: both rows have reverse entries.
         let slot = unsafe {

@@ -197,7 +197,6 @@ impl View {
     };
 
     /// The index entry of slot index `i`, if its page exists.
-    #[inline(always)]
     fn entry(self, i: u32) -> Option<*mut u64> {
         let t = i >> (PAGE_BITS + MID_BITS);
         if t >= self.top_len {
@@ -213,14 +212,12 @@ impl View {
     }
 
     /// The row of `key`, when the set holds exactly that key.
-    #[inline(always)]
     pub fn row_of(self, key: u64) -> Option<u32> {
         // SAFETY: an entry of an allocated page.
         Sparse::row_in(unsafe { *self.entry(key as u32)? }, key)
     }
 
     /// Column 0's element of `row` (NULL for a membership set).
-    #[inline(always)]
     pub fn element(self, row: u32) -> *mut u8 {
         self.col0.wrapping_add(row as usize * self.size0)
     }
@@ -228,13 +225,11 @@ impl View {
     /// The entry of slot index `i`, or [`ABSENT`]'s when its page does not
     /// exist: to read, never to write. Where it points stays right while
     /// no page is added or released: in a walk of the set, for the walk.
-    #[inline(always)]
     pub fn entry_or_absent(self, i: u32) -> *const u64 {
         self.entry(i).map_or(&ABSENT, |e| e.cast_const())
     }
 
     /// Asks for the cache line of `key`'s index entry.
-    #[inline(always)]
     pub fn prefetch(self, key: u64) {
         if let Some(e) = self.entry(key as u32) {
             prefetch(e.cast());
@@ -246,7 +241,6 @@ impl View {
     /// # Safety
     /// `entry` is one that `entry_or_absent` gave for `key`'s slot index
     /// and that is still right.
-    #[inline(always)]
     pub unsafe fn row_at(entry: *const u64, key: u64) -> Option<u32> {
         // SAFETY: the caller's guarantee.
         Sparse::row_in(unsafe { *entry }, key)
@@ -327,13 +321,11 @@ impl Sparse {
     // ---- the index --------------------------------------------------------
 
     /// The index entry of slot index `i`, if its page exists.
-    #[inline(always)]
     fn entry(&self, i: u32) -> Option<*mut u64> {
         self.view().entry(i)
     }
 
     /// The row that slot index `i` holds (of whatever generation).
-    #[inline(always)]
     fn slot_row(&self, i: u32) -> Option<u32> {
         // SAFETY: an entry of an allocated page.
         let e = unsafe { *self.entry(i)? };
@@ -342,7 +334,6 @@ impl Sparse {
 
     /// Points `key`'s entry (its page exists) at `row`, or marks it absent
     /// (`None`).
-    #[inline(always)]
     fn point(&mut self, key: u64, row: Option<u32>) {
         let e = self.entry(key as u32).expect("the key's page exists");
         // SAFETY: an entry of an allocated page.
@@ -353,7 +344,6 @@ impl Sparse {
     /// version, the xor leaves `row + 1`, which is at most `MAX_ROWS`;
     /// any other version, or an absent entry (0), leaves a value whose
     /// decrement is `u32::MAX` or more.
-    #[inline(always)]
     fn row_in(entry: u64, key: u64) -> Option<u32> {
         let r = (entry ^ key & VERSION).wrapping_sub(1);
         (r < u32::MAX as u64).then_some(r as u32)
@@ -361,19 +351,16 @@ impl Sparse {
 
     /// The row of `key`, when the set holds exactly that key (the entry
     /// alone tells: see the module docs).
-    #[inline(always)]
     pub fn row_of(&self, key: u64) -> Option<u32> {
         self.view().row_of(key)
     }
 
     /// Column 0's element of `row` (NULL for a membership set).
-    #[inline(always)]
     pub fn element(&self, row: u32) -> *mut u8 {
         self.view().element(row)
     }
 
     /// What a lookup reads of the set, copied out.
-    #[inline(always)]
     pub fn view(&self) -> View {
         View {
             top: self.top,
@@ -385,7 +372,6 @@ impl Sparse {
 
     /// Column 0's element of `key`: `Some(NULL)` for a present key of a
     /// membership set.
-    #[inline(always)]
     pub fn get(&self, key: u64) -> Option<*mut u8> {
         self.row_of(key).map(|r| self.element(r))
     }
