@@ -16,16 +16,19 @@
  *
  * Walks (slate_each, slate_delete_if, slotmap_each, slotmap_erase_if,
  * slotmap_sort, and the sparse sets' slotmap_sparse_each,
- * slotmap_sparse_erase_if, slotmap_sparse_sort and slotmap_join): a
- * callback may read the walked structure and modify others; a call that
- * would modify the walked one returns SLATE_ERROR_INVALID (except that
- * slotmap_sparse_each's and slotmap_join's callbacks may erase the key
- * they were given from the walked sets). A callback may leave its walk with longjmp (as
- * C error handling does): the walked structure keeps what the walk had
- * done so far, and every later call on it and on every other structure
- * behaves as if the walk had returned. (A C++ exception must not leave a
- * callback.) Walks nest, up to 32 deep on one thread; a walk started
- * deeper returns SLATE_ERROR_FULL before it calls anything.
+ * slotmap_sparse_erase_if, slotmap_sparse_sort and slotmap_join) keep no
+ * state outside their own stack frame. A callback may call anything, on
+ * the walked structure too, and such a call does what it does outside a
+ * walk. After each callback the walk goes on if the structure is
+ * unchanged, if only values of present keys were replaced, or if the only
+ * change was the removal of the entry the callback was given (every other
+ * entry is still visited once); after any other change it stops and
+ * returns SLATE_ERROR_INVALID (a callback's own non-zero return, where it
+ * stops the walk, stands). A callback may leave its walk with longjmp or
+ * end its thread (as C error handling and thread cancellation do): the
+ * structure keeps what the walk had done, and every later call behaves as
+ * if the walk had returned. (A C++ exception must not leave a callback.)
+ * Walks nest to any depth.
  *
  * Drop-in notes for code written for the single-header Slate:
  * SLATE_IMPLEMENTATION is accepted (the code lives in the library);
@@ -72,8 +75,8 @@ typedef enum slate_error_e {
    */
   SLATE_ERROR_NOT_FOUND = 1,
   /**
-   * A NULL map, key or out-pointer, an argument out of range, or a call
-   * that would modify a map from inside its own walk.
+   * A NULL map, key or out-pointer, an argument out of range, or a walk
+   * stopped by its callback's change to the walked structure.
    */
   SLATE_ERROR_INVALID = -1,
   /**
@@ -131,8 +134,7 @@ typedef int (*slate_each_f)(const char *key, uint32_t key_length, void *value, v
  * delete not made through this cursor (another cursor's included), a
  * `slate_delete_if` from its first deletion on, a `slate_reserve` that
  * allocates or moves entries, and every `slate_clear`, `slate_compact`
- * and `slate_free` carried out (even on an empty map; one refused inside
- * a walk is not); also once it is given a map other than the one
+ * and `slate_free` carried out (even on an empty map); also once it is given a map other than the one
  * `slate_iter` was given (a clone included). A stale cursor stays stale:
  * its `slate_iter_next` and `slate_iter_delete` return
  * `SLATE_ERROR_INVALID` and change nothing. Replacing the value of a
@@ -347,7 +349,7 @@ int slate(struct slate_s *map);
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_FULL` for a size no map can reach (such
  * as `UINT64_MAX`); `SLATE_ERROR_ALLOC`; `SLATE_ERROR_INVALID` for a NULL
- * map or from inside the map's own walk. On error nothing changed.
+ * map. On error nothing changed.
  *
  * # Safety
  * `map` is NULL or an initialized map.
@@ -360,8 +362,7 @@ int slate_reserve(struct slate_s *map, uint64_t n);
  * copies the key; `value` is stored as given, never dereferenced or freed.
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL map or key, or from inside the map's
- * own walk; `SLATE_ERROR_FULL` for a key of 4 GiB or more.
+ * `SLATE_ERROR_INVALID` for a NULL map or key; `SLATE_ERROR_FULL` for a key of 4 GiB or more.
  *
  * # Safety
  * `map` is NULL or an initialized map; `key` is NULL or a string.
@@ -387,7 +388,7 @@ int slate_get(const struct slate_s *map, const char *key, void **value);
  * kept (see `slate_compact`). A map left empty takes a fresh seed.
  *
  * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
- * for a NULL map or key, or from inside the map's own walk.
+ * for a NULL map or key.
  *
  * # Safety
  * `map` is NULL or an initialized map; `key` is NULL or a string.
@@ -487,8 +488,7 @@ int slate_delete_u64(struct slate_s *map, uint64_t key);
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (a key of
  * 4 GiB or more) with nothing inserted and the out-pointers untouched;
- * `SLATE_ERROR_INVALID` for a NULL map, key or `value`, or from inside
- * the map's own walk.
+ * `SLATE_ERROR_INVALID` for a NULL map, key or `value`.
  *
  * # Safety
  * `map` is NULL or an initialized map; `key` is NULL or a string; `value`
@@ -535,7 +535,7 @@ int slate_entry_u64(struct slate_s *map, uint64_t key, void ***value, int *inser
  * left empty takes a fresh seed (unless pinned).
  *
  * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
- * for a NULL map or key, or from inside the map's own walk (nothing
+ * for a NULL map or key (nothing
  * removed).
  *
  * # Safety
@@ -609,8 +609,8 @@ int slate_key_to_u64(const char *key, uint32_t key_length, uint64_t *out);
  * `slate_clear` or deleting every entry, which keep its tables).
  *
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a NULL
- * `allocate` or `release`, a map that holds memory, or from inside the
- * map's own walk (nothing changed).
+ * `allocate` or `release`, a map that holds memory (nothing
+ * changed; a map being walked holds memory).
  *
  * # Safety
  * `map` is NULL or an initialized map; `allocator` is NULL or readable.
@@ -630,7 +630,7 @@ int slate_set_allocator(struct slate_s *map, const struct slate_allocator_s *all
  * protection against hash flooding (keys chosen to collide).
  *
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a map that
- * holds memory, or from inside the map's own walk (nothing changed).
+ * holds memory (nothing changed; a map being walked holds memory).
  *
  * # Safety
  * `map` is NULL or an initialized map.
@@ -720,16 +720,22 @@ int slate_get_many(const struct slate_s *map,
  * the map's seed, so it differs between maps and runs; a clone walks in
  * its source's order. Tools may rely on this to map entries to slots.
  *
- * The callback may read this map (get, length, each, equal, clone from
- * it) and modify other maps; a call that would modify this map returns
- * `SLATE_ERROR_INVALID` and changes nothing (`slate_free` does nothing).
+ * The callback may call anything, on this map too, and such a call does
+ * what it does outside a walk. After each callback the walk goes on if
+ * the map is unchanged, if only values of present keys were replaced, or
+ * if the only change was the removal of the entry the callback was given
+ * (every other entry is still visited once); after any other change
+ * (a new key, another removal, clear, compact, reserve, free) it visits
+ * nothing more and returns `SLATE_ERROR_INVALID`, unless the callback
+ * returned non-zero, which stands. The `key` pointer is valid during
+ * the call, until the callback's own write.
  *
- * The callback may leave the walk with `longjmp`; the map stays as it was
- * and usable, as if the walk had returned.
+ * The callback may leave the walk with `longjmp` or end its thread: the
+ * walk keeps no state outside its own frame, so the map stays usable.
  *
  * Returns `SLATE_OK` after a full walk, the callback's non-zero value,
- * `SLATE_ERROR_INVALID` for a NULL map or callback, or `SLATE_ERROR_FULL`
- * inside 32 nested walks on this thread. Allocates nothing.
+ * or `SLATE_ERROR_INVALID` for a NULL map or callback, or as above.
+ * Allocates nothing.
  *
  * # Safety
  * `map` is NULL or an initialized map; `callback` must not unwind (no C++
@@ -739,17 +745,15 @@ int slate_each(const struct slate_s *map, slate_each_f callback, void *data);
 
 /**
  * Deletes every entry for which `predicate(key, key_length, value, data)`
- * returns non-zero, in one walk. The predicate sees keys as `slate_each`
- * does and must not modify the map (such calls return
- * `SLATE_ERROR_INVALID`).
+ * returns non-zero, as the walk goes. The predicate sees keys as
+ * `slate_each` does and may call anything, as there: after a change to
+ * this map other than deleting its own key, the walk stops with
+ * `SLATE_ERROR_INVALID`, and an answer that came with a change is not
+ * applied. Entries deleted before the walk stopped, or before a
+ * predicate left it with `longjmp`, stay deleted.
  *
- * A predicate that leaves the walk with `longjmp` leaves the map usable,
- * without the entries it chose before that call (they are deleted as the
- * walk goes).
- *
- * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL map
- * or predicate, from inside the map's own walk, or `SLATE_ERROR_FULL` inside 32 nested
- * walks on this thread.
+ * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL
+ * map or predicate, or as above. Allocates nothing.
  *
  * # Safety
  * As for `slate_each`.
@@ -838,8 +842,7 @@ uint64_t slate_length(const struct slate_s *map);
  * Removes every entry (freeing the map's key copies) and keeps the
  * capacity, so refilling allocates less. Takes a fresh seed.
  *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map or from
- * inside the map's own walk.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map.
  *
  * # Safety
  * `map` is NULL or an initialized map.
@@ -851,7 +854,7 @@ int slate_clear(struct slate_s *map);
  * deletions and dropping tombstones. Every entry moves once.
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL map or from inside the map's own walk.
+ * `SLATE_ERROR_INVALID` for a NULL map.
  *
  * # Safety
  * `map` is NULL or an initialized map.
@@ -876,8 +879,7 @@ int slate_clone(struct slate_s *copy, const struct slate_s *map);
 
 /**
  * Releases everything the map holds. The map stays usable as an empty map
- * (freeing twice is harmless). Does nothing for NULL, or from inside the
- * map's own walk.
+ * (freeing twice is harmless). Does nothing for NULL.
  *
  * # Safety
  * `map` is NULL or an initialized map.
@@ -1006,7 +1008,7 @@ int slotmap_columns(struct slotmap_s *sm, const uint32_t *sizes, uint32_t count)
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond the limit
  * (`slotmap_limit`); `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL `sm` or from inside its own walk.
+ * `SLATE_ERROR_INVALID` for a NULL `sm`.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap.
@@ -1032,8 +1034,8 @@ int slotmap_reserve(struct slotmap_s *sm, uint32_t n);
  * or erasing every row, which keep the capacity).
  *
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a NULL
- * `allocate` or `release`, a slotmap that holds memory, or from inside
- * its own walk (nothing changed).
+ * `allocate` or `release`, a slotmap that holds memory (nothing
+ * changed; a slotmap being walked holds memory).
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap; `allocator` is NULL or
@@ -1048,7 +1050,7 @@ int slotmap_set_allocator(struct slotmap_s *sm, const struct slate_allocator_s *
  * `UINT32_MAX` means no limit.
  *
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a limit
- * below the current length, or from inside its own walk.
+ * below the current length.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap.
@@ -1060,8 +1062,7 @@ int slotmap_limit(struct slotmap_s *sm, uint32_t max_rows);
  * a zeroed row) and stores its new key in `*key`.
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_FULL` at the limit; `SLATE_ERROR_ALLOC`
- * (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm` or `key`, or
- * from inside its own walk.
+ * (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm` or `key`.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap; `row` is NULL or holds a packed
@@ -1151,8 +1152,7 @@ int slotmap_contains(const struct slotmap_s *sm, slotmap_key key);
  * for good.
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a stale, forged or
- * foreign key; `SLATE_ERROR_INVALID` for a NULL `sm` or from inside its
- * own walk.
+ * foreign key; `SLATE_ERROR_INVALID` for a NULL `sm`.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap.
@@ -1160,18 +1160,18 @@ int slotmap_contains(const struct slotmap_s *sm, slotmap_key key);
 int slotmap_erase(struct slotmap_s *sm, slotmap_key key);
 
 /**
- * Erases every row for which `predicate(key, row, data)` returns non-zero.
- * The predicate runs on every row first, on the slotmap as it stands (it
- * may read it; calls that would modify it return `SLATE_ERROR_INVALID`),
- * then one pass compacts the columns (survivors keep their order).
+ * Erases every row for which `predicate(key, row, data)` returns non-zero,
+ * as the walk goes, in one pass over the rows in dense order: an erased
+ * row is refilled by the last one (swap-and-pop), which is asked next,
+ * so survivors may change order. The predicate may call anything, as
+ * `slotmap_each`'s callback: after a change to this slotmap other than
+ * erasing its own key, the walk stops with `SLATE_ERROR_INVALID`, and an
+ * answer that came with a change is not applied. Rows erased before the
+ * walk stopped, or before a predicate left it with `longjmp`, stay
+ * erased.
  *
- * Returns `SLATE_OK` (not a count); `SLATE_ERROR_ALLOC` if the bitmap of
- * decisions (one bit per row) cannot be allocated, before anything
- * changed; `SLATE_ERROR_INVALID` for a NULL `sm` or predicate, or from
- * inside its own walk; `SLATE_ERROR_FULL` inside 32 nested walks on this
- * thread. A predicate that leaves the walk with `longjmp` leaves the
- * slotmap as it was (nothing is erased before the walk ends) and the
- * bitmap released.
+ * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL
+ * `sm` or predicate, or as above. Allocates nothing.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap; the predicate must not unwind.
@@ -1181,17 +1181,21 @@ int slotmap_erase_if(struct slotmap_s *sm, slotmap_each_f predicate, void *data)
 /**
  * Reorders the rows by column 0 so that rows for which `less(a, b, data)`
  * is non-zero come first (`a`, `b`: column-0 elements); every key stays
- * valid. Not stable. Needs memory for a second copy of the rows.
+ * valid. Not stable. Needs a `uint32_t` per row of temporary memory,
+ * which the slotmap keeps until the sort ends.
+ *
+ * A sort is a change: it makes walks of this slotmap in progress stop.
+ * The comparator may call anything, on this slotmap too; if it changes
+ * the slotmap, the sort stops at once, applies no order and returns
+ * `SLATE_ERROR_INVALID`. A comparator that leaves the sort with
+ * `longjmp` leaves the rows as they were; the sort's memory stays with
+ * the slotmap until its next sort or `slotmap_free`.
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL `sm` or `less`, or from inside its own
- * walk; `SLATE_ERROR_FULL` inside 32 nested walks on this thread. A
- * comparator that leaves the sort with `longjmp` leaves the rows as they
- * were and the sort's memory released.
+ * `SLATE_ERROR_INVALID` for a NULL `sm` or `less`, or as above.
  *
  * # Safety
- * `sm` is NULL or an initialized slotmap; `less` must not unwind or modify
- * the slotmap.
+ * `sm` is NULL or an initialized slotmap; `less` must not unwind.
  */
 int slotmap_sort(struct slotmap_s *sm,
                  int (*less)(const void *a, const void *b, void *data),
@@ -1200,15 +1204,22 @@ int slotmap_sort(struct slotmap_s *sm,
 /**
  * Calls `callback(key, row, data)` for every row in dense order (`row` is
  * the column-0 element). A non-zero return stops the walk and becomes the
- * result. The callback may read the slotmap; calls that would modify it
- * return `SLATE_ERROR_INVALID`.
+ * result.
  *
- * The callback may leave the walk with `longjmp`; the slotmap stays as it
- * was and usable.
+ * The callback may call anything, on this slotmap too, and such a call
+ * does what it does outside a walk. After each callback the walk goes on
+ * if the slotmap is unchanged (rows written through their pointers
+ * included), or if the only change was the erase of the key the callback
+ * was given: the walk then stays on that row, which swap-and-pop refilled,
+ * so every other row is still visited once. After any other change (an
+ * insert, another erase, sort, reserve, clear, free) it visits nothing
+ * more and returns `SLATE_ERROR_INVALID`, unless the callback returned
+ * non-zero, which stands. The callback may leave the walk with
+ * `longjmp` or end its thread; the slotmap stays usable.
  *
- * Returns `SLATE_OK`, the callback's non-zero value, `SLATE_ERROR_INVALID`
- * for a NULL `sm` or callback, or `SLATE_ERROR_FULL` inside 32 nested
- * walks on this thread. Allocates nothing.
+ * Returns `SLATE_OK`, the callback's non-zero value, or
+ * `SLATE_ERROR_INVALID` for a NULL `sm` or callback, or as above.
+ * Allocates nothing.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap; the callback must not unwind.
@@ -1226,8 +1237,7 @@ uint32_t slotmap_length(const struct slotmap_s *sm);
 /**
  * Removes every row; every old key becomes stale. Keeps the capacity.
  *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or from
- * inside its own walk.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap.
@@ -1251,7 +1261,7 @@ int slotmap_clone(struct slotmap_s *copy, const struct slotmap_s *sm);
 /**
  * Releases everything. The slotmap stays usable (same columns, length 0),
  * every old key stays stale, freeing twice is harmless. Does nothing for
- * NULL or from inside its own walk.
+ * NULL.
  *
  * # Safety
  * `sm` is NULL or an initialized slotmap.
@@ -1266,8 +1276,7 @@ void slotmap_free(struct slotmap_s *sm);
  * Allocates nothing. Calling it on a set that holds rows forgets them
  * without freeing: call `slotmap_sparse_free` first.
  *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or from
- * inside a walk of `sp`.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
  *
  * # Safety
  * `sp` is NULL or points to writable memory for a `slotmap_sparse_s`.
@@ -1314,7 +1323,7 @@ int slotmap_sparse_set_allocator(struct slotmap_sparse_s *sp,
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond 2^32 - 2 rows;
  * `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL
- * `sp` or from inside its walk.
+ * `sp`.
  *
  * # Safety
  * `sp` is NULL or an initialized set.
@@ -1406,14 +1415,11 @@ int slotmap_sparse_contains(const struct slotmap_sparse_s *sp, slotmap_key key);
 int slotmap_sparse_row(const struct slotmap_sparse_s *sp, slotmap_key key, uint32_t *row);
 
 /**
- * Removes `key`'s row (swap-and-pop: the last row moves into its place,
- * so the rows stay packed).
- *
- * Inside a walk of the set (`slotmap_sparse_each`, `slotmap_join`), the
- * callback may erase the key it was given, and only that one.
+ * Erases `key`'s row by swap-and-pop: the last row moves into its place,
+ * so rows stay packed.
  *
  * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND` (a key not present), or
- * `SLATE_ERROR_INVALID` for a NULL `sp` or a refused erase inside a walk.
+ * `SLATE_ERROR_INVALID` for a NULL `sp`.
  *
  * # Safety
  * `sp` is NULL or an initialized set.
@@ -1421,14 +1427,18 @@ int slotmap_sparse_row(const struct slotmap_sparse_s *sp, slotmap_key key, uint3
 int slotmap_sparse_erase(struct slotmap_sparse_s *sp, slotmap_key key);
 
 /**
- * Erases, in one pass, every row for which `predicate(key, element,
- * data)` returns non-zero (`element`: the row's column-0 element; NULL for
- * a membership set). The predicate is asked about every row first, in an
- * unspecified order, and may read the set but not modify it.
+ * Erases every row for which `predicate(key, element, data)` returns
+ * non-zero (`element`: the row's column-0 element; NULL for a membership
+ * set), as the walk goes, in one pass: an erased row is refilled by the
+ * last one (swap-and-pop), which is asked next. The predicate may call
+ * anything, as `slotmap_sparse_each`'s callback: after a change to this
+ * set other than erasing its own key, the walk stops with
+ * `SLATE_ERROR_INVALID`, and an answer that came with a change is not
+ * applied. Rows erased before the walk stopped, or before a predicate
+ * left it with `longjmp`, stay erased.
  *
- * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL `sp` or `predicate`, or from inside a
- * walk of the set; `SLATE_ERROR_FULL` inside 32 nested walks.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or
+ * `predicate`, or as above. Allocates nothing.
  *
  * # Safety
  * `sp` is NULL or an initialized set; the predicate must not unwind.
@@ -1441,7 +1451,7 @@ int slotmap_sparse_erase_if(struct slotmap_sparse_s *sp, slotmap_each_f predicat
  * die. Allocates nothing.
  *
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or
- * `owner`, or from inside a walk of the set.
+ * `owner`.
  *
  * # Safety
  * `sp` is NULL or an initialized set; `owner` is NULL or an initialized
@@ -1490,11 +1500,23 @@ const slotmap_key *slotmap_sparse_keys(const struct slotmap_sparse_s *sp);
 /**
  * Calls `callback(key, element, data)` for every row in dense order, row
  * 0 first (`element`: the column-0 element; NULL for a membership set). A
- * non-zero return stops the walk and becomes the result. The callback may
- * erase the key it was given (the walk then stays on the row that
- * swap-and-pop refilled, so every other row is still visited once); every
- * other call that would modify the set returns `SLATE_ERROR_INVALID`, and
- * `slotmap_sparse_free` of it does nothing. Other structures may change.
+ * non-zero return stops the walk and becomes the result.
+ *
+ * The callback may call anything, on this set too, and such a call does
+ * what it does outside a walk. After each callback the walk goes on if
+ * the set is unchanged (rows written in place included), or if the only
+ * change was the erase of the key the callback was given (the way a
+ * system drops a tag it has handled): the walk then stays on that row,
+ * which swap-and-pop refilled, so every other row is still visited once.
+ * After any other change (a new key, another erase, sort, prune,
+ * reserve, clear, free) it visits nothing more and returns
+ * `SLATE_ERROR_INVALID`, unless the callback returned non-zero, which
+ * stands. The callback may leave the walk with `longjmp` or end its
+ * thread; the set stays usable.
+ *
+ * Returns `SLATE_OK`, the callback's non-zero value, or
+ * `SLATE_ERROR_INVALID` for a NULL `sp` or callback, or as above.
+ * Allocates nothing.
  *
  * # Safety
  * `sp` is NULL or an initialized set; the callback must not unwind.
@@ -1504,16 +1526,22 @@ int slotmap_sparse_each(const struct slotmap_sparse_s *sp, slotmap_each_f callba
 /**
  * Reorders the rows by column 0 so that rows for which `less(a, b, data)`
  * is non-zero come first (`a`, `b`: column-0 elements); every key stays.
- * Not stable. Needs memory for a second copy of the rows.
+ * Not stable. Needs a `uint32_t` per row of temporary memory, which the
+ * set keeps until the sort ends.
+ *
+ * A sort is a change: it makes walks of this set in progress stop. The
+ * comparator may call anything, on this set too; if it changes the set,
+ * the sort stops at once, applies no order and returns
+ * `SLATE_ERROR_INVALID`. A comparator that leaves the sort with
+ * `longjmp` leaves the rows as they were; the sort's memory stays with
+ * the set until its next sort or `slotmap_sparse_free`.
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
  * `SLATE_ERROR_INVALID` for a NULL `sp` or `less`, a membership set, or
- * from inside a walk of the set; `SLATE_ERROR_FULL` inside 32 nested
- * walks.
+ * as above.
  *
  * # Safety
- * `sp` is NULL or an initialized set; `less` must not unwind or modify
- * the set.
+ * `sp` is NULL or an initialized set; `less` must not unwind.
  */
 int slotmap_sparse_sort(struct slotmap_sparse_s *sp,
                         int (*less)(const void *a, const void *b, void *data),
@@ -1523,8 +1551,7 @@ int slotmap_sparse_sort(struct slotmap_sparse_s *sp,
  * Removes every row (their keys are no longer present); keeps the
  * capacity and the index's pages.
  *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or from
- * inside a walk of the set.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
  *
  * # Safety
  * `sp` is NULL or an initialized set.
@@ -1538,8 +1565,8 @@ int slotmap_sparse_clear(struct slotmap_sparse_s *sp);
  * process default in force.
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty set of
- * the same columns); `SLATE_ERROR_INVALID` for NULL arguments, `copy ==
- * sp`, or a `copy` the calling thread walks.
+ * the same columns); `SLATE_ERROR_INVALID` for NULL arguments or `copy ==
+ * sp`.
  *
  * # Safety
  * `copy` is NULL or writable; `sp` is NULL or an initialized set.
@@ -1562,18 +1589,18 @@ void slotmap_sparse_free(struct slotmap_sparse_s *sp);
  * walks the set with the fewest rows (the first such in `sets` on a tie)
  * in row order and tests the others. Calls `callback(key, rows,
  * elements, data)`: see `slotmap_join_f`. A non-zero return stops the
- * join and becomes its result.
+ * join and becomes its result. The join itself modifies nothing.
  *
- * The callback may erase the key it was given from any of the sets (the
- * walk then stays on the row that swap-and-pop refilled); every other call
- * that would modify one of the sets returns `SLATE_ERROR_INVALID`. The
- * owner and every other structure may be modified. The join itself
- * modifies nothing.
+ * The join is a walk of every one of the sets: the callback may call
+ * anything, and may erase the key it was given from any of the sets (the
+ * walk then stays on the row that swap-and-pop refilled); after any other
+ * change to one of the sets it visits nothing more and returns
+ * `SLATE_ERROR_INVALID`, unless the callback returned non-zero. The owner
+ * and every other structure may be modified freely.
  *
  * Returns 0 (`SLATE_OK`) or the callback's stopping value;
- * `SLATE_ERROR_INVALID` for `count` 0, a NULL `sets`, set or callback;
- * `SLATE_ERROR_FULL` when the sets, as walks, would nest more than 32
- * deep on this thread.
+ * `SLATE_ERROR_INVALID` for `count` 0, a NULL `sets`, set or callback, or
+ * as above; `SLATE_ERROR_FULL` for more than 32 sets. Allocates nothing.
  *
  * # Safety
  * `owner` is NULL or an initialized slotmap; `sets` holds `count`

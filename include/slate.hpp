@@ -68,11 +68,12 @@
  *      SLATE_ERROR_FULL    a size limit: slotmap insert at its limit(),
  *                          reserve() beyond what can exist, a string key of
  *                          4 GiB or more.
- *      SLATE_ERROR_INVALID misuse: modifying a container from inside one of
- *                          its own for_each/erase_if/sort callbacks or a
- *                          join over it (the library refuses and changes
- *                          nothing), a slotmap limit() below its size, or
- *                          the null key given to sparse::set.
+ *      SLATE_ERROR_INVALID a walk (for_each, erase_if, sort, join) whose
+ *                          callable changed the walked container otherwise
+ *                          than by erasing the key it was given (the change
+ *                          is carried out, the walk stops, and the walk's
+ *                          call throws), a slotmap limit() below its size,
+ *                          or the null key given to sparse::set.
  *      SLATE_ERROR_NOT_FOUND only from sparse::set(owner, key, ...): the
  *                          owner does not accept the key (a dead entity's),
  *                          so nothing was written. This is a write through
@@ -207,7 +208,7 @@ struct slate {
       case SLATE_ERROR_NOT_FOUND:
         return "slate: key not found";
       case SLATE_ERROR_INVALID:
-        return "slate: invalid argument, or a container modified from inside its own walk";
+        return "slate: invalid argument, or a walk stopped by a change to what it walks";
       case SLATE_ERROR_ALLOC:
         return "slate: out of memory";
       case SLATE_ERROR_FULL:
@@ -551,7 +552,7 @@ struct slate {
      * Inserts `key` -> `value`, or replaces the value of an existing key.
      * Returns true when the key was new, false when a value was replaced.
      * Throws std::bad_alloc, or slate::error (SLATE_ERROR_FULL for a key of
-     * 4 GiB or more; SLATE_ERROR_INVALID from inside this map's own walk);
+     * 4 GiB or more);
      * then the map is unchanged.
      */
     bool set(std::string_view key, void* value) { return set_impl(key, value); }
@@ -592,7 +593,7 @@ struct slate {
      * word. The reference is valid until the next call that adds or
      * removes a key or changes the map's memory (see slate_entry). Throws
      * std::bad_alloc, or slate::error (SLATE_ERROR_FULL for a key of 4 GiB
-     * or more; SLATE_ERROR_INVALID from inside this map's own walk); then
+     * or more); then
      * nothing was inserted.
      */
     entry_ref entry(std::string_view key) { return entry_impl(key); }
@@ -706,8 +707,7 @@ struct slate {
 
     /**
      * Removes `key`. Returns true when it was there, false when not.
-     * Memory is kept for reuse (see compact()). Throws slate::error
-     * (SLATE_ERROR_INVALID) only when called from inside this map's own walk.
+     * Memory is kept for reuse (see compact()). Never throws.
      */
     bool erase(std::string_view key) { return erase_impl(key); }
     /** erase() for an integer key. */
@@ -720,8 +720,7 @@ struct slate {
     /**
      * Removes `key` and returns its value, or std::nullopt when it was not
      * there: one lookup, so that what the value points to can be freed
-     * after the entry is gone. Throws slate::error (SLATE_ERROR_INVALID)
-     * only when called from inside this map's own walk.
+     * after the entry is gone. Never throws.
      */
     std::optional<void*> take(std::string_view key) { return take_impl(key); }
     /** take() for an integer key. */
@@ -740,8 +739,6 @@ struct slate {
 
     /**
      * Removes every entry, keeps the capacity (a refill allocates less).
-     * Throws slate::error (SLATE_ERROR_INVALID) only from inside the map's
-     * own walk.
      */
     void clear() { check(slate_clear(&raw_)); }
 
@@ -764,8 +761,8 @@ struct slate {
      * Pins the hash seed, so that the same calls in the same order give the
      * same iteration order (tests, golden files); see slate_pin_seed. Only
      * while the map holds no memory (a new map, or one that a compact()
-     * left empty); throws slate::error (SLATE_ERROR_INVALID) otherwise, or
-     * from inside the map's own walk. A clone keeps the pin.
+     * left empty); throws slate::error (SLATE_ERROR_INVALID) otherwise. A
+     * clone keeps the pin.
      * A pinned seed an attacker can learn gives up flooding protection.
      */
     void pin_seed(std::uint64_t seed) { check(try_pin_seed(seed)); }
@@ -815,10 +812,12 @@ struct slate {
      * stops the walk; a void `f` visits every entry.
      *
      * Returns true when every entry was visited, false when `f` stopped the
-     * walk. `f` may read this map (get, contains, size, for_each, clone,
-     * ==) and modify other maps; modifying this map throws slate::error out
-     * of that call (the library refuses it). An exception from `f` stops the
-     * walk and is rethrown from for_each; the map is unchanged.
+     * walk. `f` may call anything, on this map too (SPEC §3c): erasing the
+     * key it was given, or replacing a value, lets the walk go on; any
+     * other change to this map is carried out, stops the walk, and makes
+     * for_each throw slate::error (SLATE_ERROR_INVALID) unless `f` also
+     * stopped it. An exception from `f` stops the walk and is rethrown from
+     * for_each.
      */
     template <class F>
     bool for_each(F&& f) const {
@@ -838,11 +837,11 @@ struct slate {
     /**
      * Erases every entry for which `f(std::string_view key, void* value)`
      * returns true, in one walk; returns how many were erased. `f` sees keys
-     * as in for_each and must not modify this map (such calls throw
-     * slate::error). If `f` throws, the entries it approved before are
-     * erased, all others kept, and the exception is rethrown. Throws
-     * slate::error (SLATE_ERROR_INVALID) when called from inside this map's
-     * own walk.
+     * as in for_each and may call anything as there: a change to this map
+     * other than erasing its own key stops the walk, and erase_if then
+     * throws slate::error (SLATE_ERROR_INVALID). If `f` throws, the
+     * entries it approved before are erased, all others kept, and the
+     * exception is rethrown.
      */
     template <class F>
     std::size_t erase_if(F&& f) {
@@ -979,8 +978,8 @@ struct slate {
      * Erases the entry `it` is at and returns the iterator at the next entry
      * (or end()); `it`'s copies and the map's other iterators are stale
      * then. Throws slate::error (SLATE_ERROR_INVALID) for end(), an iterator
-     * of another map, a stale iterator, or from inside this map's own walk;
-     * the map is unchanged then.
+     * of another map, or a stale iterator; the map
+     * is unchanged then.
      */
     iterator erase(iterator it) {
       if (it.map_ != this) {
@@ -1423,9 +1422,7 @@ struct slate {
     /**
      * Erases `k`'s element (the last row moves into its place). Returns true
      * when `k` was there, false when stale, null or foreign (nothing
-     * changes). Throws slate::error (SLATE_ERROR_INVALID) only from inside
-     * this container's own walk, where a sparse set allows erasing the key
-     * the walk gave, and nothing else.
+     * changes). Never throws.
      */
     bool erase(key k) {
       int rc = C::erase(&raw_, k.raw());
@@ -1604,8 +1601,7 @@ struct slate {
     /**
      * Copies `value` in as the last dense row and returns its new key.
      * Throws std::bad_alloc, or slate::error (SLATE_ERROR_FULL at the
-     * limit(); SLATE_ERROR_INVALID from inside this slotmap's own walk);
-     * the slotmap is unchanged then.
+     * limit()); the slotmap is unchanged then.
      */
     key insert(const T& value) {
       key out;
@@ -1688,11 +1684,12 @@ struct slate {
     /**
      * Erases every element for which `f(slate::key, T&)` returns true, in one
      * pass that keeps the survivors' dense order; returns how many were
-     * erased. `f` must not modify the slotmap's structure (insert/erase/...
-     * throw slate::error); it may modify the element it is given. If `f`
-     * throws, the elements it approved before are erased, all others kept,
-     * and the exception is rethrown. Throws slate::error (INVALID) when
-     * called from inside this slotmap's own walk.
+     * erased, as the walk goes (an erased row is refilled by the last one,
+     * which `f` sees next). `f` may modify the element it is given, and
+     * may call anything: a change to the slotmap other than erasing its
+     * own key stops the walk, and erase_if then throws slate::error
+     * (SLATE_ERROR_INVALID). If `f` throws, the elements it approved
+     * before are erased, all others kept, and the exception is rethrown.
      */
     template <class F>
     std::size_t erase_if(F&& f) {
@@ -1721,11 +1718,12 @@ struct slate {
     /**
      * Reorders the dense rows so that they ascend by `comp` (a strict weak
      * order over T, `bool comp(const T&, const T&)`, default std::less<>);
-     * every key stays valid, pointers do not. Not stable. Needs memory for a
-     * second copy of the rows: throws std::bad_alloc (the slotmap unchanged).
-     * `comp` must not modify the slotmap. If `comp` throws, the sort ends
-     * with the rows in an unspecified order (all keys valid) and the
-     * exception is rethrown.
+     * every key stays valid, pointers do not. Not stable. Needs a uint32_t
+     * per row of memory: throws std::bad_alloc (the slotmap unchanged).
+     * If `comp` changes the slotmap, the sort stops with the rows in their
+     * old order and throws slate::error (SLATE_ERROR_INVALID). If `comp`
+     * throws, the sort ends with the rows in an unspecified order (all keys
+     * valid) and the exception is rethrown.
      */
     template <class Compare = std::less<>>
     void sort(Compare comp = Compare{}) {
@@ -1734,7 +1732,7 @@ struct slate {
 
     /**
      * sort() that reports library failures (SLATE_ERROR_ALLOC, or INVALID
-     * inside a walk) as a status. An exception from `comp` still propagates.
+     * when `comp` changed the slotmap) as a status. An exception from `comp` still propagates.
      */
     template <class Compare = std::less<>>
     status try_sort(Compare comp = Compare{}) {
@@ -1935,8 +1933,7 @@ struct slate {
     /**
      * Erases, in one pass, every key that `owner` (a slate::slotmap<U> or
      * a slotmap_s) no longer accepts: the cleanup after entities die.
-     * Returns how many were erased. Allocates nothing. Throws slate::error
-     * (SLATE_ERROR_INVALID) from inside a walk of this set.
+     * Returns how many were erased. Allocates nothing.
      */
     template <class O, std::enable_if_t<is_owner_v<O> && !std::is_same_v<O, std::nullptr_t>, int> = 0>
     std::size_t prune(const O& owner) {
@@ -2083,8 +2080,8 @@ struct slate {
      * (which moves nothing). Returns true when `k` was new to the set (also
      * when it replaced another generation of its slot), false when an
      * element was overwritten. Any non-null key is taken as given. Throws
-     * std::bad_alloc, or slate::error: SLATE_ERROR_INVALID for the null key
-     * or from inside a walk of this set, SLATE_ERROR_FULL at 2^32 - 2 rows;
+     * std::bad_alloc, or slate::error: SLATE_ERROR_INVALID for the null key,
+     * SLATE_ERROR_FULL at 2^32 - 2 rows;
      * the set is unchanged then.
      */
     bool set(key k, const T& value) { return this->set_checked(nullptr, k, std::addressof(value)); }
@@ -2150,11 +2147,11 @@ struct slate {
 
     /**
      * Erases every row for which `f(slate::key, T&)` returns true, in one
-     * pass; returns how many. `f` must not modify this set (throws
-     * slate::error). If `f` throws, the rows it approved before are erased,
-     * all others kept, and the exception is rethrown. Throws std::bad_alloc
-     * (nothing erased), or slate::error (INVALID) from inside a walk of
-     * this set.
+     * pass, as the walk goes; returns how many. `f` may call anything: a
+     * change to this set other than erasing its own key stops the walk,
+     * and erase_if then throws slate::error (SLATE_ERROR_INVALID). If `f`
+     * throws, the rows it approved before are erased, all others kept, and
+     * the exception is rethrown.
      */
     template <class F>
     std::size_t erase_if(F&& f) {

@@ -253,22 +253,19 @@
 //!
 //! `slate_iter*` walk in the same order one entry a call, without a
 //! callback. A cursor (`slate_iter_s`, the caller's memory) holds a walk
-//! position (directory entry, group, slot: the one `delete_if` walks
-//! with) and a stamp of its map, and no pointer, so map and cursor may
-//! move between calls. The stamp is the map's `id`, drawn from a
-//! process-wide counter by `slate()`, a clone, or a zero-filled map's
-//! first tables, and its `epoch`, a `u32` that every change able to add,
-//! remove or move entries bumps (a new key, a delete, `delete_if` per
-//! deletion, a rebuild, `clear`, `free`): one instruction on the hot
-//! paths. A value replace and a call that changes nothing leave it. A
-//! cursor whose stamp no longer matches is stale for good
-//! (`SLATE_ERROR_INVALID`). A delete through the cursor bumps the epoch
-//! and stamps the cursor anew: deleting moves no other entry, so its
-//! position stays good, and it visits every entry once. The stamp is not
-//! trusted alone (the epoch wraps): every call checks the position
-//! against the map's tables before reading, and a delete checks that the
-//! slot is full. Reading cursors write nothing into the map. See
-//! `map/cursor.rs`.
+//! position (directory entry, group, slot) and a stamp, and no pointer, so
+//! map and cursor may move between calls. The stamp is the map's `epoch`,
+//! a 64-bit count of its changes (a new key, a delete, a rebuild, `clear`,
+//! `free`: one instruction on the write paths) started for each map at a
+//! point of its own below 2^62, so it never wraps back to a value it held
+//! and a stamp of one map does not match another. A value replace and a
+//! call that changes nothing leave it. A cursor whose stamp no longer
+//! matches is stale for good (`SLATE_ERROR_INVALID`). A delete through the
+//! cursor bumps the epoch and stamps the cursor anew: deleting moves no
+//! other entry, so its position stays good, and it visits every entry
+//! once. Every call also checks the position against the map's tables
+//! before reading, since a cursor's bytes are the caller's. Reading
+//! cursors write nothing into the map. See `map/cursor.rs`.
 //!
 //! # Memory and failure
 //!
@@ -286,24 +283,33 @@
 //!
 //! # Walks and threads
 //!
-//! A map or slotmap is not safe for concurrent writers, but every read-only
-//! call may run on several threads at once on a structure nobody modifies,
-//! so no read writes into the structure, walks included. The walks in
-//! progress, which the C layer consults to refuse a modification (or a
-//! re-initialisation, or a clone into the walked structure) from a
-//! callback, are kept in a registry per thread (`walk.rs`), which also
-//! recognises walks a callback left with `longjmp` and drops them, so
-//! that every later call behaves as if those walks had returned.
-//! `slate_free` returns `void` and cannot report the refusal, so inside its
-//! own map's walk it does nothing. Seed generation is one atomic counter
-//! and thread-safe.
+//! A walk (`slate_each`, `delete_if`, the slotmap's and sparse sets'
+//! `each`, `erase_if`, `sort`, `join`) runs a caller's callback and keeps
+//! no state outside its own stack frame: nothing in the structure,
+//! nothing per thread, nothing process-wide, and a write asks nothing
+//! about walks. A callback may call anything, on the walked structure
+//! too. Before each callback the walk takes a stamp of the structure (its
+//! epoch and length); after it, it reads the header again: unchanged (or
+//! only values replaced), the walk goes on; the given entry removed and
+//! nothing else, it goes on without skipping or repeating an entry; any
+//! other change stops it with `SLATE_ERROR_INVALID` (see [`stamp`]). Every
+//! frame between the caller and a callback is a plain frame (no
+//! destructor, no `catch_unwind`), so a callback may leave by `longjmp`
+//! or end its thread. A sort's scratch (its order of rows) belongs to the
+//! structure, which releases it at its next sort or `free`.
+//!
+//! A map or slotmap is not safe for concurrent writers, but every
+//! read-only call may run on several threads at once on a structure
+//! nobody modifies, so no read writes into the structure, walks included.
+//! Seed generation is one atomic counter and thread-safe.
 //!
 //! # Panics and the C boundary
 //!
 //! The core is written not to panic, and no unwinding ever crosses into C.
-//! Entry points that allocate or run user code run their body under
-//! `catch_unwind`; should a bug make one panic, the call returns
-//! `SLATE_ERROR_INVALID`. The hot paths (`slate_get*` for keys of up to
+//! Entry points that allocate run their body under `catch_unwind`; should
+//! a bug make one panic, the call returns `SLATE_ERROR_INVALID`. The walks
+//! run their callbacks outside it (they must be plain frames), and what
+//! could panic runs under it before or after a callback. The hot paths (`slate_get*` for keys of up to
 //! 128 bytes, and the slotmap's `get`, `row`, `contains`, `erase`, and
 //! `insert` without growth) allocate nothing, call no user code and hold
 //! no panicking operation, so they skip the guard, whose closure call
@@ -311,7 +317,8 @@
 //! checked, not trusted: rustc gives an `extern "C"` function that could
 //! unwind a landing pad that aborts, and LLVM removes it only when it
 //! proves the body cannot unwind; `make symbols` fails if any export of
-//! `libslate.so` keeps one. On WebAssembly a panic aborts. See [`ffi`].
+//! `libslate.so` keeps one, or if any frame from a walk export to its
+//! callback has a landing pad at all. On WebAssembly a panic aborts. See [`ffi`].
 //!
 //! # The slotmap
 //!
@@ -344,8 +351,7 @@
 //! only for the slot indices it has seen. A lookup reads the index and then
 //! the row's key, which must equal the key asked for: a reissued slot never
 //! finds the old entity's row. A join walks the smallest of several sets
-//! and tests the others (and the owner slotmap). Walks let their callback
-//! erase the key it was given, and nothing else (`walk::erasable`).
+//! and tests the others (and the owner slotmap).
 //!
 //! The C ABI is in [`ffi`]; `include/slate.h` is generated from it.
 
@@ -372,8 +378,8 @@ mod model_tests;
 pub(crate) mod seed;
 pub(crate) mod slotmap;
 pub(crate) mod sparse;
+pub(crate) mod stamp;
 pub(crate) mod table;
-mod walk;
 
 /// Why a call failed; the values are the C error codes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -191,7 +191,12 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             Op::DeleteIf(b) => {
                 // Delete entries whose value's low byte is below b.
                 let this: *mut Map = &mut m;
-                unsafe { Map::delete_if(this, |_, v| ((v as usize as u8) < b) as i32) }.unwrap();
+                unsafe {
+                    Map::delete_if::<crate::map::Bare>(this, |_, _, v| {
+                        ((v as usize as u8) < b) as i32
+                    })
+                }
+                .unwrap();
                 model.retain(|_, v| (*v as u8) >= b);
             }
             Op::Clear => {

@@ -42,6 +42,7 @@ use std::sync::OnceLock;
 static KEYS: OnceLock<[[u64; 2]; 2]> = OnceLock::new();
 static MAP_COUNTER: AtomicU64 = AtomicU64::new(0);
 static SLOTMAP_COUNTER: AtomicU64 = AtomicU64::new(0);
+static STAMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// SipHash-2-4 of one 8-byte message `m` (its bytes little-endian) under the
 /// key `(k0, k1)`.
@@ -111,6 +112,22 @@ pub fn map_seed() -> u64 {
             return seed;
         }
     }
+}
+
+/// A structure's first epoch (see `map/cursor.rs`): in `1 .. 2^62`, so
+/// that no number of changes a program can make wraps it to 0 (a
+/// zero-filled map's) or back to a value it held; drawn from the slotmap
+/// stream's key with a counter of its own, so that the epochs of distinct
+/// structures start at unrelated points and a stamp taken on one does not
+/// match another.
+pub fn stamp() -> u64 {
+    let key = keys()[1];
+    let x = siphash24(
+        key[0],
+        key[1],
+        STAMP_COUNTER.fetch_add(1, Ordering::Relaxed) | 1 << 63,
+    );
+    (x >> 2) | 1
 }
 
 /// A slotmap's first generation: odd, below 2^30.

@@ -42,7 +42,6 @@
 //! ones that read or write slots. The table's remaining whole-table
 //! operations match its kind once and run the typed code.
 
-use core::ffi::c_void;
 use core::mem::size_of;
 use core::ptr;
 
@@ -351,24 +350,6 @@ impl Table {
         // SAFETY: the layout is the table's kind's; the caller's guarantee.
         on_layout!(kind, L => unsafe {
             L::hash(seed, kind, Typed::<L>::of(self.ptr()).slot(group, slot))
-        })
-    }
-
-    /// Calls `f` with a full slot's key bytes and value.
-    ///
-    /// # Safety
-    /// The slot's key is live.
-    pub unsafe fn with_entry<R>(
-        &self,
-        group: usize,
-        slot: usize,
-        f: impl FnOnce(&[u8], *mut c_void) -> R,
-    ) -> R {
-        let kind = self.kind;
-        // SAFETY: the layout is the table's kind's; the caller's guarantee.
-        on_layout!(kind, L => unsafe {
-            let s = *Typed::<L>::of(self.ptr()).slot(group, slot);
-            L::with_bytes(kind, &s, |bytes| f(bytes, L::value(&s)))
         })
     }
 

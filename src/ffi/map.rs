@@ -11,8 +11,7 @@ use crate::map::{GetOrInsert, Iter, Map, Placed, Set, Upsert};
 use crate::Error;
 
 use super::{
-    code, fresh, guard, guard_walk, own_allocator, read, slate_allocator_s, unless_walked, write,
-    write_unwalked, Guarded, Shell,
+    code, fresh, guard, own_allocator, read, slate_allocator_s, walk_code, write, Guarded, Shell,
 };
 
 /// A map. A complete type: put it on the stack, in a struct or in an array,
@@ -268,35 +267,33 @@ unsafe fn take_longer(
     len: u32,
     value: *mut *mut c_void,
 ) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, len: u32, value: *mut *mut c_void) {
+    // SAFETY: the caller's guarantees.
+    match unsafe { bytes_key(key, len) }.map(Short::<SHORT, { LONGER + 1 }>::new) {
         // SAFETY: the caller's guarantees.
-        match unsafe { bytes_key(key, len) }.map(Short::<SHORT, { LONGER + 1 }>::new) {
-            // SAFETY: the caller's guarantees.
-            Ok(Some(longer)) => unsafe { take(map, longer, value) },
-            // SAFETY: the caller's guarantees.
-            _ => unsafe { take_bytes(map, bytes_key(key, len), value) },
-        }
-    })
+        Ok(Some(longer)) => unsafe { take(map, longer, value) },
+        // SAFETY: the caller's guarantees.
+        _ => unsafe { take_bytes(map, bytes_key(key, len), value) },
+    }
 }
 
 /// The map to modify and the key, or the error to return.
 ///
 /// # Safety
-/// As for `write_unwalked`.
+/// As for `write`.
 unsafe fn target<'m, K>(
     map: *mut slate_s,
     key: Result<K, Error>,
 ) -> Result<(&'m mut Map, K), Error> {
     let key = key?;
     // SAFETY: the caller's guarantee.
-    Ok((unsafe { write_unwalked(map)? }, key))
+    Ok((unsafe { write(map)? }, key))
 }
 
 /// A set or a get-or-insert, as `U` says, handing what it hands back to
 /// `placed` when it succeeded.
 ///
 /// # Safety
-/// As for `write_unwalked`: the shim asked `unless_walked` first.
+/// As for `write`.
 #[inline(always)]
 unsafe fn set<U: Upsert>(
     map: *mut slate_s,
@@ -366,7 +363,7 @@ unsafe fn give(value: *mut *mut c_void, taken: Result<*mut c_void, Error>) -> c_
 /// (the deletes pass NULL).
 ///
 /// # Safety
-/// As for `write_unwalked`: the shim asked `unless_walked` first; `value`
+/// As for `write`; `value`
 /// is NULL or writable.
 #[inline(always)]
 unsafe fn take(map: *mut slate_s, key: impl Key, value: *mut *mut c_void) -> c_int {
@@ -420,7 +417,7 @@ pub unsafe extern "C" fn slate(map: *mut slate_s) -> c_int {
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_FULL` for a size no map can reach (such
 /// as `UINT64_MAX`); `SLATE_ERROR_ALLOC`; `SLATE_ERROR_INVALID` for a NULL
-/// map or from inside the map's own walk. On error nothing changed.
+/// map. On error nothing changed.
 ///
 /// # Safety
 /// `map` is NULL or an initialized map.
@@ -435,8 +432,7 @@ pub unsafe extern "C" fn slate_reserve(map: *mut slate_s, n: u64) -> c_int {
 /// copies the key; `value` is stored as given, never dereferenced or freed.
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
-/// `SLATE_ERROR_INVALID` for a NULL map or key, or from inside the map's
-/// own walk; `SLATE_ERROR_FULL` for a key of 4 GiB or more.
+/// `SLATE_ERROR_INVALID` for a NULL map or key; `SLATE_ERROR_FULL` for a key of 4 GiB or more.
 ///
 /// # Safety
 /// `map` is NULL or an initialized map; `key` is NULL or a string.
@@ -446,10 +442,8 @@ pub unsafe extern "C" fn slate_set(
     key: *const c_char,
     value: *mut c_void,
 ) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: *const c_char, value: *mut c_void) {
-        // SAFETY: the caller's guarantees.
-        unsafe { set_bytes::<Set>(map, string_key(key), value, nowhere) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { set_bytes::<Set>(map, string_key(key), value, nowhere) }
 }
 
 /// Looks `key` up. On `SLATE_OK` stores its value in `*value` unless
@@ -490,16 +484,14 @@ pub unsafe extern "C" fn slate_get(
 /// kept (see `slate_compact`). A map left empty takes a fresh seed.
 ///
 /// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
-/// for a NULL map or key, or from inside the map's own walk.
+/// for a NULL map or key.
 ///
 /// # Safety
 /// `map` is NULL or an initialized map; `key` is NULL or a string.
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete(map: *mut slate_s, key: *const c_char) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: *const c_char) {
-        // SAFETY: the caller's guarantees.
-        unsafe { take_bytes(map, string_key(key), ptr::null_mut()) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { take_bytes(map, string_key(key), ptr::null_mut()) }
 }
 
 /// `slate_set` for a key of `key_length` arbitrary bytes (embedded NULs
@@ -515,10 +507,8 @@ pub unsafe extern "C" fn slate_set_bytes(
     key_length: u32,
     value: *mut c_void,
 ) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut c_void) {
-        // SAFETY: the caller's guarantees.
-        unsafe { set_bytes::<Set>(map, bytes_key(key, key_length), value, nowhere) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { set_bytes::<Set>(map, bytes_key(key, key_length), value, nowhere) }
 }
 
 /// `slate_get` for a byte key (see `slate_set_bytes`).
@@ -554,10 +544,8 @@ pub unsafe extern "C" fn slate_delete_bytes(
         // SAFETY: the caller's guarantees.
         return unsafe { take_longer(map, key, key_length, ptr::null_mut()) };
     }
-    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32) {
-        // SAFETY: the caller's guarantees.
-        unsafe { take_bytes(map, bytes_key(key, key_length), ptr::null_mut()) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { take_bytes(map, bytes_key(key, key_length), ptr::null_mut()) }
 }
 
 /// `slate_set` for an `int64_t` key. The key is stored as 10 bytes:
@@ -568,10 +556,8 @@ pub unsafe extern "C" fn slate_delete_bytes(
 /// `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: i64, value: *mut c_void) {
-        // SAFETY: the caller's guarantees.
-        unsafe { set::<Set>(map, IntKey::new(TAG_I64, key as u64), value, nowhere) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { set::<Set>(map, IntKey::new(TAG_I64, key as u64), value, nowhere) }
 }
 
 /// `slate_get` for an `int64_t` key.
@@ -594,10 +580,8 @@ pub unsafe extern "C" fn slate_get_i64(
 /// `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: i64) {
-        // SAFETY: the caller's guarantees.
-        unsafe { take(map, IntKey::new(TAG_I64, key as u64), ptr::null_mut()) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { take(map, IntKey::new(TAG_I64, key as u64), ptr::null_mut()) }
 }
 
 /// `slate_set` for a `uint64_t` key, stored as `0x00 0x02` then the value
@@ -607,10 +591,8 @@ pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int 
 /// `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_set_u64(map: *mut slate_s, key: u64, value: *mut c_void) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: u64, value: *mut c_void) {
-        // SAFETY: the caller's guarantees.
-        unsafe { set::<Set>(map, IntKey::new(TAG_U64, key), value, nowhere) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { set::<Set>(map, IntKey::new(TAG_U64, key), value, nowhere) }
 }
 
 /// `slate_get` for a `uint64_t` key.
@@ -633,10 +615,8 @@ pub unsafe extern "C" fn slate_get_u64(
 /// `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: u64) {
-        // SAFETY: the caller's guarantees.
-        unsafe { take(map, IntKey::new(TAG_U64, key), ptr::null_mut()) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { take(map, IntKey::new(TAG_U64, key), ptr::null_mut()) }
 }
 
 /// Gets or inserts `key` (a string, as for `slate_set`) with one hash and
@@ -654,8 +634,7 @@ pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int 
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (a key of
 /// 4 GiB or more) with nothing inserted and the out-pointers untouched;
-/// `SLATE_ERROR_INVALID` for a NULL map, key or `value`, or from inside
-/// the map's own walk.
+/// `SLATE_ERROR_INVALID` for a NULL map, key or `value`.
 ///
 /// # Safety
 /// `map` is NULL or an initialized map; `key` is NULL or a string; `value`
@@ -670,10 +649,15 @@ pub unsafe extern "C" fn slate_entry(
     if value.is_null() {
         return Error::Invalid as c_int;
     }
-    unless_walked!(map => walked(map: *mut slate_s, key: *const c_char, value: *mut *mut *mut c_void, inserted: *mut c_int) {
-        // SAFETY: the caller's guarantees.
-        unsafe { set_bytes::<GetOrInsert>(map, string_key(key), ptr::null_mut(), give_place(value, inserted)) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        set_bytes::<GetOrInsert>(
+            map,
+            string_key(key),
+            ptr::null_mut(),
+            give_place(value, inserted),
+        )
+    }
 }
 
 /// `slate_entry` for a byte key (see `slate_set_bytes`).
@@ -692,12 +676,15 @@ pub unsafe extern "C" fn slate_entry_bytes(
     if value.is_null() {
         return Error::Invalid as c_int;
     }
-    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut *mut *mut c_void, inserted: *mut c_int) {
-        // SAFETY: the caller's guarantees.
-        unsafe {
-            set_bytes::<GetOrInsert>(map, bytes_key(key, key_length), ptr::null_mut(), give_place(value, inserted))
-        }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        set_bytes::<GetOrInsert>(
+            map,
+            bytes_key(key, key_length),
+            ptr::null_mut(),
+            give_place(value, inserted),
+        )
+    }
 }
 
 /// `slate_entry` for an `int64_t` key.
@@ -715,12 +702,15 @@ pub unsafe extern "C" fn slate_entry_i64(
     if value.is_null() {
         return Error::Invalid as c_int;
     }
-    unless_walked!(map => walked(map: *mut slate_s, key: i64, value: *mut *mut *mut c_void, inserted: *mut c_int) {
-        // SAFETY: the caller's guarantees.
-        unsafe {
-            set::<GetOrInsert>(map, IntKey::new(TAG_I64, key as u64), ptr::null_mut(), give_place(value, inserted))
-        }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        set::<GetOrInsert>(
+            map,
+            IntKey::new(TAG_I64, key as u64),
+            ptr::null_mut(),
+            give_place(value, inserted),
+        )
+    }
 }
 
 /// `slate_entry` for a `uint64_t` key.
@@ -738,10 +728,15 @@ pub unsafe extern "C" fn slate_entry_u64(
     if value.is_null() {
         return Error::Invalid as c_int;
     }
-    unless_walked!(map => walked(map: *mut slate_s, key: u64, value: *mut *mut *mut c_void, inserted: *mut c_int) {
-        // SAFETY: the caller's guarantees.
-        unsafe { set::<GetOrInsert>(map, IntKey::new(TAG_U64, key), ptr::null_mut(), give_place(value, inserted)) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        set::<GetOrInsert>(
+            map,
+            IntKey::new(TAG_U64, key),
+            ptr::null_mut(),
+            give_place(value, inserted),
+        )
+    }
 }
 
 /// Removes `key` (a string, as for `slate_delete`) and hands back its
@@ -751,7 +746,7 @@ pub unsafe extern "C" fn slate_entry_u64(
 /// left empty takes a fresh seed (unless pinned).
 ///
 /// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
-/// for a NULL map or key, or from inside the map's own walk (nothing
+/// for a NULL map or key (nothing
 /// removed).
 ///
 /// # Safety
@@ -763,10 +758,8 @@ pub unsafe extern "C" fn slate_take(
     key: *const c_char,
     value: *mut *mut c_void,
 ) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: *const c_char, value: *mut *mut c_void) {
-        // SAFETY: the caller's guarantees.
-        unsafe { take_bytes(map, string_key(key), value) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { take_bytes(map, string_key(key), value) }
 }
 
 /// `slate_take` for a byte key (see `slate_set_bytes`).
@@ -784,10 +777,8 @@ pub unsafe extern "C" fn slate_take_bytes(
         // SAFETY: the caller's guarantees.
         return unsafe { take_longer(map, key, key_length, value) };
     }
-    unless_walked!(map => walked(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut *mut c_void) {
-        // SAFETY: the caller's guarantees.
-        unsafe { take_bytes(map, bytes_key(key, key_length), value) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { take_bytes(map, bytes_key(key, key_length), value) }
 }
 
 /// `slate_take` for an `int64_t` key.
@@ -800,10 +791,8 @@ pub unsafe extern "C" fn slate_take_i64(
     key: i64,
     value: *mut *mut c_void,
 ) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: i64, value: *mut *mut c_void) {
-        // SAFETY: the caller's guarantees.
-        unsafe { take(map, IntKey::new(TAG_I64, key as u64), value) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { take(map, IntKey::new(TAG_I64, key as u64), value) }
 }
 
 /// `slate_take` for a `uint64_t` key.
@@ -816,10 +805,8 @@ pub unsafe extern "C" fn slate_take_u64(
     key: u64,
     value: *mut *mut c_void,
 ) -> c_int {
-    unless_walked!(map => walked(map: *mut slate_s, key: u64, value: *mut *mut c_void) {
-        // SAFETY: the caller's guarantees.
-        unsafe { take(map, IntKey::new(TAG_U64, key), value) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { take(map, IntKey::new(TAG_U64, key), value) }
 }
 
 /// `SLATE_INT_KEY_LENGTH` in the header.
@@ -896,8 +883,8 @@ unsafe fn decode(key: *const c_char, key_length: u32, tag: u8, out: *mut u64) ->
 /// `slate_clear` or deleting every entry, which keep its tables).
 ///
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a NULL
-/// `allocate` or `release`, a map that holds memory, or from inside the
-/// map's own walk (nothing changed).
+/// `allocate` or `release`, a map that holds memory (nothing
+/// changed; a map being walked holds memory).
 ///
 /// # Safety
 /// `map` is NULL or an initialized map; `allocator` is NULL or readable.
@@ -926,7 +913,7 @@ pub unsafe extern "C" fn slate_set_allocator(
 /// protection against hash flooding (keys chosen to collide).
 ///
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a map that
-/// holds memory, or from inside the map's own walk (nothing changed).
+/// holds memory (nothing changed; a map being walked holds memory).
 ///
 /// # Safety
 /// `map` is NULL or an initialized map.
@@ -1118,16 +1105,22 @@ pub unsafe extern "C" fn slate_get_many(
 /// the map's seed, so it differs between maps and runs; a clone walks in
 /// its source's order. Tools may rely on this to map entries to slots.
 ///
-/// The callback may read this map (get, length, each, equal, clone from
-/// it) and modify other maps; a call that would modify this map returns
-/// `SLATE_ERROR_INVALID` and changes nothing (`slate_free` does nothing).
+/// The callback may call anything, on this map too, and such a call does
+/// what it does outside a walk. After each callback the walk goes on if
+/// the map is unchanged, if only values of present keys were replaced, or
+/// if the only change was the removal of the entry the callback was given
+/// (every other entry is still visited once); after any other change
+/// (a new key, another removal, clear, compact, reserve, free) it visits
+/// nothing more and returns `SLATE_ERROR_INVALID`, unless the callback
+/// returned non-zero, which stands. The `key` pointer is valid during
+/// the call, until the callback's own write.
 ///
-/// The callback may leave the walk with `longjmp`; the map stays as it was
-/// and usable, as if the walk had returned.
+/// The callback may leave the walk with `longjmp` or end its thread: the
+/// walk keeps no state outside its own frame, so the map stays usable.
 ///
 /// Returns `SLATE_OK` after a full walk, the callback's non-zero value,
-/// `SLATE_ERROR_INVALID` for a NULL map or callback, or `SLATE_ERROR_FULL`
-/// inside 32 nested walks on this thread. Allocates nothing.
+/// or `SLATE_ERROR_INVALID` for a NULL map or callback, or as above.
+/// Allocates nothing.
 ///
 /// # Safety
 /// `map` is NULL or an initialized map; `callback` must not unwind (no C++
@@ -1138,30 +1131,27 @@ pub unsafe extern "C" fn slate_each(
     callback: slate_each_f,
     data: *mut c_void,
 ) -> c_int {
-    guard_walk(|| {
-        // SAFETY: the caller's guarantee.
-        let m = unsafe { read(map)? };
-        let f = callback.ok_or(Error::Invalid)?;
-        m.each(|k, v| {
-            // SAFETY: the key bytes live for this call; the callback's
-            // contract is the caller's.
-            unsafe { f(k.as_ptr().cast(), k.len() as u32, v, data) }
-        })
-    })
+    let Some(f) = callback else {
+        return Error::Invalid as c_int;
+    };
+    if map.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: an initialized map, the caller's guarantee; the callback's
+    // contract is the caller's.
+    walk_code(unsafe { Map::each(map.cast(), |k, n, v| f(k.cast(), n, v, data)) })
 }
 
 /// Deletes every entry for which `predicate(key, key_length, value, data)`
-/// returns non-zero, in one walk. The predicate sees keys as `slate_each`
-/// does and must not modify the map (such calls return
-/// `SLATE_ERROR_INVALID`).
+/// returns non-zero, as the walk goes. The predicate sees keys as
+/// `slate_each` does and may call anything, as there: after a change to
+/// this map other than deleting its own key, the walk stops with
+/// `SLATE_ERROR_INVALID`, and an answer that came with a change is not
+/// applied. Entries deleted before the walk stopped, or before a
+/// predicate left it with `longjmp`, stay deleted.
 ///
-/// A predicate that leaves the walk with `longjmp` leaves the map usable,
-/// without the entries it chose before that call (they are deleted as the
-/// walk goes).
-///
-/// Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL map
-/// or predicate, from inside the map's own walk, or `SLATE_ERROR_FULL` inside 32 nested
-/// walks on this thread.
+/// Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL
+/// map or predicate, or as above. Allocates nothing.
 ///
 /// # Safety
 /// As for `slate_each`.
@@ -1171,17 +1161,14 @@ pub unsafe extern "C" fn slate_delete_if(
     predicate: slate_each_f,
     data: *mut c_void,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's guarantee; only the check is kept.
-        unsafe { write(map)? };
-        let f = predicate.ok_or(Error::Invalid)?;
-        // SAFETY: `map` is a live map not being walked.
-        unsafe {
-            Map::delete_if(map.cast(), |k, v| {
-                f(k.as_ptr().cast(), k.len() as u32, v, data)
-            })
-        }
-    })
+    let Some(f) = predicate else {
+        return Error::Invalid as c_int;
+    };
+    if map.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: an initialized map, the caller's guarantee.
+    code(unsafe { Map::delete_if::<Guarded>(map.cast(), |k, n, v| f(k.cast(), n, v, data)) })
 }
 
 /// A cursor over a map: a position, not a reference. A complete type: put
@@ -1194,8 +1181,7 @@ pub unsafe extern "C" fn slate_delete_if(
 /// delete not made through this cursor (another cursor's included), a
 /// `slate_delete_if` from its first deletion on, a `slate_reserve` that
 /// allocates or moves entries, and every `slate_clear`, `slate_compact`
-/// and `slate_free` carried out (even on an empty map; one refused inside
-/// a walk is not); also once it is given a map other than the one
+/// and `slate_free` carried out (even on an empty map); also once it is given a map other than the one
 /// `slate_iter` was given (a clone included). A stale cursor stays stale:
 /// its `slate_iter_next` and `slate_iter_delete` return
 /// `SLATE_ERROR_INVALID` and change nothing. Replacing the value of a
@@ -1364,8 +1350,7 @@ pub unsafe extern "C" fn slate_length(map: *const slate_s) -> u64 {
 /// Removes every entry (freeing the map's key copies) and keeps the
 /// capacity, so refilling allocates less. Takes a fresh seed.
 ///
-/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map or from
-/// inside the map's own walk.
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map.
 ///
 /// # Safety
 /// `map` is NULL or an initialized map.
@@ -1382,7 +1367,7 @@ pub unsafe extern "C" fn slate_clear(map: *mut slate_s) -> c_int {
 /// deletions and dropping tombstones. Every entry moves once.
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
-/// `SLATE_ERROR_INVALID` for a NULL map or from inside the map's own walk.
+/// `SLATE_ERROR_INVALID` for a NULL map.
 ///
 /// # Safety
 /// `map` is NULL or an initialized map.
@@ -1425,8 +1410,7 @@ pub unsafe extern "C" fn slate_clone(copy: *mut slate_s, map: *const slate_s) ->
 }
 
 /// Releases everything the map holds. The map stays usable as an empty map
-/// (freeing twice is harmless). Does nothing for NULL, or from inside the
-/// map's own walk.
+/// (freeing twice is harmless). Does nothing for NULL.
 ///
 /// # Safety
 /// `map` is NULL or an initialized map.

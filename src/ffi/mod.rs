@@ -2,14 +2,23 @@
 //! [`crate::slotmap::SlotMap`] (`slotmap.rs`).
 //!
 //! Every shim checks its pointers and converts its arguments, and no Rust
-//! panic ever unwinds into C. Shims that allocate or run user code run
-//! their body under `guard` (`catch_unwind`; a panic would be a bug in this
-//! crate, and the call then reports `SLATE_ERROR_INVALID`). The hot paths
-//! (lookups, and the slotmap's insert without growth and erase) allocate
-//! nothing, call nothing that could panic and skip the guard, which would
-//! cost a closure call. Either way, `make symbols` checks the compiled
-//! library: no exported function keeps an unwinding path
-//! (`scripts/check-unwind.py`).
+//! panic ever unwinds into C. Shims that allocate run their body under
+//! `guard` (`catch_unwind`; a panic would be a bug in this crate, and the
+//! call then reports `SLATE_ERROR_INVALID`). The hot paths (lookups, and
+//! the slotmap's insert without growth and erase) allocate nothing, call
+//! nothing that could panic and skip the guard, which would cost a
+//! closure call.
+//!
+//! The walks (SPEC §3c) run their callbacks from **plain frames**: no
+//! destructor pending and no `catch_unwind` live across a callback, so
+//! that a callback may leave by `longjmp` or end its thread (a forced
+//! unwind). Their loops call nothing that could panic; what could (a
+//! sort's or clone's allocation) runs under `guard` before or after the
+//! callbacks, never around them.
+//!
+//! `make symbols` checks the compiled library (`scripts/check-unwind.py`):
+//! no exported function keeps an unwinding path, and no walk export has
+//! a landing pad at all.
 //!
 //! The doc comments here are the header's: cbindgen copies them into
 //! `include/slate.h`.
@@ -23,7 +32,6 @@ use std::sync::OnceLock;
 
 use crate::alloc::Allocator;
 use crate::map::Guard;
-use crate::walk;
 use crate::Error;
 
 pub mod map;
@@ -38,8 +46,8 @@ pub enum slate_error_e {
     SLATE_OK = 0,
     /// The key is not in the map (not an error in the usual sense).
     SLATE_ERROR_NOT_FOUND = 1,
-    /// A NULL map, key or out-pointer, an argument out of range, or a call
-    /// that would modify a map from inside its own walk.
+    /// A NULL map, key or out-pointer, an argument out of range, or a walk
+    /// stopped by its callback's change to the walked structure.
     SLATE_ERROR_INVALID = -1,
     /// The allocator returned NULL.
     SLATE_ERROR_ALLOC = -2,
@@ -115,19 +123,12 @@ impl Guard for Guarded {
     }
 }
 
-/// `guard` for a walk: `f` returns the callback's stopping value, which
-/// becomes the call's result unless the walk could not start (an error
-/// code) or panicked.
-pub(crate) fn guard_walk(f: impl FnOnce() -> Result<c_int, Error>) -> c_int {
-    let mut result = 0;
-    let status = guard(|| {
-        result = f()?;
-        Ok(())
-    });
-    if status != 0 {
-        status
-    } else {
-        result
+/// A walk's result as a C code: the callback's stopping value (0 after
+/// a full walk), or the error.
+pub(crate) fn walk_code(r: Result<c_int, Error>) -> c_int {
+    match r {
+        Ok(v) => v,
+        Err(e) => e as c_int,
     }
 }
 
@@ -202,63 +203,24 @@ pub(crate) unsafe fn read<'a, S: Shell>(p: *const S) -> Result<&'a S::Body, Erro
     unsafe { p.cast::<S::Body>().as_ref() }.ok_or(Error::Invalid)
 }
 
-/// The body to modify: refused while the calling thread walks it (see
-/// `walk.rs`).
+/// The body to modify.
 ///
 /// # Safety
 /// `p` is NULL or points to an initialized struct.
+#[inline]
 pub(crate) unsafe fn write<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, Error> {
-    if p.is_null() || walk::walking(p.cast_const().cast()) {
-        return Err(Error::Invalid);
-    }
-    // SAFETY: the caller's guarantee; no walk of this thread holds a
-    // reference to it, and other threads may not touch a structure that
-    // one thread modifies.
-    Ok(unsafe { &mut *p.cast::<S::Body>() })
-}
-
-/// `unless_walked!(p => twin(args) { body })`: a hot path's modification
-/// of the struct at `p` (an insert or a delete), refused with
-/// `SLATE_ERROR_INVALID` if the calling thread walks `p`. While no walk is
-/// in progress anywhere (the common case) the check is one load: the
-/// question to the walk registry, a call, sits in `twin`, a cold copy of
-/// the body that takes the shim's arguments and runs the body itself, so
-/// the fast path saves no registers for a call it would come back from.
-/// The body takes the struct with `write_unwalked`.
-macro_rules! unless_walked {
-    ($p:expr => $twin:ident($($arg:ident: $ty:ty),*) $body:block) => {{
-        #[cold]
-        unsafe fn $twin($($arg: $ty),*) -> c_int {
-            if $crate::walk::walking($p.cast_const().cast()) {
-                return $crate::Error::Invalid as c_int;
-            }
-            $body
-        }
-        if $crate::walk::any() {
-            // SAFETY: the shim's own guarantees.
-            return unsafe { $twin($($arg),*) };
-        }
-        $body
-    }};
-}
-pub(crate) use unless_walked;
-
-/// The body to modify, inside `unless_walked!`: only the NULL check is left.
-///
-/// # Safety
-/// `p` is NULL or points to an initialized struct that the calling thread
-/// is not walking.
-pub(crate) unsafe fn write_unwalked<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, Error> {
-    // SAFETY: the caller's guarantee.
+    // SAFETY: the caller's guarantee; `Shell` guarantees size and
+    // alignment. A walk of it in progress holds no reference to it across
+    // its callback (SPEC §3c), and other threads may not touch a
+    // structure that one thread modifies.
     unsafe { p.cast::<S::Body>().as_mut() }.ok_or(Error::Invalid)
 }
 
 /// The memory of a struct to initialize (`slate()`, `slotmap()`, the copy
-/// of a clone): refused while the calling thread walks it, since
-/// initializing overwrites the structure the walk reads.
+/// of a clone).
 #[inline]
 pub(crate) fn fresh<S: Shell>(p: *mut S) -> Result<*mut S::Body, Error> {
-    if p.is_null() || walk::walking(p.cast_const().cast()) {
+    if p.is_null() {
         return Err(Error::Invalid);
     }
     Ok(p.cast())

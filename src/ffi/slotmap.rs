@@ -9,8 +9,8 @@ use crate::slotmap::{Grow, SlotMap};
 use crate::Error;
 
 use super::{
-    code, fresh, guard, guard_walk, own_allocator, read, slate_allocator_s, unless_walked, write,
-    write_unwalked, Shell, SLATE_OK,
+    code, fresh, guard, own_allocator, read, slate_allocator_s, walk_code, write, Guarded, Shell,
+    SLATE_OK,
 };
 
 /// A slotmap key: the low 32 bits name a slot, the high 32 bits its
@@ -100,7 +100,7 @@ pub unsafe extern "C" fn slotmap_columns(
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond the limit
 /// (`slotmap_limit`); `SLATE_ERROR_ALLOC` (nothing changed);
-/// `SLATE_ERROR_INVALID` for a NULL `sm` or from inside its own walk.
+/// `SLATE_ERROR_INVALID` for a NULL `sm`.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap.
@@ -128,8 +128,8 @@ pub unsafe extern "C" fn slotmap_reserve(sm: *mut slotmap_s, n: u32) -> c_int {
 /// or erasing every row, which keep the capacity).
 ///
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a NULL
-/// `allocate` or `release`, a slotmap that holds memory, or from inside
-/// its own walk (nothing changed).
+/// `allocate` or `release`, a slotmap that holds memory (nothing
+/// changed; a slotmap being walked holds memory).
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap; `allocator` is NULL or
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn slotmap_set_allocator(
 /// `UINT32_MAX` means no limit.
 ///
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a limit
-/// below the current length, or from inside its own walk.
+/// below the current length.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap.
@@ -167,8 +167,7 @@ pub unsafe extern "C" fn slotmap_limit(sm: *mut slotmap_s, max_rows: u32) -> c_i
 /// a zeroed row) and stores its new key in `*key`.
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_FULL` at the limit; `SLATE_ERROR_ALLOC`
-/// (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm` or `key`, or
-/// from inside its own walk.
+/// (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm` or `key`.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap; `row` is NULL or holds a packed
@@ -179,10 +178,8 @@ pub unsafe extern "C" fn slotmap_insert(
     row: *const c_void,
     key: *mut slotmap_key,
 ) -> c_int {
-    unless_walked!(sm => walked(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) {
-        // SAFETY: the caller's guarantees.
-        unsafe { insert(sm, row, key) }
-    })
+    // SAFETY: the caller's guarantees.
+    unsafe { insert(sm, row, key) }
 }
 
 /// # Safety
@@ -190,7 +187,7 @@ pub unsafe extern "C" fn slotmap_insert(
 #[inline(always)]
 unsafe fn insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) -> c_int {
     // SAFETY: the caller's guarantees.
-    let m = match unsafe { write_unwalked(sm) } {
+    let m = match unsafe { write(sm) } {
         Ok(m) if !key.is_null() => m,
         _ => return Error::Invalid as c_int,
     };
@@ -373,32 +370,29 @@ pub unsafe extern "C" fn slotmap_contains(sm: *const slotmap_s, key: slotmap_key
 /// for good.
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a stale, forged or
-/// foreign key; `SLATE_ERROR_INVALID` for a NULL `sm` or from inside its
-/// own walk.
+/// foreign key; `SLATE_ERROR_INVALID` for a NULL `sm`.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_erase(sm: *mut slotmap_s, key: slotmap_key) -> c_int {
     // Allocates nothing and cannot panic: no `guard`.
-    unless_walked!(sm => walked(sm: *mut slotmap_s, key: slotmap_key) {
-        // SAFETY: the caller's guarantee.
-        code(unsafe { write_unwalked(sm) }.and_then(|m| m.erase(key)))
-    })
+    // SAFETY: the caller's guarantee.
+    code(unsafe { write(sm) }.and_then(|m| m.erase(key)))
 }
 
-/// Erases every row for which `predicate(key, row, data)` returns non-zero.
-/// The predicate runs on every row first, on the slotmap as it stands (it
-/// may read it; calls that would modify it return `SLATE_ERROR_INVALID`),
-/// then one pass compacts the columns (survivors keep their order).
+/// Erases every row for which `predicate(key, row, data)` returns non-zero,
+/// as the walk goes, in one pass over the rows in dense order: an erased
+/// row is refilled by the last one (swap-and-pop), which is asked next,
+/// so survivors may change order. The predicate may call anything, as
+/// `slotmap_each`'s callback: after a change to this slotmap other than
+/// erasing its own key, the walk stops with `SLATE_ERROR_INVALID`, and an
+/// answer that came with a change is not applied. Rows erased before the
+/// walk stopped, or before a predicate left it with `longjmp`, stay
+/// erased.
 ///
-/// Returns `SLATE_OK` (not a count); `SLATE_ERROR_ALLOC` if the bitmap of
-/// decisions (one bit per row) cannot be allocated, before anything
-/// changed; `SLATE_ERROR_INVALID` for a NULL `sm` or predicate, or from
-/// inside its own walk; `SLATE_ERROR_FULL` inside 32 nested walks on this
-/// thread. A predicate that leaves the walk with `longjmp` leaves the
-/// slotmap as it was (nothing is erased before the walk ends) and the
-/// bitmap released.
+/// Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL
+/// `sm` or predicate, or as above. Allocates nothing.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap; the predicate must not unwind.
@@ -408,28 +402,33 @@ pub unsafe extern "C" fn slotmap_erase_if(
     predicate: slotmap_each_f,
     data: *mut c_void,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's guarantee; only the check is kept.
-        unsafe { write(sm)? };
-        let f = predicate.ok_or(Error::Invalid)?;
-        // SAFETY: `sm` is a live slotmap outside any walk.
-        unsafe { SlotMap::erase_if(sm.cast(), |k, row| f(k, row.cast(), data)) }
-    })
+    let Some(f) = predicate else {
+        return Error::Invalid as c_int;
+    };
+    if sm.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: an initialized slotmap, the caller's guarantee.
+    code(unsafe { SlotMap::erase_if(sm.cast(), |k, row| f(k, row.cast(), data)) })
 }
 
 /// Reorders the rows by column 0 so that rows for which `less(a, b, data)`
 /// is non-zero come first (`a`, `b`: column-0 elements); every key stays
-/// valid. Not stable. Needs memory for a second copy of the rows.
+/// valid. Not stable. Needs a `uint32_t` per row of temporary memory,
+/// which the slotmap keeps until the sort ends.
+///
+/// A sort is a change: it makes walks of this slotmap in progress stop.
+/// The comparator may call anything, on this slotmap too; if it changes
+/// the slotmap, the sort stops at once, applies no order and returns
+/// `SLATE_ERROR_INVALID`. A comparator that leaves the sort with
+/// `longjmp` leaves the rows as they were; the sort's memory stays with
+/// the slotmap until its next sort or `slotmap_free`.
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
-/// `SLATE_ERROR_INVALID` for a NULL `sm` or `less`, or from inside its own
-/// walk; `SLATE_ERROR_FULL` inside 32 nested walks on this thread. A
-/// comparator that leaves the sort with `longjmp` leaves the rows as they
-/// were and the sort's memory released.
+/// `SLATE_ERROR_INVALID` for a NULL `sm` or `less`, or as above.
 ///
 /// # Safety
-/// `sm` is NULL or an initialized slotmap; `less` must not unwind or modify
-/// the slotmap.
+/// `sm` is NULL or an initialized slotmap; `less` must not unwind.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_sort(
     sm: *mut slotmap_s,
@@ -438,28 +437,35 @@ pub unsafe extern "C" fn slotmap_sort(
     >,
     data: *mut c_void,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's guarantee; only the check is kept (the
-        // comparator may read the slotmap: no reference is held across it).
-        unsafe { write(sm)? };
-        let f = less.ok_or(Error::Invalid)?;
-        // SAFETY: `sm` is a live slotmap not being walked; the comparator's
-        // contract is the caller's.
-        unsafe { SlotMap::sort(sm.cast(), |a, b| f(a.cast(), b.cast(), data) != 0) }
-    })
+    let Some(f) = less else {
+        return Error::Invalid as c_int;
+    };
+    if sm.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: an initialized slotmap, the caller's guarantee; the
+    // comparator's contract is the caller's.
+    code(unsafe { SlotMap::sort::<Guarded>(sm.cast(), |a, b| f(a.cast(), b.cast(), data) != 0) })
 }
 
 /// Calls `callback(key, row, data)` for every row in dense order (`row` is
 /// the column-0 element). A non-zero return stops the walk and becomes the
-/// result. The callback may read the slotmap; calls that would modify it
-/// return `SLATE_ERROR_INVALID`.
+/// result.
 ///
-/// The callback may leave the walk with `longjmp`; the slotmap stays as it
-/// was and usable.
+/// The callback may call anything, on this slotmap too, and such a call
+/// does what it does outside a walk. After each callback the walk goes on
+/// if the slotmap is unchanged (rows written through their pointers
+/// included), or if the only change was the erase of the key the callback
+/// was given: the walk then stays on that row, which swap-and-pop refilled,
+/// so every other row is still visited once. After any other change (an
+/// insert, another erase, sort, reserve, clear, free) it visits nothing
+/// more and returns `SLATE_ERROR_INVALID`, unless the callback returned
+/// non-zero, which stands. The callback may leave the walk with
+/// `longjmp` or end its thread; the slotmap stays usable.
 ///
-/// Returns `SLATE_OK`, the callback's non-zero value, `SLATE_ERROR_INVALID`
-/// for a NULL `sm` or callback, or `SLATE_ERROR_FULL` inside 32 nested
-/// walks on this thread. Allocates nothing.
+/// Returns `SLATE_OK`, the callback's non-zero value, or
+/// `SLATE_ERROR_INVALID` for a NULL `sm` or callback, or as above.
+/// Allocates nothing.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap; the callback must not unwind.
@@ -469,13 +475,15 @@ pub unsafe extern "C" fn slotmap_each(
     callback: slotmap_each_f,
     data: *mut c_void,
 ) -> c_int {
-    guard_walk(|| {
-        // SAFETY: the caller's guarantee.
-        let m = unsafe { read(sm)? };
-        let f = callback.ok_or(Error::Invalid)?;
-        // SAFETY: the callback's contract is the caller's.
-        m.each(|k, row| unsafe { f(k, row.cast(), data) })
-    })
+    let Some(f) = callback else {
+        return Error::Invalid as c_int;
+    };
+    if sm.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: an initialized slotmap, the caller's guarantee; the
+    // callback's contract is the caller's.
+    walk_code(unsafe { SlotMap::each(sm.cast(), |k, row| f(k, row.cast(), data)) })
 }
 
 /// The number of rows; 0 for NULL.
@@ -490,8 +498,7 @@ pub unsafe extern "C" fn slotmap_length(sm: *const slotmap_s) -> u32 {
 
 /// Removes every row; every old key becomes stale. Keeps the capacity.
 ///
-/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or from
-/// inside its own walk.
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap.
@@ -536,7 +543,7 @@ pub unsafe extern "C" fn slotmap_clone(copy: *mut slotmap_s, sm: *const slotmap_
 
 /// Releases everything. The slotmap stays usable (same columns, length 0),
 /// every old key stays stale, freeing twice is harmless. Does nothing for
-/// NULL or from inside its own walk.
+/// NULL.
 ///
 /// # Safety
 /// `sm` is NULL or an initialized slotmap.

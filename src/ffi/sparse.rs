@@ -8,12 +8,11 @@ use core::ptr;
 use crate::alloc::Allocator;
 use crate::slotmap::SlotMap;
 use crate::sparse::{self, Sparse};
-use crate::walk;
 use crate::Error;
 
 use super::slotmap::{slotmap_each_f, slotmap_key, slotmap_s};
 use super::{
-    fresh, guard, guard_walk, own_allocator, read, slate_allocator_s, write, write_unwalked, Shell,
+    code, fresh, guard, own_allocator, read, slate_allocator_s, walk_code, write, Guarded, Shell,
     SLATE_OK,
 };
 
@@ -74,8 +73,7 @@ unsafe fn init(sp: *mut slotmap_sparse_s, sizes: &[u32]) -> c_int {
 /// Allocates nothing. Calling it on a set that holds rows forgets them
 /// without freeing: call `slotmap_sparse_free` first.
 ///
-/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or from
-/// inside a walk of `sp`.
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
 ///
 /// # Safety
 /// `sp` is NULL or points to writable memory for a `slotmap_sparse_s`.
@@ -148,7 +146,7 @@ pub unsafe extern "C" fn slotmap_sparse_set_allocator(
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond 2^32 - 2 rows;
 /// `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL
-/// `sp` or from inside its walk.
+/// `sp`.
 ///
 /// # Safety
 /// `sp` is NULL or an initialized set.
@@ -324,14 +322,11 @@ pub unsafe extern "C" fn slotmap_sparse_row(
     }
 }
 
-/// Removes `key`'s row (swap-and-pop: the last row moves into its place,
-/// so the rows stay packed).
-///
-/// Inside a walk of the set (`slotmap_sparse_each`, `slotmap_join`), the
-/// callback may erase the key it was given, and only that one.
+/// Erases `key`'s row by swap-and-pop: the last row moves into its place,
+/// so rows stay packed.
 ///
 /// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND` (a key not present), or
-/// `SLATE_ERROR_INVALID` for a NULL `sp` or a refused erase inside a walk.
+/// `SLATE_ERROR_INVALID` for a NULL `sp`.
 ///
 /// # Safety
 /// `sp` is NULL or an initialized set.
@@ -341,27 +336,23 @@ pub unsafe extern "C" fn slotmap_sparse_erase(
     key: slotmap_key,
 ) -> c_int {
     guard(|| {
-        if sp.is_null() {
-            return Err(Error::Invalid);
-        }
-        let p = sp.cast_const().cast();
-        if walk::walking(p) && !walk::erasable(p, key) {
-            return Err(Error::Invalid);
-        }
-        // SAFETY: the caller's guarantee; a walk of it in progress allows
-        // this erase, and holds no reference across its callback.
-        unsafe { write_unwalked(sp)? }.erase(key)
+        // SAFETY: the caller's guarantee.
+        unsafe { write(sp)? }.erase(key)
     })
 }
 
-/// Erases, in one pass, every row for which `predicate(key, element,
-/// data)` returns non-zero (`element`: the row's column-0 element; NULL for
-/// a membership set). The predicate is asked about every row first, in an
-/// unspecified order, and may read the set but not modify it.
+/// Erases every row for which `predicate(key, element, data)` returns
+/// non-zero (`element`: the row's column-0 element; NULL for a membership
+/// set), as the walk goes, in one pass: an erased row is refilled by the
+/// last one (swap-and-pop), which is asked next. The predicate may call
+/// anything, as `slotmap_sparse_each`'s callback: after a change to this
+/// set other than erasing its own key, the walk stops with
+/// `SLATE_ERROR_INVALID`, and an answer that came with a change is not
+/// applied. Rows erased before the walk stopped, or before a predicate
+/// left it with `longjmp`, stay erased.
 ///
-/// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
-/// `SLATE_ERROR_INVALID` for a NULL `sp` or `predicate`, or from inside a
-/// walk of the set; `SLATE_ERROR_FULL` inside 32 nested walks.
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or
+/// `predicate`, or as above. Allocates nothing.
 ///
 /// # Safety
 /// `sp` is NULL or an initialized set; the predicate must not unwind.
@@ -371,13 +362,14 @@ pub unsafe extern "C" fn slotmap_sparse_erase_if(
     predicate: slotmap_each_f,
     data: *mut c_void,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's guarantee; only the check is kept.
-        unsafe { write(sp)? };
-        let f = predicate.ok_or(Error::Invalid)?;
-        // SAFETY: a live set outside any walk of it.
-        unsafe { Sparse::erase_if(sp.cast(), |k, e| f(k, e.cast(), data)) }
-    })
+    let Some(f) = predicate else {
+        return Error::Invalid as c_int;
+    };
+    if sp.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: an initialized set, the caller's guarantee.
+    code(unsafe { Sparse::erase_if(sp.cast(), |k, e| f(k, e.cast(), data)) })
 }
 
 /// Erases, in one pass, every row whose key `owner` no longer accepts
@@ -385,7 +377,7 @@ pub unsafe extern "C" fn slotmap_sparse_erase_if(
 /// die. Allocates nothing.
 ///
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or
-/// `owner`, or from inside a walk of the set.
+/// `owner`.
 ///
 /// # Safety
 /// `sp` is NULL or an initialized set; `owner` is NULL or an initialized
@@ -462,11 +454,23 @@ pub unsafe extern "C" fn slotmap_sparse_keys(sp: *const slotmap_sparse_s) -> *co
 
 /// Calls `callback(key, element, data)` for every row in dense order, row
 /// 0 first (`element`: the column-0 element; NULL for a membership set). A
-/// non-zero return stops the walk and becomes the result. The callback may
-/// erase the key it was given (the walk then stays on the row that
-/// swap-and-pop refilled, so every other row is still visited once); every
-/// other call that would modify the set returns `SLATE_ERROR_INVALID`, and
-/// `slotmap_sparse_free` of it does nothing. Other structures may change.
+/// non-zero return stops the walk and becomes the result.
+///
+/// The callback may call anything, on this set too, and such a call does
+/// what it does outside a walk. After each callback the walk goes on if
+/// the set is unchanged (rows written in place included), or if the only
+/// change was the erase of the key the callback was given (the way a
+/// system drops a tag it has handled): the walk then stays on that row,
+/// which swap-and-pop refilled, so every other row is still visited once.
+/// After any other change (a new key, another erase, sort, prune,
+/// reserve, clear, free) it visits nothing more and returns
+/// `SLATE_ERROR_INVALID`, unless the callback returned non-zero, which
+/// stands. The callback may leave the walk with `longjmp` or end its
+/// thread; the set stays usable.
+///
+/// Returns `SLATE_OK`, the callback's non-zero value, or
+/// `SLATE_ERROR_INVALID` for a NULL `sp` or callback, or as above.
+/// Allocates nothing.
 ///
 /// # Safety
 /// `sp` is NULL or an initialized set; the callback must not unwind.
@@ -476,28 +480,35 @@ pub unsafe extern "C" fn slotmap_sparse_each(
     callback: slotmap_each_f,
     data: *mut c_void,
 ) -> c_int {
-    guard_walk(|| {
-        if sp.is_null() {
-            return Err(Error::Invalid);
-        }
-        let f = callback.ok_or(Error::Invalid)?;
-        // SAFETY: a live set; the callback's contract is the caller's.
-        unsafe { Sparse::each(sp.cast(), |k, e| f(k, e.cast(), data)) }
-    })
+    let Some(f) = callback else {
+        return Error::Invalid as c_int;
+    };
+    if sp.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: an initialized set, the caller's guarantee; the callback's
+    // contract is the caller's.
+    walk_code(unsafe { Sparse::each(sp.cast(), |k, e| f(k, e.cast(), data)) })
 }
 
 /// Reorders the rows by column 0 so that rows for which `less(a, b, data)`
 /// is non-zero come first (`a`, `b`: column-0 elements); every key stays.
-/// Not stable. Needs memory for a second copy of the rows.
+/// Not stable. Needs a `uint32_t` per row of temporary memory, which the
+/// set keeps until the sort ends.
+///
+/// A sort is a change: it makes walks of this set in progress stop. The
+/// comparator may call anything, on this set too; if it changes the set,
+/// the sort stops at once, applies no order and returns
+/// `SLATE_ERROR_INVALID`. A comparator that leaves the sort with
+/// `longjmp` leaves the rows as they were; the sort's memory stays with
+/// the set until its next sort or `slotmap_sparse_free`.
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
 /// `SLATE_ERROR_INVALID` for a NULL `sp` or `less`, a membership set, or
-/// from inside a walk of the set; `SLATE_ERROR_FULL` inside 32 nested
-/// walks.
+/// as above.
 ///
 /// # Safety
-/// `sp` is NULL or an initialized set; `less` must not unwind or modify
-/// the set.
+/// `sp` is NULL or an initialized set; `less` must not unwind.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_sparse_sort(
     sp: *mut slotmap_sparse_s,
@@ -506,21 +517,21 @@ pub unsafe extern "C" fn slotmap_sparse_sort(
     >,
     data: *mut c_void,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's guarantee; only the check is kept.
-        unsafe { write(sp)? };
-        let f = less.ok_or(Error::Invalid)?;
-        // SAFETY: a live set not being walked; the comparator's contract is
-        // the caller's.
-        unsafe { Sparse::sort(sp.cast(), |a, b| f(a.cast(), b.cast(), data) != 0) }
-    })
+    let Some(f) = less else {
+        return Error::Invalid as c_int;
+    };
+    if sp.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: an initialized set, the caller's guarantee; the comparator's
+    // contract is the caller's.
+    code(unsafe { Sparse::sort::<Guarded>(sp.cast(), |a, b| f(a.cast(), b.cast(), data) != 0) })
 }
 
 /// Removes every row (their keys are no longer present); keeps the
 /// capacity and the index's pages.
 ///
-/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or from
-/// inside a walk of the set.
+/// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
 ///
 /// # Safety
 /// `sp` is NULL or an initialized set.
@@ -539,8 +550,8 @@ pub unsafe extern "C" fn slotmap_sparse_clear(sp: *mut slotmap_sparse_s) -> c_in
 /// process default in force.
 ///
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty set of
-/// the same columns); `SLATE_ERROR_INVALID` for NULL arguments, `copy ==
-/// sp`, or a `copy` the calling thread walks.
+/// the same columns); `SLATE_ERROR_INVALID` for NULL arguments or `copy ==
+/// sp`.
 ///
 /// # Safety
 /// `copy` is NULL or writable; `sp` is NULL or an initialized set.
@@ -587,18 +598,18 @@ pub unsafe extern "C" fn slotmap_sparse_free(sp: *mut slotmap_sparse_s) {
 /// walks the set with the fewest rows (the first such in `sets` on a tie)
 /// in row order and tests the others. Calls `callback(key, rows,
 /// elements, data)`: see `slotmap_join_f`. A non-zero return stops the
-/// join and becomes its result.
+/// join and becomes its result. The join itself modifies nothing.
 ///
-/// The callback may erase the key it was given from any of the sets (the
-/// walk then stays on the row that swap-and-pop refilled); every other call
-/// that would modify one of the sets returns `SLATE_ERROR_INVALID`. The
-/// owner and every other structure may be modified. The join itself
-/// modifies nothing.
+/// The join is a walk of every one of the sets: the callback may call
+/// anything, and may erase the key it was given from any of the sets (the
+/// walk then stays on the row that swap-and-pop refilled); after any other
+/// change to one of the sets it visits nothing more and returns
+/// `SLATE_ERROR_INVALID`, unless the callback returned non-zero. The owner
+/// and every other structure may be modified freely.
 ///
 /// Returns 0 (`SLATE_OK`) or the callback's stopping value;
-/// `SLATE_ERROR_INVALID` for `count` 0, a NULL `sets`, set or callback;
-/// `SLATE_ERROR_FULL` when the sets, as walks, would nest more than 32
-/// deep on this thread.
+/// `SLATE_ERROR_INVALID` for `count` 0, a NULL `sets`, set or callback, or
+/// as above; `SLATE_ERROR_FULL` for more than 32 sets. Allocates nothing.
 ///
 /// # Safety
 /// `owner` is NULL or an initialized slotmap; `sets` holds `count`
@@ -611,31 +622,31 @@ pub unsafe extern "C" fn slotmap_join(
     callback: slotmap_join_f,
     data: *mut c_void,
 ) -> c_int {
-    guard_walk(|| {
-        if sets.is_null() || count == 0 {
-            return Err(Error::Invalid);
+    let Some(f) = callback else {
+        return Error::Invalid as c_int;
+    };
+    if sets.is_null() || count == 0 {
+        return Error::Invalid as c_int;
+    }
+    let count = count as usize;
+    if count > sparse::join::MAX_SETS {
+        return Error::Full as c_int;
+    }
+    let mut list = [ptr::null::<Sparse>(); sparse::join::MAX_SETS];
+    for (i, l) in list.iter_mut().enumerate().take(count) {
+        // SAFETY: `sets` holds `count` pointers.
+        let s = unsafe { *sets.add(i) };
+        if s.is_null() {
+            return Error::Invalid as c_int;
         }
-        let f = callback.ok_or(Error::Invalid)?;
-        let count = count as usize;
-        if count > sparse::join::MAX_SETS {
-            return Err(Error::Full);
-        }
-        let mut list = [ptr::null::<Sparse>(); sparse::join::MAX_SETS];
-        for (i, l) in list.iter_mut().enumerate().take(count) {
-            // SAFETY: `sets` holds `count` pointers.
-            let s = unsafe { *sets.add(i) };
-            if s.is_null() {
-                return Err(Error::Invalid);
-            }
-            *l = s.cast_const().cast();
-        }
-        let owner = (!owner.is_null()).then_some(owner.cast::<SlotMap>());
-        // SAFETY: the callback's contract is the caller's; the arrays live
-        // during the call.
-        let visit = |key, rows: &[u32], elements: &[*mut c_void]| unsafe {
-            f(key, rows.as_ptr(), elements.as_ptr(), data)
-        };
-        // SAFETY: the caller's guarantee.
-        unsafe { sparse::join(owner, &list[..count], visit) }
-    })
+        *l = s.cast_const().cast();
+    }
+    let owner = (!owner.is_null()).then_some(owner.cast::<SlotMap>());
+    // SAFETY: the callback's contract is the caller's; the arrays live
+    // during the call.
+    let visit = |key, rows: &[u32], elements: &[*mut c_void]| unsafe {
+        f(key, rows.as_ptr(), elements.as_ptr(), data)
+    };
+    // SAFETY: the caller's guarantee.
+    walk_code(unsafe { sparse::join(owner, &list[..count.min(sparse::join::MAX_SETS)], visit) })
 }

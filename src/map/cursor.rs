@@ -2,50 +2,38 @@
 //! deleting as it goes.
 //!
 //! A cursor is a position (a walk's [`Cursor`]: directory entry, group,
-//! slot) and a stamp of its map: the map's `id` and `epoch`. It holds no
+//! slot) and a stamp: its map's `epoch` when it last looked. It holds no
 //! pointer, so both the map and the cursor may move between calls.
 //!
-//! - `id` tells maps apart: drawn from a process-wide counter by `slate()`
-//!   and by a clone, and by a zero-filled map when it first gets tables
-//!   (until then it is 0, and such a map has no entries to show).
 //! - `epoch` counts the changes that may move, remove or add entries: a new
 //!   key, a delete (also by `delete_if`, and through another cursor), a
 //!   rebuild (`reserve`, `compact`, and making room for an insert), every
 //!   `clear` and `free`. Replacing a value, a refused or failed call, and a
-//!   delete of an absent key leave it. It is a `u32` that wraps.
+//!   delete of an absent key leave it. It is 64 bits wide and starts, for
+//!   each map (`slate()`, a clone, a zero-filled map's first tables), at a
+//!   point drawn for that map below 2^62: counting never brings it back
+//!   to a value it held, and a stamp taken on one map does not match
+//!   another map's epoch except by a 2^-64 chance.
 //!
-//! A cursor whose stamp differs from its map's is stale, and stays so (its
-//! tag is cleared): every later call on it is `Error::Invalid`. A delete
-//! through the cursor bumps the epoch, so that other cursors go stale, and
-//! stamps the cursor anew: deleting leaves every other slot where it was,
-//! so the position stays good. The stamp is a cheap guard, not a proof
-//! (the epoch might wrap to the same value), so positions are checked
-//! against the map on every call as well: a cursor can never reach outside
+//! A cursor whose stamp differs from its map's epoch is stale, and stays
+//! so (its tag is cleared): every later call on it is `Error::Invalid`. A
+//! delete through the cursor bumps the epoch, so that other cursors go
+//! stale, and stamps the cursor anew: deleting leaves every other slot
+//! where it was, so the position stays good. Positions are checked against
+//! the map on every call as well, so that a cursor can never reach outside
 //! the map's tables, whatever its bytes.
 //!
 //! `slate_iter` and `slate_iter_next` only read the map: cursors may read
-//! one unmodified map on several threads.
+//! one unmodified map on several threads. The walks (`walks.rs`) stamp the
+//! same way.
 
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::group::SLOTS;
-use crate::key::INT_LEN;
-use crate::layout::{on_layout, Layout};
-use crate::probe::Typed;
 use crate::Error;
 
 use super::walks::{Cursor, Full};
 use super::Map;
-
-/// The last map id handed out.
-static IDS: AtomicU64 = AtomicU64::new(0);
-
-/// A new map's id: never 0, which marks a zero-filled map that has none
-/// yet.
-pub(super) fn fresh_id() -> u64 {
-    IDS.fetch_add(1, Ordering::Relaxed).wrapping_add(1)
-}
 
 /// `Iter::state` of a cursor that `slate_iter` placed and that is not stale.
 const LIVE: u32 = 0x5354_4900;
@@ -57,9 +45,8 @@ const CURRENT: u32 = 1;
 /// (a cursor that `slate_iter` never placed is stale).
 #[repr(C)]
 pub struct Iter {
-    /// The map's `id` and `epoch` when the cursor last looked at it.
-    map: u64,
-    epoch: u32,
+    /// The map's `epoch` when the cursor last looked at it.
+    epoch: u64,
     /// `LIVE`, with `CURRENT` or not; anything else is stale.
     state: u32,
     pos: Cursor,
@@ -71,7 +58,6 @@ impl Iter {
     /// A cursor before the first entry of `m`.
     pub fn new(m: &Map) -> Iter {
         Iter {
-            map: m.id,
             epoch: m.epoch,
             state: LIVE,
             pos: Cursor::default(),
@@ -81,7 +67,7 @@ impl Iter {
 
     /// Checks the stamp against `m`; a stale cursor stays stale.
     fn check(&mut self, m: &Map) -> Result<(), Error> {
-        if self.state & !CURRENT == LIVE && self.map == m.id && self.epoch == m.epoch {
+        if self.state & !CURRENT == LIVE && self.epoch == m.epoch {
             return Ok(());
         }
         self.state = 0;
@@ -90,15 +76,16 @@ impl Iter {
 }
 
 impl Map {
-    /// Gives the id a zero-filled map lacks (on the paths that give a map
-    /// tables).
-    pub(super) fn ensure_id(&mut self) {
-        if self.id == 0 {
-            self.id = fresh_id();
+    /// Gives the epoch a zero-filled map lacks (on the paths that give a
+    /// map tables).
+    pub(super) fn ensure_epoch(&mut self) {
+        if self.epoch == 0 {
+            self.epoch = crate::seed::stamp();
         }
     }
 
     /// A change that makes cursors stale.
+    #[inline]
     pub(super) fn bump_epoch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
     }
@@ -112,25 +99,8 @@ impl Map {
         it.state = LIVE;
         let e = self.next_full(&mut it.pos).ok_or(Error::NotFound)?;
         it.state = LIVE | CURRENT;
-        let buffer = &mut it.key;
-        // SAFETY: a full slot of a live table of this map, in its kind's
-        // layout: its key is live. A general slot's key bytes are in the
-        // table (or its heap copy), which outlive this call.
-        let kind = unsafe { (*e.table).kind() };
-        Ok(on_layout!(kind, L => unsafe {
-            let t = Typed::<L>::of(e.table);
-            let s = t.slot(e.group, e.slot);
-            L::with_bytes(kind, s, |bytes| {
-                let at = if L::INT {
-                    let n = bytes.len().min(INT_LEN);
-                    buffer[..n].copy_from_slice(&bytes[..n]);
-                    buffer.as_ptr()
-                } else {
-                    bytes.as_ptr()
-                };
-                (at, bytes.len() as u32, L::value(s))
-            })
-        }))
+        // SAFETY: a full slot of a live table of this map.
+        Ok(unsafe { Map::entry_of(e, &mut it.key) })
     }
 
     /// Deletes the entry that cursor `it` gave last (`Error::NotFound` when
@@ -141,8 +111,8 @@ impl Map {
         if it.state & CURRENT == 0 {
             return Err(Error::NotFound);
         }
-        // The slot must be a full slot of a table of this map: a stamp that
-        // matched by a wrapped epoch must not erase anything else.
+        // The slot must be a full slot of a table of this map: a cursor's
+        // bytes may have been forged, and must not erase anything else.
         let (entry, group, slot) = it.pos.last();
         let tp = self.table_at(entry).ok_or(Error::Invalid)?;
         // SAFETY: a live table of this map; no reference to it is held.

@@ -81,8 +81,8 @@ impl Map {
         }
         self.alloc = alloc;
         // A zero-filled map adopts the default when it first allocates
-        // (`adopt_allocator`) unless it has an id: give it one.
-        self.ensure_id();
+        // (`adopt_allocator`) unless it has an epoch: give it one.
+        self.ensure_epoch();
         Ok(())
     }
 
@@ -103,10 +103,9 @@ impl Map {
             mode: self.mode,
             pinned: self.pinned,
             shift: self.shift,
-            // Its own id tells it apart from its source.
-            epoch: self.epoch,
+            // An epoch of its own tells it apart from its source.
+            epoch: crate::seed::stamp(),
             alloc,
-            id: super::cursor::fresh_id(),
         };
         match self.mode {
             Mode::Small => {

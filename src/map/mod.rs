@@ -30,6 +30,8 @@ mod tests;
 mod walks;
 
 pub use cursor::Iter;
+#[cfg(test)]
+pub(crate) use keys::Bare;
 pub(crate) use keys::Guard;
 
 use core::ffi::c_void;
@@ -72,12 +74,11 @@ pub struct Map {
     /// holds: how far a lookup shifts `hash >> 1` for its directory index
     /// (see `index`). Set by `set_depth`.
     shift: u8,
-    /// Bumped by every change that makes cursors stale (see `cursor.rs`).
-    epoch: u32,
+    /// Counts the changes that make cursors stale, from a start drawn
+    /// for this map (see `cursor.rs`); 0 until a zero-filled map first
+    /// gets tables.
+    epoch: u64,
     alloc: Allocator,
-    /// The map's identity for cursors (see `cursor.rs`); 0 until a
-    /// zero-filled map first gets tables.
-    id: u64,
 }
 
 /// Distinct tables of a map in walk order.
@@ -291,9 +292,8 @@ impl Map {
             mode: Mode::Empty,
             pinned: 0,
             shift: 63,
-            epoch: 0,
+            epoch: crate::seed::stamp(),
             alloc,
-            id: cursor::fresh_id(),
         }
     }
 
@@ -711,16 +711,16 @@ impl Map {
         if self.unseeded() {
             self.seed = Seed::drawn();
         }
-        self.ensure_id();
+        self.ensure_epoch();
     }
 
-    /// A zero-filled map, never given to `slate()` (it has no id yet), takes
+    /// A zero-filled map, never given to `slate()` (its epoch is 0), takes
     /// the allocator in force before it allocates, as `slate()` would have
-    /// given it; from its first tables on (when it gets its id) it keeps
+    /// given it; from its first tables on (when it gets its epoch) it keeps
     /// that one. Called first by every path that may allocate for a map
     /// without tables.
     pub(super) fn adopt_allocator(&mut self) {
-        if self.id == 0 {
+        if self.epoch == 0 {
             self.alloc = Allocator::current();
         }
     }

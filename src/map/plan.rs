@@ -116,7 +116,6 @@ impl Map {
             shift: 63,
             epoch: 0,
             alloc: self.alloc,
-            id: 0,
         };
         fresh.shape(plan, self.common_kind())?;
         for tp in self.tables() {
@@ -150,8 +149,8 @@ impl Map {
         self.mode = fresh.mode;
         self.uniform = fresh.uniform;
         self.set_depth(fresh.global_depth());
+        self.ensure_epoch();
         self.bump_epoch();
-        self.ensure_id();
         Ok(())
     }
 

@@ -48,7 +48,8 @@ fn lifecycle() {
     m.check().unwrap();
     let this: *mut Map = &mut m;
     // SAFETY: `m` is live and not otherwise borrowed.
-    unsafe { Map::delete_if(this, |k, _| (k.len() > crate::key::INLINE) as i32) }.unwrap();
+    unsafe { Map::delete_if::<Bare>(this, |_, n, _| (n as usize > crate::key::INLINE) as i32) }
+        .unwrap();
     m.check().unwrap();
     assert_eq!(m.len(), n - n.div_ceil(3));
     c.clear();
@@ -286,15 +287,6 @@ fn plans() {
     }
 }
 
-/// Runs code bare: the tests have no C boundary to guard.
-struct Bare;
-
-impl Guard for Bare {
-    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
-        f()
-    }
-}
-
 /// Batch lookups find what single lookups find, both ways a batch runs
 /// (one by one, and in stages with prefetching), for every key kind and
 /// length class, present, absent and repeated keys, in a map of mixed
@@ -422,4 +414,113 @@ fn cursors() {
         assert_eq!(m.iter_delete(&mut other), Err(Error::Invalid));
         m.free();
     }
+}
+
+/// SPEC §3c on the map: a callback that deletes the entry it was given
+/// sees every entry once (small map and directory, integer and byte
+/// keys); one that replaces a value goes on; one that adds a key or
+/// deletes another stops the walk with `Invalid`, its write carried out.
+#[test]
+fn walks_follow_their_callbacks_writes() {
+    for n in [5u64, 2_000] {
+        for bytes in [false, true] {
+            let key = |i: u64| -> Vec<u8> {
+                if bytes {
+                    long(i)
+                } else {
+                    let mut k = vec![0, 2];
+                    k.extend_from_slice(&i.to_le_bytes());
+                    k
+                }
+            };
+            let mut m = Map::new(Allocator::default());
+            for i in 0..n {
+                m.set(&Needle::bytes(&key(i)), v(i)).unwrap();
+            }
+            let this: *mut Map = &mut m;
+            let mut seen = std::collections::HashSet::new();
+            // SAFETY: `m` is live; the callback reaches it only through
+            // `this`, between the walk's own looks.
+            let rc = unsafe {
+                Map::each(this, |k, len, value| {
+                    let k = core::slice::from_raw_parts(k, len as usize).to_vec();
+                    assert!(seen.insert(k.clone()), "visited twice");
+                    assert_eq!((*this).get(&Needle::bytes(&k)), Some(value));
+                    (*this).delete(&Needle::bytes(&k)).unwrap();
+                    0
+                })
+            };
+            assert_eq!(rc, Ok(0));
+            assert_eq!(seen.len() as u64, n);
+            assert_eq!(m.len(), 0);
+            m.check().unwrap();
+
+            for i in 0..n {
+                m.set(&Needle::bytes(&key(i)), v(i)).unwrap();
+            }
+            let this: *mut Map = &mut m;
+            let mut calls = 0;
+            // SAFETY: as above.
+            let rc = unsafe {
+                Map::each(this, |k, len, _| {
+                    calls += 1;
+                    let k = core::slice::from_raw_parts(k, len as usize).to_vec();
+                    (*this).set(&Needle::bytes(&k), v(7)).unwrap();
+                    0
+                })
+            };
+            assert_eq!((rc, calls), (Ok(0), n));
+            // SAFETY: as above.
+            let rc = unsafe {
+                Map::each(this, |_, _, _| {
+                    (*this).set(&Needle::bytes(b"a new key"), v(1)).unwrap();
+                    0
+                })
+            };
+            assert_eq!(rc, Err(Error::Invalid));
+            assert_eq!(m.get(&Needle::bytes(b"a new key")), Some(v(1)));
+            let this: *mut Map = &mut m;
+            let mut calls = 0;
+            // SAFETY: as above; the key deleted is never the given one.
+            let rc = unsafe {
+                Map::each(this, |k, len, _| {
+                    calls += 1;
+                    let given = core::slice::from_raw_parts(k, len as usize);
+                    let other = if given == b"a new key" {
+                        key(0)
+                    } else {
+                        b"a new key".to_vec()
+                    };
+                    (*this).delete(&Needle::bytes(&other)).unwrap();
+                    0
+                })
+            };
+            assert_eq!((rc, calls), (Err(Error::Invalid), 1));
+            assert_eq!(m.len(), n);
+            m.check().unwrap();
+            m.free();
+        }
+    }
+}
+
+/// Epochs are 64 bits wide: a cursor stamped just below 2^32 is still
+/// stale after 2^32 more changes (with a 32-bit epoch it validated again,
+/// and its delete removed an entry it never returned).
+#[test]
+fn a_stale_cursor_stays_stale_past_2_pow_32_changes() {
+    let mut m = Map::new(Allocator::default());
+    for i in 0..10 {
+        m.set(&IntKey::new(TAG_U64, i), v(i)).unwrap();
+    }
+    m.epoch = (1 << 32) - 1;
+    let mut it = Iter::new(&m);
+    m.set(&IntKey::new(TAG_U64, 10), v(10)).unwrap();
+    // 2^32 changes in all since the stamp, the last one just made: the
+    // low 32 bits are the stamp's again.
+    m.epoch += (1 << 32) - 1;
+    assert_eq!(m.epoch as u32, u32::MAX);
+    assert!(matches!(m.iter_next(&mut it), Err(Error::Invalid)));
+    assert!(matches!(m.iter_delete(&mut it), Err(Error::Invalid)));
+    assert_eq!(m.len(), 11);
+    m.free();
 }

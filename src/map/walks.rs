@@ -1,15 +1,16 @@
-//! Walks: the entries in table, group and slot order, with a cursor that
-//! survives deletions (`delete_if`).
+//! Walks: the entries in table, group and slot order, from a position
+//! that survives deletions, stamped as `crate::stamp` says.
 
 use core::ffi::c_void;
 
+use crate::key::INT_LEN;
 use crate::layout::{on_layout, Layout};
 use crate::probe::Typed;
+use crate::stamp::{After, Header, Stamp};
 use crate::table::Table;
-use crate::walk;
 use crate::Error;
 
-use super::{Map, Mode};
+use super::{Guard, Map, Mode};
 
 /// A full slot, as a walk finds it.
 #[derive(Clone, Copy)]
@@ -95,23 +96,38 @@ impl Map {
         }
     }
 
-    /// Calls `f` with every entry until it returns non-zero; returns that
-    /// value, or 0, as a walk of the map (`f` may call into the library).
-    /// `Error::Full` when this thread is nested too deep in walks.
-    pub fn each(&self, f: impl FnMut(&[u8], *mut c_void) -> i32) -> Result<i32, Error> {
-        walk::walk((self as *const Map).cast(), walk::NO_SCRATCH, || {
-            self.visit(f)
+    /// The key bytes, length and value of full slot `e`: the map's own
+    /// bytes, or an integer key's 10-byte encoding written to `buffer`.
+    ///
+    /// # Safety
+    /// `e` is a full slot of a live table of this map.
+    pub(super) unsafe fn entry_of(e: Full, buffer: &mut [u8; 16]) -> (*const u8, u32, *mut c_void) {
+        // SAFETY: the caller's guarantee: the table's kind names its
+        // layout and the slot's key is live. A general slot's key bytes
+        // are in the table (or its heap copy), which outlive this call.
+        let kind = unsafe { (*e.table).kind() };
+        on_layout!(kind, L => unsafe {
+            let t = Typed::<L>::of(e.table);
+            let s = t.slot(e.group, e.slot);
+            L::with_bytes(kind, s, |bytes| {
+                let at = if L::INT {
+                    let n = bytes.len().min(INT_LEN);
+                    buffer[..n].copy_from_slice(&bytes[..n]);
+                    buffer.as_ptr()
+                } else {
+                    bytes.as_ptr()
+                };
+                (at, bytes.len() as u32, L::value(s))
+            })
         })
     }
 
-    /// `each` for an `f` that does not call into the library: no walk is
-    /// registered. Walks tables in directory order, then groups, then the
-    /// full slots of each control word (the order `next_full` follows).
+    /// `each` for an `f` that does not call into the library (equality,
+    /// the tests): tables in directory order, then groups, then the full
+    /// slots of each control word (the order `next_full` follows).
     pub fn visit(&self, mut f: impl FnMut(&[u8], *mut c_void) -> i32) -> i32 {
         for tp in self.tables() {
-            // SAFETY: a live table; `f` cannot modify the map (the C
-            // layer refuses while this thread walks it, and `visit`'s
-            // own callers call nothing that could).
+            // SAFETY: a live table; `f` does not modify the map.
             let kind = unsafe { (*tp).kind() };
             // SAFETY: a live table in its kind's layout, only read; full
             // slots hold live keys. An integer key is shown as its
@@ -126,41 +142,126 @@ impl Map {
         0
     }
 
-    /// Deletes every entry for which `pred` returns non-zero.
-    ///
-    /// Takes a raw pointer because `pred` may read the map (through the C
-    /// API) while the walk is in progress: no reference to the map is held
-    /// across a call of `pred`.
+    /// Calls `f(key, key_length, value)` for every entry until it returns
+    /// non-zero, as a walk (SPEC §3c): `f` may call anything on this map.
+    /// The callback's non-zero value, `Ok(0)` after the last entry, or
+    /// `Err(Invalid)` when `f` changed the map otherwise than by removing
+    /// the entry it was given.
     ///
     /// # Safety
     /// `this` points to a live map.
-    pub unsafe fn delete_if(
-        this: *mut Map,
-        mut pred: impl FnMut(&[u8], *mut c_void) -> i32,
-    ) -> Result<(), Error> {
-        let mut c = Cursor::default();
-        let mut deleted = false;
-        walk::walk(this.cast_const().cast(), walk::NO_SCRATCH, || {
-            // SAFETY: a shared look, released before `pred` runs.
-            while let Some(e) = unsafe { (*this).next_full(&mut c) } {
-                // SAFETY: a full slot of a live table; erasing other slots does
-                // not move it.
-                // Full slots hold live keys.
-                let hit = unsafe { (*e.table).with_entry(e.group, e.slot, &mut pred) } != 0;
-                if hit {
-                    // SAFETY: `pred` returned; nothing else refers to the map.
-                    // A full slot of a live table of this map.
-                    unsafe { (*this).erase_full(e) };
-                    deleted = true;
-                }
+    #[inline(always)]
+    pub unsafe fn each(
+        this: *const Map,
+        mut f: impl FnMut(*const u8, u32, *mut c_void) -> i32,
+    ) -> Result<i32, Error> {
+        let mut w = Walk::default();
+        // SAFETY (each look): `this` is live; no look lasts across `f`.
+        while let Some((k, n, v)) = w.next(unsafe { &*this }) {
+            let rc = f(k, n, v);
+            if rc != 0 {
+                return Ok(rc);
             }
-        })?;
-        // SAFETY: no walk callback is running any more.
-        unsafe {
-            if deleted && (*this).len == 0 {
-                (*this).reseed();
+            if w.after(unsafe { &*this }) == After::Changed {
+                return Err(Error::Invalid);
+            }
+        }
+        Ok(0)
+    }
+
+    /// Deletes every entry for which `pred` returns non-zero, as the walk
+    /// goes (a walk as `each` is: `pred` may call anything on this map; an
+    /// answer that came with a change is not applied).
+    ///
+    /// # Safety
+    /// `this` points to a live map.
+    /// The erase runs under `G` (it may reseed the map, which could
+    /// panic), never around `pred`.
+    ///
+    /// # Safety
+    /// `this` points to a live map.
+    #[inline(always)]
+    pub unsafe fn delete_if<G: Guard>(
+        this: *mut Map,
+        mut pred: impl FnMut(*const u8, u32, *mut c_void) -> i32,
+    ) -> Result<(), Error> {
+        let mut w = Walk::default();
+        // SAFETY (each look): `this` is live; no look lasts across `pred`.
+        while let Some((k, n, v)) = w.next(unsafe { &*this }) {
+            let rc = pred(k, n, v);
+            match w.after(unsafe { &*this }) {
+                After::Same if rc != 0 => {
+                    // SAFETY: the map is unchanged since `next`.
+                    G::run(|| unsafe { w.erase_given(&mut *this) })?
+                }
+                After::Same | After::Removed => {}
+                After::Changed => return Err(Error::Invalid),
             }
         }
         Ok(())
+    }
+}
+
+/// A walk of a map in progress: its position, its stamp, and the slot of
+/// the entry it gave last. It lives in the walk's frame and holds nothing
+/// to release.
+#[derive(Default)]
+pub struct Walk {
+    pos: Cursor,
+    stamp: Option<Stamp>,
+    given: Option<Full>,
+    /// An integer key's encoding, for the callback.
+    key: [u8; 16],
+}
+
+impl Walk {
+    /// The next entry (`Map::entry_of`), stamping the map.
+    #[inline]
+    pub fn next(&mut self, m: &Map) -> Option<(*const u8, u32, *mut c_void)> {
+        let e = m.next_full(&mut self.pos)?;
+        self.given = Some(e);
+        self.stamp = Some(Stamp::of(m));
+        // SAFETY: a full slot of a live table of `m`.
+        Some(unsafe { Map::entry_of(e, &mut self.key) })
+    }
+
+    /// What the callback did to `m` (see `crate::stamp`).
+    #[inline]
+    pub fn after(&mut self, m: &Map) -> After {
+        let (Some(stamp), Some(e)) = (self.stamp.as_mut(), self.given) else {
+            return After::Same;
+        };
+        // SAFETY: asked only after one removal, which frees no table: the
+        // given slot's table is still live.
+        stamp.after(
+            m,
+            || unsafe { (*e.table).ctrl(e.group).get(e.slot) } & 0x80 != 0,
+        )
+    }
+
+    /// Deletes the entry `next` gave (unchanged since), reseeding a map
+    /// left empty.
+    ///
+    /// # Safety
+    /// `m` is the walked map, unchanged since `next`.
+    pub unsafe fn erase_given(&mut self, m: &mut Map) -> Result<(), Error> {
+        if let Some(e) = self.given.take() {
+            // SAFETY: the caller's guarantee: a full slot of a live table.
+            unsafe { m.erase_full(e) };
+            if m.len == 0 {
+                m.reseed();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Header for Map {
+    fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    fn count(&self) -> u64 {
+        self.len
     }
 }

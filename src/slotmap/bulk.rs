@@ -3,142 +3,60 @@
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::walk;
+use crate::map::Guard;
+use crate::stamp::{walk_rows, Header, Rows};
 use crate::Error;
 
-use super::columns::{base_of, gather_rows};
-use super::scratch::{Marks, Sorted};
+use super::columns::base_of;
+use super::scratch::{self, Parts, Scratch, Sortable};
 use super::{Link, SlotMap, COLUMN_ALIGN, NONE};
 
 impl SlotMap {
-    /// Removes every row for which `pred(key, row)` is non-zero: first every
-    /// predicate runs on the slotmap as it stands (so a predicate that reads
-    /// it sees a consistent state), the decisions kept in a bitmap; then one
-    /// pass compacts every column and rewrites the index for the survivors.
-    /// Fails only if the bitmap cannot be allocated, before any change.
-    ///
-    /// Takes a raw pointer: `pred` may read the slotmap through the C API,
-    /// so no reference is held across its calls.
+    /// Calls `f(key, row)` for every row in dense order until it returns
+    /// non-zero, as a walk (SPEC §3c, `crate::stamp::walk_rows`): `f` may
+    /// call anything on this slotmap. The non-zero value, `Ok(0)` after
+    /// the last row, or `Err(Invalid)` when `f` changed the slotmap
+    /// otherwise than by erasing the key it was given.
     ///
     /// # Safety
     /// `this` points to a live slotmap.
-    pub unsafe fn erase_if(
-        this: *mut SlotMap,
-        mut pred: impl FnMut(u64, *mut u8) -> i32,
-    ) -> Result<(), Error> {
-        // SAFETY: `this` is live; shared looks end before each `pred` call.
-        let (n, alloc) = unsafe { ((*this).len, (*this).alloc) };
-        if n == 0 {
-            return Ok(());
-        }
-        let marks = Marks::pick(this.cast_const().cast(), alloc, n, |row| {
-            // SAFETY: a short shared look; `pred` cannot modify the slotmap.
-            let (key, element) = unsafe {
-                let m = &*this;
-                (
-                    m.key_at(row).expect("row below len"),
-                    m.col0.wrapping_add(row as usize * m.sizes[0] as usize),
-                )
-            };
-            pred(key, element) != 0
-        })?;
-        if let Some(marks) = marks {
-            // SAFETY: no callback runs any more; `this` is live.
-            let m = unsafe { &mut *this };
-            let mut write = 0u32;
-            for read in 0..n {
-                if marks.has(read) {
-                    // SAFETY: rows below `len` have a reverse entry.
-                    let slot = unsafe { *m.reverse().add(read as usize) };
-                    m.vacate(slot);
-                } else {
-                    if write != read {
-                        m.move_row(read, write);
-                    }
-                    write += 1;
-                }
-            }
-            m.len = write;
-        }
-        Ok(())
+    #[inline(always)]
+    pub unsafe fn each(
+        this: *const SlotMap,
+        f: impl FnMut(u64, *mut u8) -> i32,
+    ) -> Result<i32, Error> {
+        // SAFETY: the caller's guarantee; a walk without `ERASE` writes
+        // nothing.
+        unsafe { walk_rows::<SlotMap, false>(this.cast_mut(), f) }
     }
 
-    /// Calls `f(key, row)` for every row in dense order until it returns
-    /// non-zero; returns that value or 0. `Error::Full` when this thread is
-    /// nested too deep in walks.
-    pub fn each(&self, mut f: impl FnMut(u64, *mut u8) -> i32) -> Result<i32, Error> {
-        walk::walk((self as *const SlotMap).cast(), walk::NO_SCRATCH, || {
-            for row in 0..self.len {
-                let key = self.key_at(row).expect("row below len");
-                let r = f(
-                    key,
-                    self.col0
-                        .wrapping_add(row as usize * self.sizes[0] as usize),
-                );
-                if r != 0 {
-                    return r;
-                }
-            }
-            0
-        })
+    /// Erases every row for which `pred(key, row)` is non-zero, as the walk
+    /// goes (swap-and-pop: the walk stays on the row, which now holds the
+    /// last one). A walk as `each` is.
+    ///
+    /// # Safety
+    /// `this` points to a live slotmap.
+    #[inline(always)]
+    pub unsafe fn erase_if(
+        this: *mut SlotMap,
+        pred: impl FnMut(u64, *mut u8) -> i32,
+    ) -> Result<(), Error> {
+        // SAFETY: the caller's guarantee.
+        unsafe { walk_rows::<SlotMap, true>(this, pred) }.map(|_| ())
     }
 
     /// Reorders rows by column 0 so that `less(a, b)` rows come first;
-    /// every key stays valid. Needs one new block (all or nothing).
-    ///
-    /// Takes a raw pointer, as `erase_if` does: `less` may read the
-    /// slotmap through the C API, so no reference to it is held across
-    /// its calls. (A `&mut self` held across them let the compiler assume
-    /// nobody reads the slotmap meanwhile: it dropped the increment of the
-    /// walk counter the slotmap then kept, and a comparator's
-    /// `slotmap_sort` of the same slotmap ran inside the sort.)
+    /// every key stays valid (`scratch::sort`).
     ///
     /// # Safety
     /// `this` points to a live slotmap.
-    pub unsafe fn sort(
+    #[inline(always)]
+    pub unsafe fn sort<G: Guard>(
         this: *mut SlotMap,
         less: impl FnMut(*const u8, *const u8) -> bool,
     ) -> Result<(), Error> {
-        // SAFETY: `this` is live; this shared look ends before `less` runs.
-        let (n, cap, alloc, size0, col0) = unsafe {
-            let m = &*this;
-            (m.len, m.cap, m.alloc, m.sizes[0] as usize, m.col0)
-        };
-        if n < 2 {
-            return Ok(());
-        }
-        // SAFETY: as above.
-        let shape = unsafe { (*this).shape(cap) }.expect("allocated shape");
-        let walked = this.cast_const().cast();
-        let mut sorted = Sorted::sort(walked, alloc, n, (col0, size0), shape.bytes, less)?;
-        // SAFETY: no callback runs any more; `this` is live.
-        let m = unsafe { &mut *this };
-        let block = sorted.take_block();
-        // Gather every column (and the reverse map) in the new order.
-        let new = base_of(block);
-        // SAFETY: rows below `len` in blocks of the same shape.
-        unsafe {
-            gather_rows(
-                m.base(),
-                new,
-                &shape,
-                m.sizes(),
-                size_of::<u32>(),
-                sorted.order(),
-            )
-        };
-        for to in 0..n {
-            // SAFETY: the new reverse map holds `n` entries: the slot of
-            // each row that moved learns its new row.
-            let slot = unsafe { *new.add(shape.trailer).cast::<u32>().add(to as usize) };
-            m.slot_mut(slot).link = to;
-        }
-        // SAFETY: the old block is no longer used.
-        unsafe { alloc.free(m.block, shape.bytes) };
-        m.block = block;
-        m.col0 = new.wrapping_add(shape.offsets[0]);
-        m.rev = new.wrapping_add(shape.trailer).cast();
-        Ok(())
+        // SAFETY: the caller's guarantee.
+        unsafe { scratch::sort::<G, _>(this, less) }
     }
 
     /// Removes every row; every old key becomes stale; capacity stays.
@@ -149,6 +67,7 @@ impl SlotMap {
             self.vacate(slot);
         }
         self.len = 0;
+        self.bump_epoch();
     }
 
     /// The highest version any slot carries.
@@ -164,13 +83,16 @@ impl SlotMap {
         if self.slots > 0 {
             // New slots take versions this slotmap never handed out; if
             // none is left, inserts that need a new slot report `Full`.
-            self.versions.next_epoch(self.max_version());
+            self.versions.next_era(self.max_version());
         }
         // SAFETY: both came from this allocator and are dropped here.
         unsafe {
             self.alloc.free(self.block, self.block_bytes());
             self.alloc.free(self.sparse.cast(), self.sparse_bytes());
         }
+        let alloc = self.alloc;
+        self.scratch.release(&alloc);
+        self.bump_epoch();
         self.block = ptr::null_mut();
         self.col0 = ptr::null_mut();
         self.rev = ptr::null_mut();
@@ -188,7 +110,7 @@ impl SlotMap {
     /// holds no memory, since every block must go back to the allocator
     /// that gave it.
     pub fn set_allocator(&mut self, alloc: Allocator) -> Result<(), Error> {
-        if !self.block.is_null() || !self.sparse.is_null() {
+        if !self.block.is_null() || !self.sparse.is_null() || !self.scratch.is_none() {
             return Err(Error::Invalid);
         }
         self.alloc = alloc;
@@ -225,6 +147,8 @@ impl SlotMap {
             col0: ptr::null_mut(),
             rev: ptr::null_mut(),
             alloc,
+            epoch: crate::seed::stamp(),
+            scratch: Scratch::NONE,
         };
         if !self.block.is_null() {
             let shape = self.shape(self.cap).expect("allocated shape");
@@ -263,36 +187,68 @@ impl SlotMap {
     }
 }
 
-/// Sorts `v` in place by `less` (heapsort: no allocation, O(n log n), and
-/// no panic even if `less` is not a consistent order).
-pub(crate) fn heapsort(v: &mut [u32], mut less: impl FnMut(u32, u32) -> bool) {
-    pub(super) fn sift(
-        v: &mut [u32],
-        mut root: usize,
-        end: usize,
-        less: &mut impl FnMut(u32, u32) -> bool,
-    ) {
-        loop {
-            let mut child = 2 * root + 1;
-            if child >= end {
-                return;
-            }
-            if child + 1 < end && less(v[child], v[child + 1]) {
-                child += 1;
-            }
-            if !less(v[root], v[child]) {
-                return;
-            }
-            v.swap(root, child);
-            root = child;
+impl Header for SlotMap {
+    fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    fn count(&self) -> u64 {
+        self.len as u64
+    }
+}
+
+impl Rows for SlotMap {
+    fn key_at(&self, r: u32) -> Option<u64> {
+        SlotMap::key_at(self, r)
+    }
+
+    fn element(&self, r: u32) -> *mut u8 {
+        SlotMap::element(self, r)
+    }
+
+    fn has(&self, key: u64) -> bool {
+        self.row_of(key).is_some()
+    }
+
+    fn erase_row(&mut self, r: u32) {
+        if let Some(key) = SlotMap::key_at(self, r) {
+            // A row's key is valid: the erase cannot fail.
+            let _ = self.erase(key);
         }
     }
-    let n = v.len();
-    for i in (0..n / 2).rev() {
-        sift(v, i, n, &mut less);
+}
+
+impl Sortable for SlotMap {
+    fn bump_epoch(&mut self) {
+        SlotMap::bump_epoch(self)
     }
-    for end in (1..n).rev() {
-        v.swap(0, end);
-        sift(v, 0, end, &mut less);
+
+    fn allocator(&self) -> Allocator {
+        self.alloc
+    }
+
+    fn scratch(&mut self) -> &mut Scratch {
+        &mut self.scratch
+    }
+
+    fn column0(&self) -> (*const u8, usize) {
+        (self.col0, self.sizes[0] as usize)
+    }
+
+    fn parts(&self) -> Parts {
+        let columns = self.sizes().iter().enumerate();
+        scratch::parts(
+            columns.map(|(c, &size)| (self.column(c), size as usize)),
+            (self.rev.cast(), size_of::<u32>()),
+        )
+    }
+
+    fn repoint(&mut self) {
+        for to in 0..self.len {
+            // SAFETY: the reverse map holds `len` entries: the slot of
+            // each row learns its row.
+            let slot = unsafe { *self.rev.add(to as usize) };
+            self.slot_mut(slot).link = to;
+        }
     }
 }

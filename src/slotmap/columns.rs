@@ -124,39 +124,6 @@ pub(crate) unsafe fn copy_rows(
     unsafe { ptr::copy_nonoverlapping(old.add(from.trailer), new.add(to.trailer), len * trailer) };
 }
 
-/// Gathers the rows of the block at `old` into the block at `new` (same
-/// shape): new row `to` is old row `order[to]`, in every column and the
-/// trailer.
-///
-/// # Safety
-/// Both blocks are shaped as `shape` with at least `order.len()` rows,
-/// every entry of `order` is below that, and they do not overlap.
-pub(crate) unsafe fn gather_rows(
-    old: *const u8,
-    new: *mut u8,
-    shape: &Shape,
-    sizes: &[u32],
-    trailer: usize,
-    order: &[u32],
-) {
-    let columns = sizes
-        .iter()
-        .enumerate()
-        .map(|(c, &s)| (shape.offsets[c], s as usize));
-    for (off, size) in columns.chain([(shape.trailer, trailer)]) {
-        for (to, &from) in order.iter().enumerate() {
-            // SAFETY: the caller's guarantee.
-            unsafe {
-                ptr::copy_nonoverlapping(
-                    old.add(off + from as usize * size),
-                    new.add(off + to * size),
-                    size,
-                );
-            }
-        }
-    }
-}
-
 /// The offset of the column after one at `off` of `size`-byte elements, in
 /// a block of `cap` rows: `shape`'s arithmetic, unchecked (`shape`
 /// checked it when the block was allocated).
@@ -368,6 +335,10 @@ impl SlotMap {
             }
             self.sparse = p;
             self.slot_cap = cap;
+        }
+        if !retired.block.is_null() || !retired.sparse.is_null() {
+            // Rows or slots moved (a block's first allocation moves none).
+            self.bump_epoch();
         }
         Ok(retired)
     }

@@ -40,12 +40,13 @@
 //!   compare, then the row.
 //! - **erase** moves the last row into the hole (swap-and-pop) and repairs
 //!   the moved row's slot through `reverse`: O(1), rows stay packed.
-//! - **erase_if** asks the predicate about every row first (so the
-//!   predicate sees a consistent slotmap), then compresses every column in
-//!   one pass and rewrites the index for the survivors as it goes.
+//! - **each** and **erase_if** walk the rows in dense order as
+//!   `crate::stamp` says: a callback may call anything, and after it
+//!   erased the key it was given (or `erase_if` erased a row it chose) the
+//!   walk stays on the row that swap-and-pop refilled.
 //! - **sort** computes a permutation (heapsort over row numbers, by column
-//!   0), gathers every column into a new block in that order, and rewrites
-//!   the index from the permutation in one pass.
+//!   0) in scratch the slotmap keeps, applies it in place (cycle by cycle,
+//!   swapping rows), and rewrites the index in one pass (`scratch`).
 //!
 //! A slot's version only grows. One whose version would leave the
 //! versions its slotmap may hand out is retired (never reused), so a stale
@@ -86,8 +87,8 @@ use core::ptr;
 use crate::alloc::Allocator;
 use crate::seed::slotmap_generation;
 use crate::Error;
+use scratch::Scratch;
 
-pub(crate) use bulk::heapsort;
 use columns::{copy_in, copy_simple};
 
 /// Columns a slotmap may have.
@@ -113,18 +114,18 @@ struct Link {
 /// validates again, however often its slots are reused or the slotmap is
 /// cleared or freed.
 ///
-/// An **epoch** runs from the slotmap's creation, or from a `free`, to the
+/// An **era** runs from the slotmap's creation, or from a `free`, to the
 /// next `free`. New slots start at `next`; a slot's version grows by 2 per
-/// reuse and the slot retires rather than pass the epoch's last version. Every version
+/// reuse and the slot retires rather than pass the era's last version. Every version
 /// issued so far lies in `lowest ..= highest`, where `highest` is the
-/// epoch's top when a `free` ends it: its last version if a slot retired
-/// (it got there), else the highest version a slot carries. The next epoch starts
+/// era's top when a `free` ends it: its last version if a slot retired
+/// (it got there), else the highest version a slot carries. The next era starts
 /// above `highest`, or when no room is left there, below `lowest`:
 ///
 /// ```text
-/// epoch 0     [ start ............................ u32::MAX ]   a slot retired
-/// epoch 1     [ 1 ...... start - 2 ]                               below the first
-/// epoch 2     none left: inserts that need a new slot are Full
+/// era 0     [ start ............................ u32::MAX ]   a slot retired
+/// era 1     [ 1 ...... start - 2 ]                               below the first
+/// era 2     none left: inserts that need a new slot are Full
 /// ```
 ///
 /// Versions are odd while their slot is occupied and even while it is
@@ -134,15 +135,15 @@ struct Link {
 struct Versions {
     /// The version a new slot starts at (odd); 0 when none is left.
     next: u32,
-    /// One below the highest version a slot may take in this epoch (that
+    /// One below the highest version a slot may take in this era (that
     /// is odd): a slot erased at this version or above retires. Kept so,
     /// rather than as the highest, so that the erase path compares once.
     retire_at: u32,
-    /// The lowest version any epoch handed out.
+    /// The lowest version any era handed out.
     lowest: u32,
-    /// The highest version an earlier epoch handed out (0: none).
+    /// The highest version an earlier era handed out (0: none).
     highest: u32,
-    /// Whether a slot retired in this epoch (so that it reached `last`).
+    /// Whether a slot retired in this era (so that it reached `last`).
     retired: u32,
 }
 
@@ -160,20 +161,20 @@ impl Versions {
     }
 
     /// Whether a slot whose (odd) version is `v` may be reused: its next
-    /// version, `v + 2`, is still in the epoch.
+    /// version, `v + 2`, is still in the era.
     fn reusable(&self, v: u32) -> bool {
         v < self.retire_at
     }
 
-    /// The highest version a slot may take in this epoch.
+    /// The highest version a slot may take in this era.
     fn last(&self) -> u32 {
         self.retire_at + 1
     }
 
-    /// Ends the epoch whose slots carried at most `top` (with `retired`
+    /// Ends the era whose slots carried at most `top` (with `retired`
     /// accounted for) and starts the next one, above or below every
     /// version handed out.
-    fn next_epoch(&mut self, top: u32) {
+    fn next_era(&mut self, top: u32) {
         let top = if self.retired != 0 { self.last() } else { top }.max(self.highest);
         self.highest = top;
         self.retired = 0;
@@ -223,6 +224,10 @@ pub struct SlotMap {
     /// The reverse map (row -> slot), after the columns in the block.
     rev: *mut u32,
     alloc: Allocator,
+    /// Counts the changes (see `crate::stamp`), from a start of its own.
+    epoch: u64,
+    /// A sort's order, kept by the slotmap (see `scratch.rs`).
+    scratch: Scratch,
 }
 
 /// An insert that found no room: the dense block or the sparse index must
@@ -288,6 +293,8 @@ impl SlotMap {
             col0: ptr::null_mut(),
             rev: ptr::null_mut(),
             alloc,
+            epoch: crate::seed::stamp(),
+            scratch: Scratch::NONE,
         })
     }
 
@@ -296,10 +303,10 @@ impl SlotMap {
         self.len
     }
 
-    /// Whether the calling thread is walking this slotmap.
-    #[cfg(test)]
-    pub fn walking(&self) -> bool {
-        crate::walk::walking((self as *const SlotMap).cast())
+    /// A change (see `crate::stamp`).
+    #[inline]
+    pub(crate) fn bump_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
     }
 
     pub fn column_count(&self) -> u32 {
@@ -422,6 +429,7 @@ impl SlotMap {
     ///
     /// # Safety
     /// As for `insert`.
+    #[inline(never)]
     unsafe fn try_insert_other<R>(
         &mut self,
         row: *const u8,
@@ -520,6 +528,7 @@ impl SlotMap {
         // SAFETY: the reverse map has `cap > r` entries.
         unsafe { *self.rev.add(r as usize) = index };
         self.len += 1;
+        self.bump_epoch();
         ((version as u64) << 32) | index as u64
     }
 
@@ -585,6 +594,7 @@ impl SlotMap {
         }
         self.vacate(key as u32);
         self.len -= 1;
+        self.bump_epoch();
         Ok(())
     }
 }

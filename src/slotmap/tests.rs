@@ -1,7 +1,8 @@
 //! Unit tests of the slotmap: churn, retirement at the wrap, sort.
 
-use super::bulk::heapsort;
+use super::scratch::heapsort;
 use super::*;
+use crate::map::Bare;
 use std::collections::HashMap;
 
 fn sm(sizes: &[u32]) -> SlotMap {
@@ -22,10 +23,26 @@ fn read(m: &SlotMap, key: u64) -> Option<u32> {
 #[test]
 fn heapsort_sorts() {
     let mut v: Vec<u32> = (0..1000).map(|i| (i * 7919) % 1000).collect();
-    heapsort(&mut v, |a, b| a < b);
+    // SAFETY: `v` holds its length in u32s.
+    assert!(unsafe { heapsort(v.as_mut_ptr(), v.len(), |a, b| Some(a < b)) });
     assert!(v.windows(2).all(|w| w[0] <= w[1]));
     // An inconsistent order must not panic.
-    heapsort(&mut v, |_, _| true);
+    // SAFETY: as above.
+    assert!(unsafe { heapsort(v.as_mut_ptr(), v.len(), |_, _| Some(true)) });
+    let mut sorted: Vec<u32> = v.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..1000).collect::<Vec<_>>());
+    // A comparator that stops it: the sort ends at once, asking no more.
+    let mut asked = 0;
+    // SAFETY: as above.
+    let done = unsafe {
+        heapsort(v.as_mut_ptr(), v.len(), |a, b| {
+            asked += 1;
+            (asked < 10).then_some(a < b)
+        })
+    };
+    assert!(!done);
+    assert_eq!(asked, 10);
 }
 
 #[test]
@@ -123,7 +140,7 @@ fn free_after_a_retirement_reissues_no_key() {
     let mut issued: Vec<u64> = old.clone();
     issued.push(first);
     m.free();
-    // No room above: the next epoch lies below everything issued.
+    // No room above: the next era lies below everything issued.
     let mut later = vec![];
     for i in 0..20 {
         later.push(put(&mut m, i));
@@ -163,7 +180,7 @@ fn versions_at_the_wrap_through_clear_clone_and_free() {
     c.check().unwrap();
     c.free();
     m.check().unwrap();
-    // Free: the next epoch is below the first start; exhaust it too
+    // Free: the next era is below the first start; exhaust it too
     // and the slotmap has no version left for a new slot.
     m.free();
     m.versions.next = m.versions.last().saturating_sub(6) | 1;
@@ -184,10 +201,9 @@ fn versions_at_the_wrap_through_clear_clone_and_free() {
     m.free();
 }
 
-/// A comparator may read the slotmap it sorts, as the C API allows,
-/// and sees it walked. (With `&mut self` held across the comparator,
-/// this read was undefined behaviour, which Miri reports, and a release
-/// build for wasm32 dropped the walk mark: a nested sort ran inside.)
+/// A comparator may read the slotmap it sorts, as the C API allows.
+/// (With `&mut self` held across the comparator, this read was undefined
+/// behaviour, which Miri reports.)
 #[test]
 fn sort_comparator_may_read_the_slotmap() {
     let mut m = sm(&[4]);
@@ -196,9 +212,8 @@ fn sort_comparator_may_read_the_slotmap() {
     let mut reads = 0;
     // SAFETY: `m` is live; the comparator only reads through `this`.
     unsafe {
-        SlotMap::sort(this, |a, b| {
+        SlotMap::sort::<Bare>(this, |a, b| {
             let seen = &*this;
-            assert!(seen.walking());
             assert_eq!(seen.len(), 50);
             reads += seen.get(keys[reads % 50]).is_some() as usize;
             a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
@@ -206,7 +221,7 @@ fn sort_comparator_may_read_the_slotmap() {
         .unwrap();
     }
     assert!(reads > 0);
-    assert!(!m.walking());
+    assert!(m.scratch.is_none());
     m.check().unwrap();
     for (i, &k) in keys.iter().enumerate() {
         assert_eq!(read(&m, k), Some((i as u32 * 7) % 50));
@@ -228,7 +243,7 @@ fn sort_and_erase_if_keep_keys() {
     // SAFETY: column 0 holds u32s.
     // SAFETY: `m` is live; column 0 holds u32s.
     unsafe {
-        SlotMap::sort(&mut m, |a, b| {
+        SlotMap::sort::<Bare>(&mut m, |a, b| {
             a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
         })
         .unwrap()
@@ -305,4 +320,131 @@ fn batch_gets_equal_single_gets() {
         }
     }
     m.free();
+}
+
+/// SPEC §3c on the slotmap: an `each` whose callback erases its own key
+/// visits every row once; an `erase_if` whose predicate erases its own
+/// key (some rows) or answers (others) erases both; a callback's insert
+/// stops either walk with `Invalid`, the insert carried out.
+#[test]
+fn walks_follow_their_callbacks_writes() {
+    let mut m = sm(&[4, 8]);
+    let keys: Vec<u64> = (0..300u32).map(|i| put2(&mut m, i)).collect();
+    let this: *mut SlotMap = &mut m;
+    let mut seen = std::collections::HashSet::new();
+    // SAFETY: `m` is live; the callback reaches it only through `this`.
+    let rc = unsafe {
+        SlotMap::each(this, |k, _| {
+            assert!(seen.insert(k));
+            if k % 2 == 0 {
+                (*this).erase(k).unwrap();
+            }
+            0
+        })
+    };
+    assert_eq!(rc, Ok(0));
+    assert_eq!(seen.len(), 300);
+    m.check().unwrap();
+    let left: Vec<u64> = keys.iter().copied().filter(|k| k % 2 == 1).collect();
+    assert_eq!(m.len() as usize, left.len());
+    let this: *mut SlotMap = &mut m;
+    let mut asked = 0;
+    // SAFETY: as above.
+    unsafe {
+        SlotMap::erase_if(this, |k, _| {
+            asked += 1;
+            if k % 3 == 0 {
+                (*this).erase(k).unwrap();
+                1 // given with a change: not applied (already erased)
+            } else {
+                (k % 3 == 1) as i32
+            }
+        })
+    }
+    .unwrap();
+    assert_eq!(asked, left.len());
+    m.check().unwrap();
+    for &k in &left {
+        assert_eq!(m.get(k).is_some(), k % 3 == 2);
+    }
+    let this: *mut SlotMap = &mut m;
+    let mut calls = 0;
+    // SAFETY: as above.
+    let rc = unsafe {
+        SlotMap::each(this, |_, _| {
+            calls += 1;
+            put2(&mut *this, 7);
+            0
+        })
+    };
+    assert_eq!((rc, calls), (Err(Error::Invalid), 1));
+    let before = m.len();
+    let this: *mut SlotMap = &mut m;
+    // SAFETY: as above.
+    let r = unsafe {
+        SlotMap::erase_if(this, |_, _| {
+            put2(&mut *this, 8);
+            0
+        })
+    };
+    assert_eq!(r, Err(Error::Invalid));
+    assert_eq!(m.len(), before + 1);
+    m.check().unwrap();
+    m.free();
+}
+
+/// A comparator that changes the slotmap stops the sort: no order is
+/// applied, the change stays, and the sort's scratch stays with the
+/// slotmap until its next sort (or `free`) takes it back.
+#[test]
+fn a_sort_stops_when_its_comparator_writes() {
+    let mut m = sm(&[4]);
+    let keys: Vec<u64> = (0..64u32).map(|i| put(&mut m, 63 - i)).collect();
+    let rows: Vec<u32> = keys.iter().map(|&k| m.row_of(k).unwrap()).collect();
+    let this: *mut SlotMap = &mut m;
+    let mut calls = 0;
+    // SAFETY: `m` is live; the comparator reaches it only through `this`.
+    let r = unsafe {
+        SlotMap::sort::<Bare>(this, |a, b| {
+            calls += 1;
+            if calls == 5 {
+                put(&mut *this, 1000);
+            }
+            a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
+        })
+    };
+    assert_eq!((r, calls), (Err(Error::Invalid), 5));
+    assert_eq!(m.len(), 65);
+    for (k, r) in keys.iter().zip(&rows) {
+        assert_eq!(m.row_of(*k), Some(*r), "a row moved");
+    }
+    assert!(!m.scratch.is_none());
+    m.check().unwrap();
+    // SAFETY: `m` is live.
+    unsafe {
+        SlotMap::sort::<Bare>(&mut m, |a, b| {
+            a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
+        })
+    }
+    .unwrap();
+    assert!(m.scratch.is_none());
+    for r in 1..m.len() {
+        // SAFETY: rows below len hold u32s.
+        let (a, b) = unsafe {
+            (
+                m.element(r - 1).cast::<u32>().read(),
+                m.element(r).cast::<u32>().read(),
+            )
+        };
+        assert!(a <= b);
+    }
+    m.check().unwrap();
+    m.free();
+}
+
+fn put2(m: &mut SlotMap, v: u32) -> u64 {
+    let mut row = [0u8; 12];
+    row[..4].copy_from_slice(&v.to_ne_bytes());
+    // SAFETY: a 12-byte packed row for columns of 4 and 8 bytes.
+    unsafe { m.insert(row.as_ptr()).unwrap() }
 }

@@ -49,10 +49,11 @@
 //!   over that row. Every allocation it needs (a bigger block, the index's
 //!   pages) is made first, so a failure changes nothing.
 //! - **erase**: swap-and-pop; the moved row's key has its entry repointed.
-//! - **walks** (`each`, `join`) go through rows in dense order; a callback
-//!   may erase the key it was given (the walk then stays on the row that
-//!   swap-and-pop refilled), and nothing else in the walked sets
-//!   (`crate::walk::erasable`).
+//! - **walks** (`each`, `erase_if`, `join`) go through rows in dense
+//!   order as `crate::stamp` says; after a callback erased the key it was
+//!   given, the walk stays on the row that swap-and-pop refilled.
+//! - **sort** orders the rows (heapsort over row numbers, by column 0) and
+//!   applies the order in place (`slotmap::scratch`).
 //!
 //! # Memory
 //!
@@ -76,6 +77,7 @@ use crate::prefetch::prefetch;
 use crate::slotmap::columns::{
     base_of, copy_in_columns, copy_rows, move_columns, next_column, shape, Shape,
 };
+use crate::slotmap::scratch::Scratch;
 use crate::slotmap::{SlotMap, MAX_COLUMNS, MAX_ROWS};
 use crate::Error;
 
@@ -160,6 +162,10 @@ pub struct Sparse {
     /// where none (NULL: no top yet).
     top: *mut Mid,
     alloc: Allocator,
+    /// Counts the changes (see `crate::stamp`), from a start of its own.
+    epoch: u64,
+    /// A sort's order, kept by the set (see `slotmap/scratch.rs`).
+    scratch: Scratch,
 }
 
 /// What a new key needs allocated before it is placed: each part `None`
@@ -176,9 +182,9 @@ struct Room {
 /// stride), copied out so that a loop keeps it in registers. It stays
 /// right until the set's block or index top is replaced, which only
 /// setting a new key, `reserve`, `sort` and the calls that empty or
-/// re-initialise the set do: never from inside a walk of the set, whose
-/// callback may only erase (which moves rows and rewrites entries inside
-/// the same block and pages).
+/// re-initialise the set do. A walk of the set that goes on after a
+/// callback saw at most an erase of the given key, which moves rows and
+/// rewrites entries inside the same block and pages (`crate::stamp`).
 #[derive(Clone, Copy)]
 pub struct View {
     top: *const Mid,
@@ -224,7 +230,8 @@ impl View {
 
     /// The entry of slot index `i`, or [`ABSENT`]'s when its page does not
     /// exist: to read, never to write. Where it points stays right while
-    /// no page is added or released: in a walk of the set, for the walk.
+    /// no page is added or released: in a walk of the set that goes on,
+    /// for the walk.
     pub fn entry_or_absent(self, i: u32) -> *const u64 {
         self.entry(i).map_or(&ABSENT, |e| e.cast_const())
     }
@@ -274,7 +281,15 @@ impl Sparse {
             keys: ptr::null_mut(),
             top: ptr::null_mut(),
             alloc,
+            epoch: crate::seed::stamp(),
+            scratch: Scratch::NONE,
         })
+    }
+
+    /// A change (see `crate::stamp`).
+    #[inline]
+    pub(crate) fn bump_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
     }
 
     /// An empty set of the same columns, allocating through `alloc`.
@@ -335,9 +350,10 @@ impl Sparse {
     /// Points `key`'s entry (its page exists) at `row`, or marks it absent
     /// (`None`).
     fn point(&mut self, key: u64, row: Option<u32>) {
-        let e = self.entry(key as u32).expect("the key's page exists");
-        // SAFETY: an entry of an allocated page.
-        unsafe { *e = row.map_or(0, |r| key & VERSION | (r as u64 + 1)) };
+        if let Some(e) = self.entry(key as u32) {
+            // SAFETY: an entry of an allocated page.
+            unsafe { *e = row.map_or(0, |r| key & VERSION | (r as u64 + 1)) };
+        }
     }
 
     /// The row that `entry` gives `key`, when it is `key`'s: with the same
@@ -441,8 +457,12 @@ impl Sparse {
             // SAFETY: row `r` is below `len`; the caller's guarantee.
             unsafe { self.overwrite(r, row) };
             // SAFETY: as above, for its key.
-            unsafe { *self.keys.add(r as usize) = key };
+            let old = unsafe { core::mem::replace(&mut *self.keys.add(r as usize), key) };
             self.point(key, Some(r));
+            if old != key {
+                // Another generation's row, taken over: a new key.
+                self.bump_epoch();
+            }
             return Ok(());
         }
         let room = self.room_for(key as u32, 1)?;
@@ -456,6 +476,7 @@ impl Sparse {
         }
         self.point(key, Some(r));
         self.len += 1;
+        self.bump_epoch();
         if let Some((block, bytes)) = old_block {
             // SAFETY: the old block, no longer used.
             unsafe { self.alloc.free(block, bytes) };
@@ -637,6 +658,7 @@ impl Sparse {
         }
         self.point(key, None);
         self.len = last;
+        self.bump_epoch();
     }
 
     /// Keeps the rows for which `keep(row, key)` holds, in order, and
@@ -667,7 +689,10 @@ impl Sparse {
                 self.point(key, None);
             }
         }
-        self.len = write;
+        if write != n {
+            self.len = write;
+            self.bump_epoch();
+        }
     }
 
     /// Erases every row whose key `owner` no longer accepts.
@@ -696,6 +721,7 @@ impl Sparse {
         if let Some((block, bytes)) = self.install(room, 0) {
             // SAFETY: the old block, no longer used.
             unsafe { self.alloc.free(block, bytes) };
+            self.bump_epoch();
         }
         Ok(())
     }
@@ -708,12 +734,13 @@ impl Sparse {
             self.point(key, None);
         }
         self.len = 0;
+        self.bump_epoch();
     }
 
     /// Gives the set its own allocator (or the default back): only while it
     /// holds no memory.
     pub fn set_allocator(&mut self, alloc: Allocator) -> Result<(), Error> {
-        if !self.block.is_null() || !self.top.is_null() {
+        if !self.block.is_null() || !self.top.is_null() || !self.scratch.is_none() {
             return Err(Error::Invalid);
         }
         self.alloc = alloc;
@@ -757,7 +784,10 @@ impl Sparse {
             alloc.free(self.top.cast(), self.top_len as usize * size_of::<Mid>());
             alloc.free(self.block, self.block_bytes());
         }
+        self.scratch.release(&alloc);
+        let epoch = self.epoch;
         *self = self.empty_like(alloc);
+        self.epoch = epoch.wrapping_add(1);
     }
 
     /// An independent copy allocating through `alloc`; on failure nothing

@@ -98,7 +98,7 @@ fn membership_sets_have_no_elements() {
     assert_eq!(s.get(key(3, 1)), Some(core::ptr::null_mut()));
     assert!(s.column(0).is_null());
     // SAFETY: `s` is live.
-    assert!(unsafe { Sparse::sort(&raw mut s, |_, _| true) }.is_err());
+    assert!(unsafe { Sparse::sort::<crate::map::Bare>(&raw mut s, |_, _| true) }.is_err());
     s.free();
 }
 
@@ -149,4 +149,74 @@ fn entries_tell_present_keys_from_every_other() {
     let mut c = c;
     c.free();
     s.free();
+}
+
+/// SPEC §3c on sparse sets: `each` and a join whose callback erases the
+/// key it was given, from the walked set or another, see every key once;
+/// a callback's new key, or a set of another generation of a present
+/// slot, stops them with `Invalid`; a replaced row goes on.
+#[test]
+fn walks_follow_their_callbacks_writes() {
+    let mut a = Sparse::new(&[4], Allocator::default()).unwrap();
+    let mut b = Sparse::new(&[], Allocator::default()).unwrap();
+    for i in 0..200 {
+        set(&mut a, key(i, 1), i);
+        if i % 2 == 0 {
+            // SAFETY: no columns: the row is not read.
+            unsafe { b.set(None, key(i, 1), core::ptr::null()) }.unwrap();
+        }
+    }
+    let (pa, pb): (*mut Sparse, *mut Sparse) = (&mut a, &mut b);
+    let mut seen = std::collections::HashSet::new();
+    // SAFETY: both sets are live; the callback reaches them only through
+    // the pointers. The join walks `b` (fewer rows) and erases from
+    // either set.
+    let rc = unsafe {
+        super::join(None, &[pa.cast_const(), pb.cast_const()], |k, rows, _| {
+            assert!(seen.insert(k));
+            assert_eq!((*pa).row_of(k), Some(rows[0]));
+            if k % 4 == 0 {
+                (*pb).erase(k).unwrap();
+            } else {
+                (*pa).erase(k).unwrap();
+            }
+            0
+        })
+    };
+    assert_eq!(rc, Ok(0));
+    assert_eq!((seen.len(), a.len(), b.len()), (100, 150, 50));
+    let mut seen = std::collections::HashSet::new();
+    // SAFETY: as above.
+    let rc = unsafe {
+        Sparse::each(pa, |k, _| {
+            assert!(seen.insert(k));
+            set(&mut *pa, k, 9);
+            if k % 3 == 0 {
+                (*pa).erase(k).unwrap();
+            }
+            0
+        })
+    };
+    assert_eq!((rc, seen.len()), (Ok(0), 150));
+    for &k in a.keys() {
+        assert_eq!(value(&a, k), Some(9));
+    }
+    // SAFETY: as above.
+    let rc = unsafe {
+        Sparse::each(pa, |k, _| {
+            set(&mut *pa, key(k as u32, 3), 1);
+            0
+        })
+    };
+    assert_eq!(rc, Err(crate::Error::Invalid));
+    // SAFETY: as above.
+    let rc = unsafe {
+        Sparse::each(pa, |_, _| {
+            set(&mut *pa, key(100_000, 1), 1);
+            0
+        })
+    };
+    assert_eq!(rc, Err(crate::Error::Invalid));
+    a.free();
+    b.free();
 }

@@ -1,17 +1,18 @@
 //! Walks over a set's rows (`each`, `erase_if`, `sort`) and its batch
 //! lookup.
 //!
-//! Walks take a raw pointer: a callback may read the set through the C API,
-//! and `each`'s may erase the key it was given, so no reference to the set
-//! is held across a callback. Each row's fields are read afresh after one.
+//! The walks are the slotmap's (`crate::stamp::walk_rows`,
+//! `slotmap::scratch::sort`): a callback may call anything on the set,
+//! and no reference to it is held across a callback.
 
 use core::ptr;
 
 use super::{Sparse, View, KEY};
+use crate::alloc::Allocator;
+use crate::map::Guard;
 use crate::prefetch::prefetch;
-use crate::slotmap::columns::{base_of, gather_rows};
-use crate::slotmap::scratch::{Marks, Sorted};
-use crate::walk;
+use crate::slotmap::scratch::{self, Parts, Scratch, Sortable};
+use crate::stamp::{walk_rows, Header, Rows};
 use crate::Error;
 
 /// Keys per chunk of a batch lookup.
@@ -19,128 +20,54 @@ const CHUNK: usize = 16;
 
 impl Sparse {
     /// Calls `f(key, element)` for every row in dense order until it
-    /// returns non-zero; returns that value or 0. `f` may erase the key it
-    /// was given: the walk then stays on the row that swap-and-pop
-    /// refilled. `Error::Full` when this thread is nested too deep in
-    /// walks.
+    /// returns non-zero, as a walk (SPEC §3c): the non-zero value, `Ok(0)`
+    /// after the last row, or `Err(Invalid)` when `f` changed the set
+    /// otherwise than by erasing the key it was given (the walk then stays
+    /// on the row that swap-and-pop refilled).
     ///
     /// # Safety
     /// `this` points to a live set.
+    #[inline(always)]
     pub unsafe fn each(
         this: *const Sparse,
-        mut f: impl FnMut(u64, *mut u8) -> i32,
+        f: impl FnMut(u64, *mut u8) -> i32,
     ) -> Result<i32, Error> {
-        walk::walk_marked(this.cast(), walk::NO_SCRATCH, |mark| {
-            let mut r = 0u32;
-            loop {
-                // SAFETY: `this` is live; this look ends before `f` runs.
-                let (key, element) = unsafe {
-                    let s = &*this;
-                    match s.key_at(r) {
-                        Some(key) => (key, s.element(r)),
-                        None => return 0,
-                    }
-                };
-                mark.give(key);
-                let rc = f(key, element);
-                if rc != 0 {
-                    return rc;
-                }
-                // SAFETY: as above.
-                if unsafe { (*this).key_at(r) } == Some(key) {
-                    r += 1;
-                }
-            }
-        })
+        // SAFETY: the caller's guarantee; a walk without `ERASE` writes
+        // nothing.
+        unsafe { walk_rows::<Sparse, false>(this.cast_mut(), f) }
     }
 
-    /// Asks `pred(key, element)` about every row (in dense order), then
-    /// erases the rows it answered non-zero for, in one pass. The
-    /// predicate may not modify the set.
+    /// Erases every row for which `pred(key, element)` is non-zero, as the
+    /// walk goes (swap-and-pop); a walk as `each` is.
     ///
     /// # Safety
     /// `this` points to a live set.
+    #[inline(always)]
     pub unsafe fn erase_if(
         this: *mut Sparse,
-        mut pred: impl FnMut(u64, *mut u8) -> i32,
+        pred: impl FnMut(u64, *mut u8) -> i32,
     ) -> Result<(), Error> {
-        // SAFETY: `this` is live; shared looks end before each `pred` call.
-        let (n, alloc) = unsafe { ((*this).len, (*this).alloc) };
-        if n == 0 {
-            return Ok(());
-        }
-        let marks = Marks::pick(this.cast_const().cast(), alloc, n, |row| {
-            // SAFETY: a short shared look; `pred` cannot modify the set.
-            let (key, element) = unsafe {
-                let s = &*this;
-                (s.key_at(row).expect("row below len"), s.element(row))
-            };
-            pred(key, element) != 0
-        })?;
-        if let Some(marks) = marks {
-            // SAFETY: no callback runs any more; `this` is live.
-            unsafe { (*this).retain(|row, _| !marks.has(row)) };
-        }
-        Ok(())
+        // SAFETY: the caller's guarantee.
+        unsafe { walk_rows::<Sparse, true>(this, pred) }.map(|_| ())
     }
 
     /// Reorders rows by column 0 so that `less(a, b)` rows come first;
     /// every key stays. `Error::Invalid` for a membership set (no column
-    /// 0). Needs one new block (all or nothing).
+    /// 0).
     ///
     /// # Safety
     /// `this` points to a live set.
-    pub unsafe fn sort(
+    #[inline(always)]
+    pub unsafe fn sort<G: Guard>(
         this: *mut Sparse,
         less: impl FnMut(*const u8, *const u8) -> bool,
     ) -> Result<(), Error> {
-        // SAFETY: `this` is live; this shared look ends before `less` runs.
-        let (n, cap, alloc, size0, col0, membership) = unsafe {
-            let s = &*this;
-            (
-                s.len,
-                s.cap,
-                s.alloc,
-                s.sizes[0] as usize,
-                s.col0,
-                s.is_membership(),
-            )
-        };
-        if membership {
+        // SAFETY: the caller's guarantee.
+        if unsafe { (*this).is_membership() } {
             return Err(Error::Invalid);
         }
-        if n < 2 {
-            return Ok(());
-        }
-        // SAFETY: as above.
-        let shape = unsafe { (*this).shape(cap) }.expect("allocated shape");
-        let walked = this.cast_const().cast();
-        let mut sorted = Sorted::sort(walked, alloc, n, (col0, size0), shape.bytes, less)?;
-        // SAFETY: no callback runs any more; `this` is live.
-        let s = unsafe { &mut *this };
-        let block = sorted.take_block();
-        let order = sorted.order();
-        // SAFETY: rows below `len` in blocks of the same shape.
-        unsafe {
-            gather_rows(
-                base_of(s.block),
-                base_of(block),
-                &shape,
-                s.sizes(),
-                KEY,
-                order,
-            )
-        };
-        let old = s.block;
-        s.adopt_block(block, cap, &shape);
-        for r in 0..n {
-            // SAFETY: the new block holds `n` keys.
-            let key = unsafe { *s.keys.add(r as usize) };
-            s.point(key, Some(r));
-        }
-        // SAFETY: the old block is no longer used.
-        unsafe { alloc.free(old, shape.bytes) };
-        Ok(())
+        // SAFETY: the caller's guarantee.
+        unsafe { scratch::sort::<G, _>(this, less) }
     }
 
     /// Looks up `count` keys, `key(i)` for `i < count`, and tells `found`
@@ -182,6 +109,70 @@ impl Sparse {
                 found(start + j, element);
             }
             start += n;
+        }
+    }
+}
+
+impl Header for Sparse {
+    fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    fn count(&self) -> u64 {
+        self.len as u64
+    }
+}
+
+impl Rows for Sparse {
+    fn key_at(&self, r: u32) -> Option<u64> {
+        Sparse::key_at(self, r)
+    }
+
+    fn element(&self, r: u32) -> *mut u8 {
+        Sparse::element(self, r)
+    }
+
+    fn has(&self, key: u64) -> bool {
+        self.row_of(key).is_some()
+    }
+
+    fn erase_row(&mut self, r: u32) {
+        if r < self.len {
+            self.remove_row(r);
+        }
+    }
+}
+
+impl Sortable for Sparse {
+    fn bump_epoch(&mut self) {
+        Sparse::bump_epoch(self)
+    }
+
+    fn allocator(&self) -> Allocator {
+        self.alloc
+    }
+
+    fn scratch(&mut self) -> &mut Scratch {
+        &mut self.scratch
+    }
+
+    fn column0(&self) -> (*const u8, usize) {
+        (self.col0, self.sizes[0] as usize)
+    }
+
+    fn parts(&self) -> Parts {
+        let columns = self.sizes().iter().enumerate();
+        scratch::parts(
+            columns.map(|(c, &size)| (self.column(c), size as usize)),
+            (self.keys.cast(), KEY),
+        )
+    }
+
+    fn repoint(&mut self) {
+        for r in 0..self.len {
+            // SAFETY: the block holds `len` keys.
+            let key = unsafe { *self.keys.add(r as usize) };
+            self.point(key, Some(r));
         }
     }
 }
