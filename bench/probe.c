@@ -7,13 +7,22 @@
  * erase at 1,000 rows; the sparse sets' get, get_many and two-set join
  * (no owner, the smaller set holding every tenth key; counted per key the
  * callback gets) at 1,000 and 100,000 rows; and the batch lookups
- * (`_many`: batches of BATCH keys, counted per key). Every map's seed is pinned, so the counts are
+ * (`_many`: batches of BATCH keys, counted per key). For the walk fences
+ * of SPEC 3c (`scripts/walk-fence.sh`), in pairs: the erase of the key a
+ * walk's callback was given (`_walk`: a sparse set's in slotmap_sparse_each,
+ * the map's string and integer deletes in slate_each) and the same erase
+ * outside a walk, counted per erase, at 1,000 and 100,000 keys; and at
+ * 1,000 keys, replacements with another thread parked inside a walk and
+ * with it parked outside one. Every map's seed is pinned, so the counts are
  * the same on every run of one binary (`scripts/probe-fence.sh` holds
  * them to ceilings).
- * Each phase is one function of REPS calls; `scripts/probe.sh` runs this
+ * Each phase is one function of REPS calls (an erase pair's phases: one
+ * function per erase, called REPS times); `scripts/probe.sh` runs this
  * (`probe 1000`, `probe 100000`) under
  * `valgrind --tool=callgrind --toggle-collect=phase_*` and divides each
- * phase's inclusive count by REPS. Counts are exact and repeatable
+ * phase's inclusive count, summed over its calls, by REPS. No phase_*
+ * function calls another (entering one toggles collection, so a nested
+ * one would switch it off). Counts are exact and repeatable
  * for one binary, so they show what a change costs where timings on a
  * shared machine cannot.
  *
@@ -22,11 +31,14 @@
  * first 5-30 bytes, through the _bytes calls with their lengths, as
  * bench/maps passes them: phase_path_*); lookups in a shuffled order.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "slate.h"
 
 #include "maps/keys.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +46,14 @@
 
 enum { REPS = 100000, STRIDE = KEY_STRIDE, BATCH = 64 };
 
+/* Each phase is one function callgrind can toggle on (noinline), and
+ * phases with the same body stay apart (no_icf: GCC folds identical
+ * functions into one symbol at -O2; clang does not fold them). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NOINLINE __attribute__((noinline, no_icf))
+#else
 #define NOINLINE __attribute__((noinline))
+#endif
 
 typedef struct keys_s {
   size_t n;
@@ -67,6 +86,13 @@ static void make_keys(keys_s* k, size_t n) {
 #define PATH(k, i) (k)->paths + (i) * PATH_STRIDE, (k)->path_lens[i]
 
 static volatile uintptr_t sink;
+
+/* A probe whose own setup went wrong measures nothing: it says what and
+ * exits non-zero, which fails scripts/probe.sh. */
+static void fail(const char* what) {
+  fprintf(stderr, "probe: %s\n", what);
+  exit(1);
+}
 
 /* A new map with the probe's pinned seed. */
 static void fresh(slate_s* m) {
@@ -253,6 +279,191 @@ NOINLINE static void phase_sparse_join(slotmap_sparse_s* const* sets, size_t per
   sink = acc;
 }
 
+/* Erasing the key a walk's callback was given, against the same erase
+ * outside any walk (SPEC 3c: within 1.5x; scripts/walk-fence.sh holds
+ * the pairs to it). Each counted function is ONE erase or delete, NOINLINE
+ * and named phase_*, so callgrind collects inside it alone and sums it over
+ * its REPS calls: the walk's own stepping and its look at the structure
+ * after each callback stay outside the count, and both functions of a pair
+ * pay the same call into them. The callback calls phase_*_walk with the key
+ * it was given and records that key; the pair's other phase then erases the
+ * recorded keys, in the same order, from structures built the same way, so
+ * both do the same swap-and-pop or slot work. REPS / n structures of n keys
+ * each are emptied: REPS erases per phase. */
+
+NOINLINE static void phase_sparse_erase_walk(slotmap_sparse_s* sp, slotmap_key key) {
+  if (slotmap_sparse_erase(sp, key) != SLATE_OK) fail("slotmap_sparse_erase of the given key in a walk");
+}
+
+NOINLINE static void phase_sparse_erase(slotmap_sparse_s* sp, slotmap_key key) {
+  if (slotmap_sparse_erase(sp, key) != SLATE_OK) fail("slotmap_sparse_erase outside a walk");
+}
+
+typedef struct sparse_erase_walk_s {
+  slotmap_sparse_s* set;
+  slotmap_key* order; /* the keys, in the order the callbacks got them */
+  size_t count;
+} sparse_erase_walk_s;
+
+static int erase_given(slotmap_key key, void* element, void* data) {
+  (void)element;
+  sparse_erase_walk_s* w = (sparse_erase_walk_s*)data;
+  w->order[w->count++] = key;
+  phase_sparse_erase_walk(w->set, key);
+  return 0;
+}
+
+/* `count` sets of 16-byte elements, each holding the owner's n keys as
+ * the sparse phases' `all` set does. */
+static void fill_sets(slotmap_sparse_s* sets, size_t count, slotmap_s* owner, const slotmap_key* keys,
+                      const keys_s* k) {
+  for (size_t r = 0; r < count; r++) {
+    slotmap_sparse(&sets[r], 16);
+    for (uint32_t i = 0; i < k->n; i++) {
+      uint64_t row[2] = {i, k->ints[i]};
+      if (slotmap_sparse_set(&sets[r], owner, keys[i], row) != SLATE_OK) fail("slotmap_sparse_set");
+    }
+  }
+}
+
+static void sparse_erase_phases(const keys_s* k, slotmap_s* owner, const slotmap_key* keys) {
+  size_t count = REPS / k->n;
+  slotmap_sparse_s* sets = malloc(count * sizeof *sets);
+  slotmap_key* order = malloc(REPS * sizeof *order);
+  if (!sets || !order) exit(1);
+  fill_sets(sets, count, owner, keys, k);
+  sparse_erase_walk_s w = {NULL, order, 0};
+  for (size_t r = 0; r < count; r++) {
+    w.set = &sets[r];
+    if (slotmap_sparse_each(&sets[r], erase_given, &w) != SLATE_OK) fail("slotmap_sparse_each erasing the given keys");
+    if (slotmap_sparse_length(&sets[r]) != 0) fail("a set left non-empty by a walk that erased every given key");
+    slotmap_sparse_free(&sets[r]);
+  }
+  if (w.count != count * k->n) fail("a walk that erased the given keys visited a key twice or missed one");
+  fill_sets(sets, count, owner, keys, k);
+  for (size_t r = 0; r < count; r++)
+    for (size_t i = 0; i < k->n; i++) phase_sparse_erase(&sets[r], order[r * k->n + i]);
+  for (size_t r = 0; r < count; r++) {
+    if (slotmap_sparse_length(&sets[r]) != 0) fail("a set left non-empty");
+    slotmap_sparse_free(&sets[r]);
+  }
+  free(order);
+  free(sets);
+}
+
+/* The same for the map, with the delete a user writes in a slate_each
+ * callback: for string keys slate_delete_bytes(map, key, key_length) with
+ * the bytes the callback was given (they are not NUL-terminated, so not
+ * slate_delete); for integer keys slate_delete_u64 of the key that
+ * slate_key_to_u64 decodes from them (the decoding happens in the callback,
+ * outside the count). Outside a walk the same deletes take the recorded
+ * keys from a buffer of the caller's. */
+
+NOINLINE static void phase_map_delete_walk(slate_s* m, const char* key, uint32_t key_length) {
+  if (slate_delete_bytes(m, key, key_length) != SLATE_OK) fail("slate_delete_bytes of the given key in a walk");
+}
+
+NOINLINE static void phase_map_delete(slate_s* m, const char* key, uint32_t key_length) {
+  if (slate_delete_bytes(m, key, key_length) != SLATE_OK) fail("slate_delete_bytes outside a walk");
+}
+
+NOINLINE static void phase_map_u64_delete_walk(slate_s* m, uint64_t key) {
+  if (slate_delete_u64(m, key) != SLATE_OK) fail("slate_delete_u64 of the given key in a walk");
+}
+
+NOINLINE static void phase_map_u64_delete(slate_s* m, uint64_t key) {
+  if (slate_delete_u64(m, key) != SLATE_OK) fail("slate_delete_u64 outside a walk");
+}
+
+typedef struct map_delete_walk_s {
+  slate_s* map;
+  char* strings;       /* the string keys in the order the callbacks got them, STRIDE bytes each */
+  uint32_t* lengths;   /* their lengths */
+  uint64_t* ints;      /* the integer keys in that order */
+  size_t count;
+} map_delete_walk_s;
+
+static int delete_given(const char* key, uint32_t key_length, void* value, void* data) {
+  (void)value;
+  map_delete_walk_s* w = (map_delete_walk_s*)data;
+  if (key_length >= STRIDE) fail("a string key longer than the probe's keys");
+  memcpy(w->strings + w->count * STRIDE, key, key_length);
+  w->lengths[w->count++] = key_length;
+  phase_map_delete_walk(w->map, key, key_length);
+  return 0;
+}
+
+static int delete_given_u64(const char* key, uint32_t key_length, void* value, void* data) {
+  (void)value;
+  map_delete_walk_s* w = (map_delete_walk_s*)data;
+  uint64_t u;
+  if (slate_key_to_u64(key, key_length, &u) != SLATE_OK) fail("slate_key_to_u64 of a walk's key");
+  w->ints[w->count++] = u;
+  phase_map_u64_delete_walk(w->map, u);
+  return 0;
+}
+
+/* Walks each of the REPS / n `maps` with `callback`, which deletes every
+ * key it is given; each walk must visit each of the map's n keys once and
+ * leave it empty. */
+static void walk_deleting(slate_s* maps, const keys_s* k, slate_each_f callback, map_delete_walk_s* w) {
+  w->count = 0;
+  for (size_t r = 0; r < REPS / k->n; r++) {
+    w->map = &maps[r];
+    if (slate_each(&maps[r], callback, w) != SLATE_OK) fail("slate_each deleting the given keys");
+    if (slate_length(&maps[r]) != 0) fail("a map left non-empty by a walk that deleted every given key");
+  }
+  if (w->count != REPS / k->n * k->n) fail("a walk that deleted the given keys visited a key twice or missed one");
+}
+
+/* Counted: the deletes of walk_deleting's recorded keys, outside a walk. */
+static void delete_recorded(slate_s* maps, const keys_s* k, const map_delete_walk_s* w) {
+  for (size_t r = 0; r < REPS / k->n; r++)
+    for (size_t i = 0, j = r * k->n; i < k->n; i++, j++) phase_map_delete(&maps[r], w->strings + j * STRIDE, w->lengths[j]);
+}
+
+static void delete_recorded_u64(slate_s* maps, const keys_s* k, const map_delete_walk_s* w) {
+  for (size_t r = 0; r < REPS / k->n; r++)
+    for (size_t i = 0, j = r * k->n; i < k->n; i++, j++) phase_map_u64_delete(&maps[r], w->ints[j]);
+}
+
+/* REPS / n fresh maps, filled by `fill`. */
+static void fill_fresh(slate_s* maps, const keys_s* k, maps_phase_f fill) {
+  for (size_t r = 0; r < REPS / k->n; r++) fresh(&maps[r]);
+  fill(maps, k);
+}
+
+/* Frees maps that the deletes must have emptied. */
+static void free_emptied(slate_s* maps, const keys_s* k) {
+  for (size_t r = 0; r < REPS / k->n; r++) {
+    if (slate_length(&maps[r]) != 0) fail("a map left non-empty by deletes of all its keys");
+    slate_free(&maps[r]);
+  }
+}
+
+static void map_delete_phases(const keys_s* k) {
+  slate_s* maps = malloc(REPS / k->n * sizeof *maps);
+  map_delete_walk_s w = {NULL, malloc((size_t)REPS * STRIDE), malloc(REPS * sizeof(uint32_t)),
+                         malloc(REPS * sizeof(uint64_t)), 0};
+  if (!maps || !w.strings || !w.lengths || !w.ints) exit(1);
+  fill_fresh(maps, k, fill_str);
+  walk_deleting(maps, k, delete_given, &w);
+  free_emptied(maps, k);
+  fill_fresh(maps, k, fill_str);
+  delete_recorded(maps, k, &w);
+  free_emptied(maps, k);
+  fill_fresh(maps, k, fill_u64);
+  walk_deleting(maps, k, delete_given_u64, &w);
+  free_emptied(maps, k);
+  fill_fresh(maps, k, fill_u64);
+  delete_recorded_u64(maps, k, &w);
+  free_emptied(maps, k);
+  free(w.strings);
+  free(w.lengths);
+  free(w.ints);
+  free(maps);
+}
+
 /* The sparse phases: an owner of n rows, a set of 16-byte elements for
  * every key, a second for every tenth. */
 static void sparse_phases(const keys_s* k, void** elements, uint8_t* found) {
@@ -277,6 +488,7 @@ static void sparse_phases(const keys_s* k, void** elements, uint8_t* found) {
   phase_sparse_many_get(&all, shuffled, elements, found);
   slotmap_sparse_s* const sets[2] = {&all, &tenth};
   phase_sparse_join(sets, slotmap_sparse_length(&tenth));
+  sparse_erase_phases(k, &owner, keys);
   slotmap_sparse_free(&tenth);
   slotmap_sparse_free(&all);
   slotmap_free(&owner);
@@ -284,8 +496,99 @@ static void sparse_phases(const keys_s* k, void** elements, uint8_t* found) {
   free(keys);
 }
 
+/* The thread fence: the instructions this thread spends on REPS
+ * replacements of present keys (as phase_u64_replace), once while another
+ * thread is parked inside a slotmap_each callback on a slotmap of its own
+ * (beside_walk), once while that other thread is parked outside any walk
+ * (alone; so both phases run beside one parked thread and differ only in
+ * its walk). A walk keeps no state outside its own frame (SPEC 3c), so the
+ * two counts agree (scripts/walk-fence.sh: within 1%). callgrind's
+ * collection state is per thread and the parked thread never enters a
+ * phase_* function, so none of its instructions are in either count. */
+PHASE(phase_u64_set_alone, slate_set_u64(m, k->ints[i], (void*)(uintptr_t)r))
+PHASE(phase_u64_set_beside_walk, slate_set_u64(m, k->ints[i], (void*)(uintptr_t)r))
+
+typedef struct parked_s {
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  int in_walk; /* park inside a slotmap_each callback, or outside any walk */
+  int parked;  /* set by the parked thread once it waits */
+  int done;    /* set by the measuring thread once it is done */
+  int result;  /* the parked thread's slotmap_each result */
+  pthread_t thread;
+} parked_s;
+
+static void wait_until_done(parked_s* p) {
+  pthread_mutex_lock(&p->lock);
+  p->parked = 1;
+  pthread_cond_broadcast(&p->changed);
+  while (!p->done) pthread_cond_wait(&p->changed, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+}
+
+static int park_in_callback(slotmap_key key, void* row, void* data) {
+  (void)key;
+  (void)row;
+  wait_until_done((parked_s*)data);
+  return 0;
+}
+
+static void* parked_thread(void* arg) {
+  parked_s* p = (parked_s*)arg;
+  if (!p->in_walk) {
+    wait_until_done(p);
+    p->result = SLATE_OK;
+    return NULL;
+  }
+  slotmap_s sm;
+  slotmap_key key;
+  uint32_t row = 1;
+  slotmap(&sm, sizeof row);
+  if (slotmap_insert(&sm, &row, &key) != SLATE_OK) fail("slotmap_insert");
+  p->result = slotmap_each(&sm, park_in_callback, p);
+  slotmap_free(&sm);
+  return NULL;
+}
+
+/* Starts the other thread and returns once it is parked. */
+static void park_other_thread(parked_s* p, int in_walk) {
+  memset(p, 0, sizeof *p);
+  p->in_walk = in_walk;
+  p->result = -1;
+  if (pthread_mutex_init(&p->lock, NULL) || pthread_cond_init(&p->changed, NULL)) fail("pthread init");
+  if (pthread_create(&p->thread, NULL, parked_thread, p)) fail("pthread_create");
+  pthread_mutex_lock(&p->lock);
+  while (!p->parked) pthread_cond_wait(&p->changed, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+}
+
+static void release_other_thread(parked_s* p) {
+  pthread_mutex_lock(&p->lock);
+  p->done = 1;
+  pthread_cond_broadcast(&p->changed);
+  pthread_mutex_unlock(&p->lock);
+  if (pthread_join(p->thread, NULL)) fail("pthread_join");
+  if (p->result != SLATE_OK) fail("the parked thread's walk did not return SLATE_OK");
+  pthread_cond_destroy(&p->changed);
+  pthread_mutex_destroy(&p->lock);
+}
+
+static void thread_phases(const keys_s* k) {
+  slate_s m;
+  fresh(&m);
+  for (size_t i = 0; i < k->n; i++) slate_set_u64(&m, k->ints[i], (void*)(uintptr_t)(i + 1));
+  parked_s p;
+  park_other_thread(&p, 0);
+  phase_u64_set_alone(&m, k);
+  release_other_thread(&p);
+  park_other_thread(&p, 1);
+  phase_u64_set_beside_walk(&m, k);
+  release_other_thread(&p);
+  slate_free(&m);
+}
+
 /* probe N: the map phases and the sparse sets' at N keys; with N = 1000
- * also the slotmap's. */
+ * also the slotmap's and the thread fence's. */
 int main(int argc, char** argv) {
   size_t n = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000;
   {
@@ -294,6 +597,7 @@ int main(int argc, char** argv) {
     batch_s b;
     make_batch(&b, &k);
     insert_phases(&k);
+    map_delete_phases(&k);
     slate_s m;
     fresh(&m);
     for (size_t i = 0; i < k.n; i++) slate_set_u64(&m, k.ints[i], (void*)(uintptr_t)(i + 1));
@@ -339,6 +643,7 @@ int main(int argc, char** argv) {
       phase_slotmap_erase(&sm, keys);
       slotmap_free(&sm);
       free(keys);
+      thread_phases(&k);
     }
     free(k.ints);
     free(k.strings);

@@ -5,6 +5,9 @@
 # ceiling in bench/probe-ceilings.txt, and each phase of that file that no
 # longer runs. A change that lowers a count lowers its ceiling in the same
 # commit (`probe-fence.sh --write` prints the file for the current counts).
+# Then scripts/walk-fence.sh holds the same counts to the walk fences of
+# SPEC §3c (ratios between phases, not ceilings). Prints each part's
+# `NAME: N passed, M failed` and last the sum of both.
 # Usage: probe-fence.sh [--write] [libslate.a]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +18,9 @@ if [ "${1:-}" = --write ]; then
   shift
 fi
 counts=$(mktemp)
-trap 'rm -f "$counts"' EXIT
+ceiling_summary=$(mktemp)
+walk_summary=$(mktemp)
+trap 'rm -f "$counts" "$ceiling_summary" "$walk_summary"' EXIT
 "$root/scripts/probe.sh" "$@" > "$counts"
 if [ "$write" -eq 1 ]; then
   sed -n '1,/^$/p' "$ceilings"
@@ -24,6 +29,7 @@ if [ "$write" -eq 1 ]; then
 fi
 # Ceilings: "phase keys count" lines after the header (comments, a blank
 # line). Counts: the same shape.
+status=0
 awk -v slack=1.03 '
   NR == FNR { if ($0 ~ /^[a-z]/) { ceiling[$1 " " $2] = $3 }; next }
   { seen[$1 " " $2] = 1
@@ -42,6 +48,14 @@ awk -v slack=1.03 '
   }
   END {
     for (p in ceiling) if (!(p in seen)) { printf "probe %s: in the ceilings, not measured\n", p; failed++ }
-    printf "%d passed, %d failed\n", passed, failed
+    printf "ceilings: %d passed, %d failed\n", passed, failed
     exit failed > 0
-  }' "$ceilings" "$counts"
+  }' "$ceilings" "$counts" | tee "$ceiling_summary" || status=1
+"$root/scripts/walk-fence.sh" --counts "$counts" | tee "$walk_summary" || status=1
+# The sum, last, for scripts/run-suite.sh.
+cat "$ceiling_summary" "$walk_summary" |
+  sed -n -E 's/^(ceilings|walk-fence): ([0-9]+) passed, ([0-9]+) failed$/\2 \3/p' |
+  awk '{ p += $1; f += $2; n++ }
+       END { if (n != 2) { f++; print "probe-fence: a part printed no summary" }
+             printf "%d passed, %d failed\n", p, f }'
+exit "$status"

@@ -10,8 +10,10 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ${CC:-gcc} -std=c11 -O2 -I"$root/include" "$root/bench/probe.c" "$lib" -lpthread -ldl -lm -o "$out/probe"
 for n in 1000 100000; do
-  valgrind --tool=callgrind --callgrind-out-file="$out/cg.$n" --collect-atstart=no \
-    --toggle-collect='phase_*' "$out/probe" "$n" 2>/dev/null
+  # valgrind's own lines go to a log; the probe's stderr (what went wrong
+  # when it exits non-zero) stays on this script's.
+  valgrind --tool=callgrind --callgrind-out-file="$out/cg.$n" --log-file="$out/log.$n" \
+    --collect-atstart=no --toggle-collect='phase_*' "$out/probe" "$n"
   callgrind_annotate --inclusive=yes --threshold=100 "$out/cg.$n" 2>/dev/null |
     sed -n 's/^ *\([0-9,]*\) ([^)]*) *[^:]*:\(phase_[a-z0-9_]*\).*/\2 \1/p' | tr -d ',' |
     awk -v n="$n" '{ printf "%-20s %7s %8.1f\n", $1, n, $2 / 100000 }'
