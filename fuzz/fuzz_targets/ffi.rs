@@ -164,6 +164,8 @@ extern "C" {
     pub fn slate_use_allocator(m: malloc_f, c: calloc_f, f: free_f) -> c_int;
     pub fn slate_set_allocator(map: *mut slate_s, allocator: *const slate_allocator_s) -> c_int;
     pub fn slotmap_set_allocator(sm: *mut slotmap_s, allocator: *const slate_allocator_s) -> c_int;
+    pub fn slate_pin_seed(map: *mut slate_s, seed: u64) -> c_int;
+    pub fn slate_key_to_u64(key: *const c_char, key_length: u32, out: *mut u64) -> c_int;
     pub fn slate_info(map: *const slate_s, info: *mut slate_info_s) -> c_int;
     pub fn slate_check(map: *const slate_s, message: *mut c_char, capacity: u32) -> c_int;
 
@@ -257,6 +259,210 @@ extern "C" {
     ) -> c_int;
 }
 
+/// What a callback's write did to the structure a walk walks, as SPEC
+/// §3c sorts it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Effect {
+    /// Nothing, or values of present keys replaced: the walk goes on.
+    Same,
+    /// Only the given key removed: the walk goes on.
+    Removed,
+    /// Anything else: the walk stops with `SLATE_ERROR_INVALID`.
+    Changed,
+}
+
+impl Effect {
+    /// The effect of a write that removed the keys `removed` and made
+    /// `other` changes besides (new keys, moved memory), on a walk given
+    /// `given`.
+    pub fn of<K: PartialEq>(given: &K, removed: &[K], other: bool) -> Effect {
+        match removed {
+            _ if other => Effect::Changed,
+            [] => Effect::Same,
+            [k] if k == given => Effect::Removed,
+            _ => Effect::Changed,
+        }
+    }
+
+    /// The effect of two writes on one walked structure.
+    pub fn and(self, other: Effect) -> Effect {
+        match (self, other) {
+            (Effect::Same, e) | (e, Effect::Same) => e,
+            _ => Effect::Changed,
+        }
+    }
+}
+
+/// The walks `walk` runs (`jump.c` numbers them the same way).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(C)]
+pub enum WalkKind {
+    MapEach,
+    MapDeleteIf,
+    SlotmapEach,
+    SlotmapEraseIf,
+    SlotmapSort,
+    SparseEach,
+    SparseEraseIf,
+    SparseSort,
+    Join,
+}
+
+/// `jump.c`'s description of a walk to run (its `fuzz_walk_s`).
+#[repr(C)]
+pub struct fuzz_walk_s {
+    pub kind: WalkKind,
+    pub structure: *mut c_void,
+    pub owner: *const slotmap_s,
+    pub sets: *const *mut slotmap_sparse_s,
+    pub count: u32,
+    pub map: each_f,
+    pub rows: slotmap_each_f,
+    pub less: less_f,
+    pub join: slotmap_join_f,
+    pub data: *mut c_void,
+    pub at: u32,
+    pub visits: u32,
+    pub rc: c_int,
+    pub nested: c_int,
+    pub nested_at: u32,
+    pub nested_data: *mut c_void,
+    pub nested_visits: u32,
+}
+
+extern "C" {
+    /// Runs the walk; the callback call numbered `at` leaves it by
+    /// `longjmp` (1), or the walk returns first (0, its code in `rc`).
+    /// With `nested`, that call first runs the walk again (callback data
+    /// `nested_data`), whose call numbered `nested_at` jumps out of both.
+    fn fuzz_walk_and_jump(walk: *mut fuzz_walk_s) -> c_int;
+}
+
+/// How a walk ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Walked {
+    /// It returned this code.
+    Returned(c_int),
+    /// Its callback call number `n` (from 0) left it by `longjmp`.
+    Jumped(u32),
+}
+
+/// A walk of `structure` (for a join: of `sets`, with `owner`), with the
+/// callback of its kind (`map`, `rows`, `less` or `join`) and `data`.
+/// With `jump`, the walk runs from `jump.c`, whose trampoline leaves it by
+/// `longjmp` at callback call number `jump` instead of calling the
+/// callback; without, the walk is called directly.
+pub struct Walk {
+    pub kind: WalkKind,
+    pub structure: *mut c_void,
+    pub owner: *const slotmap_s,
+    pub sets: *const *mut slotmap_sparse_s,
+    pub count: u32,
+    pub map: each_f,
+    pub rows: slotmap_each_f,
+    pub less: less_f,
+    pub join: slotmap_join_f,
+}
+
+impl Walk {
+    pub fn new(kind: WalkKind, structure: *mut c_void) -> Walk {
+        Walk {
+            kind,
+            structure,
+            owner: core::ptr::null(),
+            sets: core::ptr::null(),
+            count: 0,
+            map: None,
+            rows: None,
+            less: None,
+            join: None,
+        }
+    }
+
+    /// # Safety
+    /// The structures are live and of the kind's types; the callback of
+    /// the kind is set and `data` is what it expects.
+    pub unsafe fn run(&self, data: *mut c_void, jump: Option<u32>) -> Walked {
+        let Some(at) = jump else {
+            // SAFETY: the caller's guarantee.
+            return Walked::Returned(unsafe {
+                match self.kind {
+                    WalkKind::MapEach => slate_each(self.structure.cast(), self.map, data),
+                    WalkKind::MapDeleteIf => slate_delete_if(self.structure.cast(), self.map, data),
+                    WalkKind::SlotmapEach => slotmap_each(self.structure.cast(), self.rows, data),
+                    WalkKind::SlotmapEraseIf => {
+                        slotmap_erase_if(self.structure.cast(), self.rows, data)
+                    }
+                    WalkKind::SlotmapSort => slotmap_sort(self.structure.cast(), self.less, data),
+                    WalkKind::SparseEach => {
+                        slotmap_sparse_each(self.structure.cast(), self.rows, data)
+                    }
+                    WalkKind::SparseEraseIf => {
+                        slotmap_sparse_erase_if(self.structure.cast(), self.rows, data)
+                    }
+                    WalkKind::SparseSort => {
+                        slotmap_sparse_sort(self.structure.cast(), self.less, data)
+                    }
+                    WalkKind::Join => {
+                        slotmap_join(self.owner, self.sets, self.count, self.join, data)
+                    }
+                }
+            });
+        };
+        // SAFETY: the caller's guarantee.
+        unsafe { self.jump(data, at, None).0 }
+    }
+
+    /// The walk from `jump.c`, left at callback call number `at`; with
+    /// `nested`, that call runs the walk again (its callback given the
+    /// data `nested.1`) and leaves both at the inner walk's call number
+    /// `nested.0` (or after the inner walk returns). Returns how the
+    /// outer walk ended and the inner walk's callback calls, the jumping
+    /// one included.
+    ///
+    /// # Safety
+    /// As for `run`; the callback also expects `nested.1`.
+    pub unsafe fn jump(
+        &self,
+        data: *mut c_void,
+        at: u32,
+        nested: Option<(u32, *mut c_void)>,
+    ) -> (Walked, u32) {
+        let (nested_at, nested_data) = nested.unwrap_or((0, core::ptr::null_mut()));
+        let mut w = fuzz_walk_s {
+            kind: self.kind,
+            structure: self.structure,
+            owner: self.owner,
+            sets: self.sets,
+            count: self.count,
+            map: self.map,
+            rows: self.rows,
+            less: self.less,
+            join: self.join,
+            data,
+            at,
+            visits: 0,
+            rc: 0,
+            nested: nested.is_some() as c_int,
+            nested_at,
+            nested_data,
+            nested_visits: 0,
+        };
+        // SAFETY: the caller's guarantee; the trampoline calls the
+        // callback with `data` (the inner walk's with `nested_data`) for
+        // every visit but the jumping one.
+        if unsafe { fuzz_walk_and_jump(&mut w) } != 0 {
+            assert_eq!(w.visits, at + 1, "jumped at another visit");
+            assert!(w.nested_visits <= nested_at + 1, "the inner walk went on");
+            (Walked::Jumped(at), w.nested_visits)
+        } else {
+            assert!(w.visits <= at, "the walk went on past its jump");
+            assert_eq!(w.nested_visits, 0);
+            (Walked::Returned(w.rc), 0)
+        }
+    }
+}
+
 /// The invariant checker's verdict, with its reason.
 pub fn check(map: &slate_s) -> Result<(), String> {
     let mut message = [0u8; 256];
@@ -321,6 +527,8 @@ pub mod failing {
     pub static FAIL_IN: AtomicU64 = AtomicU64::new(0);
     pub static FAILED: AtomicU64 = AtomicU64::new(0);
     pub static LIVE: AtomicU64 = AtomicU64::new(0);
+    /// Allocations made so far.
+    pub static ALLOCS: AtomicU64 = AtomicU64::new(0);
 
     extern "C" {
         fn malloc(size: usize) -> *mut c_void;
@@ -349,6 +557,7 @@ pub mod failing {
         let p = unsafe { malloc(size) };
         if !p.is_null() {
             LIVE.fetch_add(1, Ordering::Relaxed);
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         p
     }
@@ -360,6 +569,7 @@ pub mod failing {
         let p = unsafe { calloc(count, size) };
         if !p.is_null() {
             LIVE.fetch_add(1, Ordering::Relaxed);
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         p
     }
@@ -374,9 +584,26 @@ pub mod failing {
         FAIL_IN.store(1 + within, Ordering::Relaxed);
     }
 
+    /// Allocations made so far.
+    pub fn allocations() -> u64 {
+        ALLOCS.load(Ordering::Relaxed)
+    }
+
     /// Failures injected so far.
     pub fn failures() -> u64 {
         FAILED.load(Ordering::Relaxed)
+    }
+
+    /// The check of `check_surfaced` for a call made inside a walk: `rc`
+    /// is `SLATE_ERROR_ALLOC` exactly when an injected failure met the
+    /// call (whatever happened since `failures_before`). True for ALLOC.
+    pub fn failed(rc: i32, failures_before: u64) -> bool {
+        assert_eq!(
+            rc == super::ALLOC,
+            failures() > failures_before,
+            "a call from a callback: rc {rc}"
+        );
+        rc == super::ALLOC
     }
 
     /// A call's result must say whether an injected failure met it:

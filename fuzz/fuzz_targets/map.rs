@@ -5,7 +5,12 @@
 //! clone, reserve, delete_if, entry (get-or-insert), take, free, cursors
 //! (iterating, deleting through them, going stale, given the other map),
 //! and allocations that fail on demand (through the hooks, or the map's
-//! own allocator).
+//! own allocator); walks (`slate_each`, `slate_delete_if`) whose callback
+//! writes to the walked map at a chosen visit (deletes or takes its given
+//! key, sets it, sets, deletes or gets-or-inserts another key, clears,
+//! frees, compacts, reserves, walks it again, writes another map) or
+//! deletes its given key at many visits, some left by `longjmp` at a chosen
+//! visit, checked against SPEC §3c.
 //! After every step the invariant checker must pass and the map must hold
 //! what the model holds; a call that fails with `SLATE_ERROR_ALLOC` must
 //! leave the map exactly as it was (shape, memory, tombstones, seed).
@@ -13,7 +18,7 @@
 
 use core::ffi::c_void;
 use core::sync::atomic::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use libfuzzer_sys::fuzz_target;
 
@@ -397,6 +402,464 @@ fn cursor_next(c: &mut Cur, map: &slate_s, own: bool, model: &Model) {
     c.current = Some(k);
 }
 
+/// The key kind whose calls reach the stored key `k`: integer keys by
+/// their own calls, others as strings where they hold no NUL; with `raw`,
+/// always as bytes (which reach integer keys too).
+fn key_of(k: &[u8], raw: bool) -> Key {
+    let int = |b: &[u8]| u64::from_le_bytes(b[2..10].try_into().unwrap());
+    match k {
+        _ if raw => Key::Bytes(k.to_vec()),
+        [0, 2, ..] if k.len() == 10 => Key::U64(int(k)),
+        [0, 1, ..] if k.len() == 10 => Key::I64(int(k) as i64),
+        _ if !k.contains(&0) => Key::Str(k.to_vec()),
+        _ => Key::Bytes(k.to_vec()),
+    }
+}
+
+/// Operation bytes from this one on are walks with a write
+/// (`walk_with_write`); the others are `op % 21`.
+const WALK_OPS: u8 = 208;
+
+/// Writes a walk's callback makes to the walked map, at one visit.
+const MAP_WRITES: u8 = 17;
+
+/// A walk of `m` (`slate_each` or `slate_delete_if`) whose callback, at
+/// visit `at`, makes the write `write`, and at other visits deletes its
+/// given key when `coin` says so. The model follows every call as it is
+/// made, and every visit is checked against it.
+struct MapWalk {
+    map: *mut slate_s,
+    copy: *mut slate_s,
+    model: *mut Model,
+    copy_model: *mut Model,
+    next: *mut usize,
+    delete_if: bool,
+    raw: bool,
+    at: usize,
+    write: u8,
+    key: Key,
+    /// `slate_delete_if`'s answers at other visits (`doomed_model`), and a
+    /// nested `slate_delete_if`'s.
+    bit: u8,
+    coin: Option<u8>,
+    /// The answer at visit `at`.
+    ret: i32,
+    reserve: u64,
+    start: BTreeSet<Vec<u8>>,
+    seen: BTreeSet<Vec<u8>>,
+    visits: usize,
+    /// The write's effect, once made.
+    effect: Option<Effect>,
+    /// The maps changed (cursors go stale).
+    changed: bool,
+    copy_changed: bool,
+}
+
+/// A walk inside a walk: what it is given, and what its callback does.
+struct Nest {
+    map: *mut slate_s,
+    model: *const Model,
+    given: Vec<u8>,
+    /// `slate_each`: delete `given` when visited. `slate_delete_if`:
+    /// answer for `given` only, else by `bit`.
+    given_only: bool,
+    bit: u8,
+    raw: bool,
+    seen: BTreeSet<Vec<u8>>,
+}
+
+unsafe extern "C" fn nest_each(
+    key: *const core::ffi::c_char,
+    len: u32,
+    v: *mut c_void,
+    data: *mut c_void,
+) -> i32 {
+    // SAFETY: `data` is a live `Nest`; the key lives for this call.
+    unsafe {
+        let n = &mut *data.cast::<Nest>();
+        let k = core::slice::from_raw_parts(key.cast::<u8>(), len as usize).to_vec();
+        assert_eq!((*n.model).get(&k), Some(&(v as usize)), "nested walk");
+        assert!(
+            n.seen.insert(k.clone()),
+            "a nested walk visited a key twice"
+        );
+        if n.given_only && k == n.given {
+            assert_eq!(delete(&mut *n.map, &key_of(&k, n.raw)), OK);
+        }
+    }
+    0
+}
+
+unsafe extern "C" fn nest_pred(
+    key: *const core::ffi::c_char,
+    len: u32,
+    v: *mut c_void,
+    data: *mut c_void,
+) -> i32 {
+    // SAFETY: as above.
+    unsafe {
+        let n = &mut *data.cast::<Nest>();
+        let k = core::slice::from_raw_parts(key.cast::<u8>(), len as usize).to_vec();
+        assert_eq!((*n.model).get(&k), Some(&(v as usize)), "nested delete_if");
+        assert!(
+            n.seen.insert(k.clone()),
+            "a nested walk visited a key twice"
+        );
+        (if n.given_only {
+            k == n.given
+        } else {
+            doomed_model(&k, n.bit)
+        }) as i32
+    }
+}
+
+/// The write `w.write` on the walked map, from the callback given `g`;
+/// the model follows it. Returns what it did to the map.
+///
+/// # Safety
+/// `w`'s pointers are live; called from a callback of a walk of `w.map`.
+unsafe fn map_write(w: &mut MapWalk, g: &[u8]) -> Effect {
+    // SAFETY (all): the caller's guarantee; each reference lives for one
+    // call.
+    unsafe {
+        let map = w.map;
+        let model = &mut *w.model;
+        let given = key_of(g, w.raw);
+        let failed_before = failing::failures();
+        // A call that allocates fails with ALLOC exactly when an injected
+        // failure met it, and then changes nothing.
+        let failed = |rc: i32| {
+            assert_eq!(
+                rc == ALLOC,
+                failing::failures() > failed_before,
+                "a write from a walk: rc {rc}"
+            );
+            rc == ALLOC
+        };
+        match w.write % MAP_WRITES {
+            0 => Effect::Same,
+            1 => {
+                assert_eq!(delete(&mut *map, &given), OK, "delete the given key");
+                model.remove(g);
+                Effect::Removed
+            }
+            2 => {
+                let (rc, v) = take(&mut *map, &given, 0xDEAD);
+                assert_eq!((rc, Some(v)), (OK, model.remove(g)), "take the given key");
+                Effect::Removed
+            }
+            3 => {
+                *w.next += 1;
+                assert_eq!(set(&mut *map, &given, *w.next), OK, "set the given key");
+                model.insert(g.to_vec(), *w.next);
+                Effect::Same
+            }
+            4 => {
+                *w.next += 1;
+                let rc = set(&mut *map, &w.key, *w.next);
+                if failed(rc) {
+                    return Effect::Same;
+                }
+                assert_eq!(rc, OK);
+                let had = model.insert(w.key.stored(), *w.next).is_some();
+                Effect::of(&(), &[], !had)
+            }
+            5 => {
+                let rc = delete(&mut *map, &w.key);
+                let k = w.key.stored();
+                let had = model.remove(&k).is_some();
+                assert_eq!(rc, if had { OK } else { NOT_FOUND }, "delete {:?}", w.key);
+                let removed = if had { vec![k] } else { vec![] };
+                Effect::of(&g.to_vec(), &removed, false)
+            }
+            6 => {
+                *w.next += 1;
+                let (rc, found, inserted) = entry(&mut *map, &w.key, *w.next);
+                if failed(rc) {
+                    return Effect::Same;
+                }
+                assert_eq!(rc, OK);
+                match model.insert(w.key.stored(), *w.next) {
+                    Some(had) => {
+                        assert_eq!((inserted, found), (0, had), "entry {:?}", w.key);
+                        Effect::Same
+                    }
+                    None => {
+                        assert_eq!((inserted, found), (1, 0), "entry {:?}", w.key);
+                        Effect::Changed
+                    }
+                }
+            }
+            7 | 8 => {
+                if w.write % MAP_WRITES == 7 {
+                    assert_eq!(slate_clear(map), OK);
+                } else {
+                    slate_free(map);
+                }
+                // With the given entry the last, the whole effect is its
+                // removal.
+                let removed: Vec<Vec<u8>> = model.keys().cloned().collect();
+                model.clear();
+                Effect::of(&g.to_vec(), &removed, false)
+            }
+            9 => {
+                let rc = slate_compact(map);
+                if failed(rc) {
+                    return Effect::Same;
+                }
+                assert_eq!(rc, OK);
+                Effect::Changed
+            }
+            10 => {
+                let capacity = info(&*map).capacity;
+                let rc = slate_reserve(map, w.reserve);
+                if failed(rc) {
+                    return Effect::Same;
+                }
+                assert_eq!(rc, OK);
+                // A reserve that rebuilds grows the capacity.
+                Effect::of(&(), &[], info(&*map).capacity != capacity)
+            }
+            11 => {
+                // A nested walk of the map, deleting the outer walk's
+                // given key when it meets it (then its given key too).
+                let mut n = Nest {
+                    map,
+                    model,
+                    given: g.to_vec(),
+                    given_only: w.bit & 1 != 0,
+                    bit: w.bit,
+                    raw: w.raw,
+                    seen: BTreeSet::new(),
+                };
+                let want: BTreeSet<Vec<u8>> = model.keys().cloned().collect();
+                let rc = slate_each(map, Some(nest_each), (&mut n as *mut Nest).cast());
+                assert_eq!(rc, OK, "a nested walk");
+                assert_eq!(n.seen, want, "a nested walk's visits");
+                if n.given_only {
+                    model.remove(g);
+                    Effect::Removed
+                } else {
+                    Effect::Same
+                }
+            }
+            12 => {
+                // A nested delete_if: of the given key alone, or by a bit.
+                let mut n = Nest {
+                    map,
+                    model,
+                    given: g.to_vec(),
+                    given_only: w.bit & 1 != 0,
+                    bit: w.bit,
+                    raw: w.raw,
+                    seen: BTreeSet::new(),
+                };
+                let want: BTreeSet<Vec<u8>> = model.keys().cloned().collect();
+                let rc = slate_delete_if(map, Some(nest_pred), (&mut n as *mut Nest).cast());
+                assert_eq!(rc, OK, "a nested delete_if");
+                assert_eq!(n.seen, want, "a nested delete_if's visits");
+                let removed: Vec<Vec<u8>> = want
+                    .into_iter()
+                    .filter(|k| {
+                        if n.given_only {
+                            k == g
+                        } else {
+                            doomed_model(k, n.bit)
+                        }
+                    })
+                    .collect();
+                for k in &removed {
+                    model.remove(k);
+                }
+                Effect::of(&g.to_vec(), &removed, false)
+            }
+            13 => {
+                // Only on a map that holds no memory: not inside its walk.
+                assert_eq!(slate_set_allocator(map, &failing::own()), INVALID);
+                assert_eq!(slate_pin_seed(map, 7), INVALID);
+                Effect::Same
+            }
+            14 => {
+                // Another map: anything goes.
+                *w.next += 1;
+                let rc = set(&mut *w.copy, &w.key, *w.next);
+                if !failed(rc) {
+                    assert_eq!(rc, OK);
+                    let new = (*w.copy_model).insert(w.key.stored(), *w.next).is_none();
+                    w.copy_changed |= new;
+                }
+                Effect::Same
+            }
+            15 => {
+                // Reads of the walked map: a lookup, a clone, a compare.
+                assert_eq!(get(&*map, &given), model.get(g).copied());
+                let mut c = slate_s([0; 8]);
+                let rc = slate_clone(&mut c, map);
+                if !failed(rc) {
+                    assert_eq!(rc, OK);
+                    assert_eq!(slate_equal(&c, map), 1);
+                    assert_eq!(slate_length(&c), model.len() as u64);
+                }
+                slate_free(&mut c);
+                Effect::Same
+            }
+            _ => {
+                // A cursor over the walked map, to its end.
+                let mut it = slate_iter_s([0; 8]);
+                assert_eq!(slate_iter(&mut it, map), OK);
+                let mut n = 0;
+                let (mut k, mut len, mut v) = (core::ptr::null(), 0u32, value(0));
+                while slate_iter_next(&mut it, map, &mut k, &mut len, &mut v) == OK {
+                    let key = core::slice::from_raw_parts(k.cast::<u8>(), len as usize);
+                    assert_eq!(model.get(key), Some(&(v as usize)), "a cursor in a walk");
+                    n += 1;
+                }
+                assert_eq!(n, model.len(), "a cursor in a walk");
+                Effect::Same
+            }
+        }
+    }
+}
+
+unsafe extern "C" fn map_walk_cb(
+    key: *const core::ffi::c_char,
+    len: u32,
+    v: *mut c_void,
+    data: *mut c_void,
+) -> i32 {
+    // SAFETY: `data` is a live `MapWalk`, its pointers live; the key lives
+    // until the callback's own write.
+    unsafe {
+        let w = &mut *data.cast::<MapWalk>();
+        let g = core::slice::from_raw_parts(key.cast::<u8>(), len as usize).to_vec();
+        assert!(
+            w.start.contains(&g),
+            "a walk visited a key it did not start with"
+        );
+        assert!(w.seen.insert(g.clone()), "a walk visited a key twice");
+        assert_eq!(
+            (*w.model).get(&g),
+            Some(&(v as usize)),
+            "a walk visited a key the model does not hold"
+        );
+        let i = w.visits;
+        w.visits += 1;
+        let mut answer = (w.delete_if && doomed_model(&g, w.bit)) as i32;
+        let effect = if i == w.at {
+            answer = w.ret;
+            let e = map_write(w, &g);
+            w.effect = Some(e);
+            e
+        } else if w.coin.is_some_and(|c| doomed_model(&g, c)) {
+            assert_eq!(delete(&mut *w.map, &key_of(&g, w.raw)), OK);
+            (*w.model).remove(&g);
+            Effect::Removed
+        } else {
+            Effect::Same
+        };
+        w.changed |= effect != Effect::Same;
+        if w.delete_if && effect == Effect::Same && answer != 0 {
+            // The walk deletes it once the predicate returns.
+            (*w.model).remove(&g);
+            w.changed = true;
+        }
+        answer
+    }
+}
+
+/// A walk with a write from its callback (and perhaps left by `longjmp`),
+/// checked against SPEC §3c: its code, its visits, and the map and the
+/// model equal afterwards. Returns whether `m` and `copy` changed.
+///
+/// # Safety
+/// `m` and `copy` are initialized maps.
+unsafe fn walk_with_write(
+    input: &mut Input,
+    m: &mut slate_s,
+    copy: &mut slate_s,
+    model: &mut Model,
+    copy_model: &mut Model,
+    next: &mut usize,
+) -> [bool; 2] {
+    let mode = input.byte();
+    let write = input.byte();
+    let ret = [0, 0, 1, -9, 77][input.byte() as usize % 5];
+    let n = model.len() + 1;
+    let at = input.byte() as usize % n;
+    let jump = (mode & 2 != 0).then(|| (input.byte() as usize % n) as u32);
+    let key = Key::decode(input);
+    let bit = 1u8 << (input.byte() % 8);
+    let reserve = input.u32() as u64 % 6000;
+    let delete_if = mode & 1 != 0;
+    let start = model.keys().cloned().collect();
+    let mut w = MapWalk {
+        map: m,
+        copy,
+        model,
+        copy_model,
+        next,
+        delete_if,
+        raw: mode & 8 != 0,
+        at,
+        write,
+        key,
+        bit,
+        coin: (mode & 4 != 0).then_some(1u8 << (mode >> 5)),
+        ret: if delete_if { (ret != 0) as i32 } else { ret },
+        reserve,
+        start,
+        seen: BTreeSet::new(),
+        visits: 0,
+        effect: None,
+        changed: false,
+        copy_changed: false,
+    };
+    let kind = if delete_if {
+        WalkKind::MapDeleteIf
+    } else {
+        WalkKind::MapEach
+    };
+    let walk = Walk {
+        map: Some(map_walk_cb),
+        ..Walk::new(kind, w.map.cast())
+    };
+    // SAFETY: the caller's guarantee; `w` outlives the walk.
+    let walked = unsafe { walk.run((&mut w as *mut MapWalk).cast(), jump) };
+    // Whether the write stops the walk, and with what.
+    let stop = match w.effect {
+        Some(_) if !delete_if && w.ret != 0 => Some(w.ret),
+        Some(Effect::Changed) => Some(INVALID),
+        _ => None,
+    };
+    let desc = format!(
+        "{kind:?} write {} at {at} (effect {:?}, ret {}), jump {jump:?}",
+        write % MAP_WRITES,
+        w.effect,
+        w.ret
+    );
+    match walked {
+        Walked::Returned(rc) => {
+            assert_eq!(rc, stop.unwrap_or(OK), "{desc}: the walk's code");
+            if stop.is_some() {
+                assert_eq!(w.visits, at + 1, "{desc}: visits after a stop");
+            } else {
+                assert_eq!(w.seen, w.start, "{desc}: not every key visited once");
+            }
+        }
+        Walked::Jumped(j) => {
+            assert!(stop.is_none(), "{desc}: the walk went on after a stop");
+            assert_eq!(w.visits, j as usize, "{desc}: visits before the jump");
+        }
+    }
+    // SAFETY: `m` is initialized; no walk runs.
+    if let Err(why) = check(unsafe { &*w.map }) {
+        panic!("{desc}: invariant broken: {why}");
+    }
+    // SAFETY: as above.
+    verify(unsafe { &*w.map }, unsafe { &*w.model });
+    [w.changed, w.copy_changed]
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
     failing::install();
@@ -423,11 +886,26 @@ fuzz_target!(|data: &[u8]| {
         }
         let op = input.byte();
         let before = shape(&m);
-        let failed_before = failing::failures();
+        let mut failed_before = failing::failures();
         // Which maps this step changes in a way that makes cursors stale.
         let mut stale = [false; 2];
         let rc = unsafe {
             match op % 21 {
+                // A walk whose callback writes to the map.
+                _ if op >= WALK_OPS => {
+                    stale = walk_with_write(
+                        &mut input,
+                        &mut m,
+                        &mut copy,
+                        &mut model,
+                        &mut copy_model,
+                        &mut next,
+                    );
+                    // Injected failures that met a write in the walk
+                    // were checked there.
+                    failed_before = failing::failures();
+                    OK
+                }
                 0..=3 => {
                     let k = Key::decode(&mut input);
                     next += 1;
