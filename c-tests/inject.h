@@ -224,19 +224,22 @@ static inline int inject_predicted(int baseline, unsigned index, const unsigned*
 /* The whole injection of such a suite: the baseline (with `*baseline` 1
    while it runs, so the suite records each call's attempts), then one
    failure run for each of its allocations, checked by check_injection.
-   Through a structure's own allocator (`own`) no allocation calls calloc;
-   through the hooks some do (zeroed memory). Returns the baseline's
-   allocation attempts; `t` holds the totals for the suite's own checks. */
+   `zeroed` says whether some allocations ask for zeroed memory (calloc):
+   never through a structure's own allocator, and through the hooks only
+   where the structure needs it. Returns the baseline's allocation
+   attempts; `t` holds the totals for the suite's own checks. */
 static inline unsigned long long inject_recorded(unsigned (*workload)(void* run), void* run,
                                           const injection_s* report, const char* const* op_names,
-                                          int op_count, int own, int* baseline,
+                                          int op_count, int zeroed, int* baseline,
                                           injection_totals_s* t) {
   *baseline = 1;
   unsigned long long total = inject_baseline(workload, run, report);
   *baseline = 0;
   CHECK(total > 20);
-  if (own) CHECK_EQ_U64(hk.callocs, 0);
-  if (!own) CHECK(hk.callocs > 0);
+  if (zeroed)
+    CHECK(hk.callocs > 0);
+  else
+    CHECK_EQ_U64(hk.callocs, 0);
   fprintf(stderr, "   baseline: %llu allocations\n", total);
   inject_each_failure(workload, run, report, op_names, op_count, total * 2 + 100, t);
   check_injection(t);

@@ -505,12 +505,12 @@ void test_callbacks() {
   CHECK_EQ_U64(seen, slate_length(&m));
   CHECK(long_keys > 0);
 
-  /* A merge: the callback writes into another map (allowed), reads its own
-     map (allowed), and a write to its own map is refused. */
+  /* A merge: the callback writes into another map, reads its own map, and
+     sets its own entry to the value it holds (no change: the walk goes on). */
   struct Merge {
     slate_s* self;
     slate_s* target;
-    int bad_sets = 0, own_writes_refused = 0, reads_ok = 0;
+    int bad_sets = 0, own_values_set = 0, reads_ok = 0;
   };
   slate_s target;
   CHECK_EQ_INT(slate(&target), SLATE_OK);
@@ -522,15 +522,37 @@ void test_callbacks() {
                      if (slate_set_bytes(mg->target, key, length, value) != SLATE_OK) mg->bad_sets++;
                      void* v = nullptr;
                      if (slate_get_bytes(mg->self, key, length, &v) == SLATE_OK && v == value) mg->reads_ok++;
-                     if (slate_set_bytes(mg->self, key, length, V(1)) == SLATE_ERROR_INVALID)
-                       mg->own_writes_refused++;
+                     if (slate_set_bytes(mg->self, key, length, value) == SLATE_OK) mg->own_values_set++;
                      return 0;
                    },
                    &merge),
                SLATE_OK);
   CHECK_EQ_INT(merge.bad_sets, 0);
   CHECK_EQ_U64(merge.reads_ok, slate_length(&m));
-  CHECK_EQ_U64(merge.own_writes_refused, slate_length(&m));
+  CHECK_EQ_U64(merge.own_values_set, slate_length(&m));
+  CHECK_EQ_INT(slate_equal(&m, &target), 1);
+
+  /* A new key written to the walked map is carried out, and the walk stops
+     with SLATE_ERROR_INVALID. */
+  struct Writer {
+    slate_s* self;
+    int calls = 0, rc = 1;
+  };
+  Writer writer{&m};
+  CHECK_EQ_INT(slate_each(
+                   &m,
+                   [](const char*, uint32_t, void*, void* data) -> int {
+                     auto* w = static_cast<Writer*>(data);
+                     w->calls++;
+                     w->rc = slate_set(w->self, "written inside its walk", V(9));
+                     return 0;
+                   },
+                   &writer),
+               SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(writer.calls, 1);
+  CHECK_EQ_INT(writer.rc, SLATE_OK);
+  CHECK_EQ_U64(slate_length(&m), slate_length(&target) + 1);
+  CHECK_EQ_INT(slate_delete(&m, "written inside its walk"), SLATE_OK);
   CHECK_EQ_INT(slate_equal(&m, &target), 1);
 
   /* Integer keys reach the callback as their 10-byte encoding. */

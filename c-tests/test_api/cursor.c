@@ -340,25 +340,34 @@ static void test_cursor_rules(void) {
 enum {
   ACT_SET_NEW, ACT_SET_BYTES_NEW, ACT_SET_I64_NEW, ACT_SET_U64_NEW, ACT_DELETE, ACT_DELETE_BYTES,
   ACT_DELETE_I64, ACT_DELETE_U64, ACT_TAKE, ACT_TAKE_U64, ACT_OTHER_CURSOR, ACT_DELETE_IF,
-  ACT_RESERVE, ACT_CLEAR, ACT_COMPACT, ACT_FREE, ACT_SLATE, STALE_ACTS,
+  ACT_RESERVE, ACT_CLEAR, ACT_COMPACT, ACT_FREE, ACT_SLATE, ACT_WRITE_IN_WALK, STALE_ACTS,
   /* changes nothing a cursor sees */
   ACT_REPLACE = STALE_ACTS, ACT_REPLACE_BYTES, ACT_REPLACE_I64, ACT_REPLACE_U64, ACT_DELETE_ABSENT,
   ACT_TAKE_ABSENT, ACT_NULL_KEY, ACT_RESERVE_NOTHING, ACT_RESERVE_FULL, ACT_DELETE_IF_NONE,
   ACT_REFUSED, ACT_READS, ACT_ALL
 };
 
+/* Calls from inside a walk that change nothing: refused (pin_seed and
+ * set_allocator on a map that holds memory), failed, or of an absent key. */
 static int refuse_cb(const char* key, uint32_t length, void* value, void* data) {
   slate_s* m = (slate_s*)data;
   (void)key;
   (void)length;
   (void)value;
-  CHECK_EQ_INT(slate_set(m, "refused", V(1)), SLATE_ERROR_INVALID);
-  CHECK_EQ_INT(slate_delete_u64(m, 3), SLATE_ERROR_INVALID);
-  CHECK_EQ_INT(slate_clear(m), SLATE_ERROR_INVALID);
-  CHECK_EQ_INT(slate_compact(m), SLATE_ERROR_INVALID);
-  CHECK_EQ_INT(slate_reserve(m, 100000), SLATE_ERROR_INVALID);
-  slate_free(m); /* does nothing here */
+  CHECK_EQ_INT(slate_pin_seed(m, 1), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_set_allocator(m, NULL), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_set(m, NULL, V(1)), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(slate_delete(m, "absent"), SLATE_ERROR_NOT_FOUND);
   return 1;
+}
+
+/* A write from inside a walk is carried out (and stops the walk). */
+static int write_in_walk_cb(const char* key, uint32_t length, void* value, void* data) {
+  (void)key;
+  (void)length;
+  (void)value;
+  CHECK_EQ_INT(slate_set((slate_s*)data, "in-walk", V(1)), SLATE_OK);
+  return 0;
 }
 
 static int is_u64_3(const char* key, uint32_t length, void* value, void* data) {
@@ -438,6 +447,10 @@ static void act(slate_s* m, int a, slate_iter_s* other) {
     case ACT_RESERVE_FULL: CHECK_EQ_INT(slate_reserve(m, UINT64_MAX), SLATE_ERROR_FULL); break;
     case ACT_DELETE_IF_NONE: CHECK_EQ_INT(slate_delete_if(m, noop_cb, NULL), SLATE_OK); break;
     case ACT_REFUSED: CHECK_EQ_INT(slate_each(m, refuse_cb, m), 1); break;
+    case ACT_WRITE_IN_WALK:
+      CHECK_EQ_INT(slate_each(m, write_in_walk_cb, m), SLATE_ERROR_INVALID);
+      CHECK_EQ_INT(slate_get(m, "in-walk", NULL), SLATE_OK);
+      break;
     default: {
       slate_s c;
       CHECK_EQ_INT(slate_get_u64(m, 3, NULL), SLATE_OK);
@@ -544,27 +557,41 @@ typedef struct inner_s {
   slate_s* m;
   slate_iter_s* it; /* placed before the walk */
   int calls;
-  int filter;       /* 1: a delete_if predicate that deletes every other entry */
-  int deleted;      /* entries it deleted so far */
+  int filter;        /* 1: a delete_if predicate that deletes every other entry */
+  int cursor_delete; /* 1: each callback deletes its own entry through a cursor of
+                        its own; 2: the second callback deletes the first entry */
+  int deleted;       /* entries deleted so far */
   int bad;
 } inner_s;
 
 static int inner_cb(const char* key, uint32_t length, void* value, void* data) {
   inner_s* s = (inner_s*)data;
   slate_iter_s mine;
-  (void)key;
-  (void)length;
+  const char* k = NULL;
+  uint32_t n = 0;
   (void)value;
   s->calls++;
-  /* slate_iter and slate_iter_next work in the walk, delete is refused */
+  /* a cursor of its own, placed and moved in the walk */
   if (slate_iter(&mine, s->m) != SLATE_OK) s->bad++;
-  if (slate_iter_next(&mine, s->m, NULL, NULL, NULL) != SLATE_OK) s->bad++;
-  if (slate_iter_delete(&mine, s->m) != SLATE_ERROR_INVALID) s->bad++;
-  if (slate_iter_next(&mine, s->m, NULL, NULL, NULL) != SLATE_OK) s->bad++;
-  /* the outer cursor: valid until delete_if's first deletion */
+  if (slate_iter_next(&mine, s->m, &k, &n, NULL) != SLATE_OK) s->bad++;
+  /* the outer cursor: valid until the map changes */
   int rc = slate_iter_next(s->it, s->m, NULL, NULL, NULL);
   if (rc != (s->deleted ? SLATE_ERROR_INVALID : SLATE_OK)) s->bad++;
-  if (slate_iter_delete(s->it, s->m) != SLATE_ERROR_INVALID) s->bad++;
+  if (s->cursor_delete == 1) {
+    /* its own entry, through the cursor: the walk goes on */
+    while (k && !(n == length && memcmp(k, key, n) == 0))
+      if (slate_iter_next(&mine, s->m, &k, &n, NULL) != SLATE_OK) k = NULL;
+    if (!k || slate_iter_delete(&mine, s->m) != SLATE_OK) s->bad++;
+    s->deleted++;
+    return 0;
+  }
+  if (s->cursor_delete == 2 && s->calls == 2) {
+    /* the cursor's first entry is the one the first callback was given: an
+       entry other than the given one, so the walk stops */
+    if (slate_iter_delete(&mine, s->m) != SLATE_OK) s->bad++;
+    s->deleted++;
+    return 0;
+  }
   if (s->filter && s->calls % 2 == 0) {
     s->deleted++;
     return 1;
@@ -601,6 +628,33 @@ static void test_cursor_in_walks(void) {
   CHECK_EQ_INT(s.bad, 0);
   CHECK_EQ_U64(slate_length(&m), 25);
   CHECK_EQ_INT(slate_iter_next(&it, &m, NULL, NULL, NULL), SLATE_ERROR_INVALID);
+  CHECK_MAP_OK(&m);
+
+  /* each callback deletes its own entry through a cursor: every entry is
+     visited once, the map ends empty, the outer cursor is stale */
+  CHECK_EQ_INT(slate_iter(&it, &m), SLATE_OK);
+  memset(&s, 0, sizeof s);
+  s.m = &m;
+  s.it = &it;
+  s.cursor_delete = 1;
+  CHECK_EQ_INT(slate_each(&m, inner_cb, &s), SLATE_OK);
+  CHECK_EQ_INT(s.calls, 25);
+  CHECK_EQ_INT(s.bad, 0);
+  CHECK_EQ_U64(slate_length(&m), 0);
+  CHECK_EQ_INT(slate_iter_next(&it, &m, NULL, NULL, NULL), SLATE_ERROR_INVALID);
+  CHECK_MAP_OK(&m);
+
+  /* a cursor deletes another entry: carried out, and the walk stops */
+  CHECK_EQ_U64(fill_u64(&m, 0, 50), 0);
+  CHECK_EQ_INT(slate_iter(&it, &m), SLATE_OK);
+  memset(&s, 0, sizeof s);
+  s.m = &m;
+  s.it = &it;
+  s.cursor_delete = 2;
+  CHECK_EQ_INT(slate_each(&m, inner_cb, &s), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(s.calls, 2);
+  CHECK_EQ_INT(s.bad, 0);
+  CHECK_EQ_U64(slate_length(&m), 49);
   CHECK_MAP_OK(&m);
   slate_free(&m);
 }

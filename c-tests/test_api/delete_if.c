@@ -1,5 +1,5 @@
-/* test_api: slate_delete_if, and a predicate that tries to write into the
- * map being filtered. */
+/* test_api: slate_delete_if, and a predicate that writes into the map
+ * being filtered. */
 #include "api.h"
 
 /* ------------------------------------------------------------------------ */
@@ -22,24 +22,34 @@ static int pred_cb(const char* key, uint32_t length, void* value, void* data) {
   return (k % p->modulus == 0) ? p->return_value : 0;
 }
 
-/* a predicate that tries to write into the map being filtered */
+/* A predicate that writes into the map being filtered (SPEC 3c): on every
+ * u64 key it replaces the value with itself (no change); on multiples of 5
+ * it deletes its own key and answers 1 (the entry is deleted once, the
+ * walk goes on); from call `insert_at` on, once, it inserts a new key and
+ * answers 1: the walk stops with INVALID, and that answer is not applied. */
 typedef struct pred_writer_s {
   slate_s* self;
-  int calls;
+  int calls, insert_at, insert_call;
+  uint64_t deleted;
+  uint64_t insert_key; /* the key given with the insert */
 } pred_writer_s;
 
 static int pred_writer_cb(const char* key, uint32_t length, void* value, void* data) {
   pred_writer_s* w = (pred_writer_s*)data;
-  (void)value;
+  uint64_t k;
   w->calls++;
-  if (w->calls == 1) {
-    CHECK_EQ_INT(slate_set(w->self, "from-predicate", V(1)), SLATE_ERROR_INVALID);
-    CHECK_EQ_INT(slate_set_bytes(w->self, key, length, V(0xBAD)), SLATE_ERROR_INVALID);
-    CHECK_EQ_INT(slate_delete_bytes(w->self, key, length), SLATE_ERROR_INVALID);
-    CHECK_EQ_INT(slate_clear(w->self), SLATE_ERROR_INVALID);
-    CHECK_EQ_INT(slate_compact(w->self), SLATE_ERROR_INVALID);
-    CHECK_EQ_INT(slate_reserve(w->self, 100000), SLATE_ERROR_INVALID);
-    CHECK_EQ_INT(slate_delete_if(w->self, always_cb, NULL), SLATE_ERROR_INVALID);
+  if (!decode_int(key, length, 0x02, &k)) return 0; /* keep non-u64 keys */
+  CHECK_EQ_INT(slate_set_bytes(w->self, key, length, value), SLATE_OK);
+  if (w->insert_at && w->calls >= w->insert_at && !w->insert_call) {
+    w->insert_call = w->calls;
+    w->insert_key = k;
+    CHECK_EQ_INT(slate_set(w->self, "from-predicate", V(1)), SLATE_OK);
+    return 1;
+  }
+  if (k % 5 == 0) {
+    CHECK_EQ_INT(slate_delete_bytes(w->self, key, length), SLATE_OK);
+    w->deleted++;
+    return 1;
   }
   return 0;
 }
@@ -80,19 +90,41 @@ void test_delete_if(void) {
   }
   CHECK_EQ_U64(bad, 0);
 
-  /* writes from inside the predicate are refused */
+  /* writes from inside the predicate are carried out */
   {
     pred_writer_s w;
+    memset(&w, 0, sizeof w);
     w.self = &m;
-    w.calls = 0;
-    uint64_t length = slate_length(&m);
+    uint64_t length = slate_length(&m), fives = 0;
+    for (uint64_t k = 0; k < 10000; k++)
+      if (k % 2 == 1 && k % 3 != 0 && k % 5 == 0) fives++;
     CHECK_EQ_INT(slate_delete_if(&m, pred_writer_cb, &w), SLATE_OK);
     CHECK_EQ_U64(w.calls, length);
-    CHECK_EQ_U64(slate_length(&m), length);
-    CHECK_EQ_INT(slate_get(&m, "from-predicate", NULL), SLATE_ERROR_NOT_FOUND);
+    CHECK_EQ_U64(w.deleted, fives);
+    expect -= fives;
+    CHECK_EQ_U64(slate_length(&m), expect);
+    bad = 0;
+    for (uint64_t k = 0; k < 10000; k++) {
+      void* v = NULL;
+      int want = (k % 2 == 1 && k % 3 != 0 && k % 5 != 0) ? SLATE_OK : SLATE_ERROR_NOT_FOUND;
+      if (slate_get_u64(&m, k, &v) != want || (want == SLATE_OK && v != V(u64_value(k)))) bad++;
+    }
+    CHECK_EQ_U64(bad, 0);
+    verify_structure(&m, 1);
+    /* a new key stops the walk at once; the answer that came with it is
+       not applied */
+    memset(&w, 0, sizeof w);
+    w.self = &m;
+    w.insert_at = 20;
+    CHECK_EQ_INT(slate_delete_if(&m, pred_writer_cb, &w), SLATE_ERROR_INVALID);
+    CHECK(w.insert_call >= 20);
+    CHECK_EQ_INT(w.calls, w.insert_call);
+    CHECK_EQ_INT(slate_get(&m, "from-predicate", NULL), SLATE_OK);
+    CHECK_EQ_INT(slate_get_u64(&m, w.insert_key, NULL), SLATE_OK);
+    CHECK_EQ_U64(slate_length(&m), expect + 1);
     CHECK_EQ_INT(slate_get(&m, "keep-me", NULL), SLATE_OK);
-    CHECK_EQ_INT(slate_set(&m, "after-predicate", V(1)), SLATE_OK); /* unlocked again */
-    CHECK_EQ_INT(slate_delete(&m, "after-predicate"), SLATE_OK);
+    CHECK_EQ_INT(slate_delete(&m, "from-predicate"), SLATE_OK);
+    verify_structure(&m, 1);
   }
 
   /* deleting nothing */

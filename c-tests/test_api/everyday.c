@@ -158,25 +158,33 @@ static void entry_all(unsigned n, unsigned kinds) {
   free(keys);
 }
 
+/* Inside the map's own walk (SPEC 3c): an entry of the given key, and a
+ * value written through it, leave the walk going; an entry of a new key
+ * inserts it and stops the walk with INVALID. */
 typedef struct entry_walk_s {
   slate_s* self;
   slate_s* other;
-  int refused, entered_other;
+  int calls, last, present_ok, inserted_new, entered_other;
 } entry_walk_s;
 
 static int entry_inside_cb(const char* key, uint32_t length, void* value, void* data) {
   entry_walk_s* w = (entry_walk_s*)data;
   void** v = (void**)SENTINEL;
   int inserted = 7;
-  (void)value;
-  w->refused += slate_entry_bytes(w->self, key, length, &v, &inserted) == SLATE_ERROR_INVALID;
-  w->refused += slate_entry(w->self, "brand new", &v, &inserted) == SLATE_ERROR_INVALID;
-  w->refused += slate_entry_u64(w->self, 12345, &v, &inserted) == SLATE_ERROR_INVALID;
-  w->refused += slate_entry_i64(w->self, -12345, &v, &inserted) == SLATE_ERROR_INVALID;
-  w->refused += v == (void**)SENTINEL && inserted == 7;
+  w->calls++;
+  if (slate_entry_bytes(w->self, key, length, &v, &inserted) == SLATE_OK && inserted == 0 &&
+      *v == value) {
+    *v = V((uintptr_t)value + 100);
+    w->present_ok++;
+  }
   if (slate_entry_bytes(w->other, key, length, &v, &inserted) == SLATE_OK && inserted == 1) {
     *v = V(3);
     w->entered_other++;
+  }
+  if (w->calls == w->last && slate_entry(w->self, "brand new", &v, &inserted) == SLATE_OK &&
+      inserted == 1 && *v == NULL) {
+    *v = V(99);
+    w->inserted_new++;
   }
   return 0;
 }
@@ -242,15 +250,32 @@ void test_entry(void) {
   CHECK_EQ_PTR(*v, NULL);
   CHECK_EQ_U64(slate_length(&m), 4);
 
-  TEST_SECTION("slate_entry: refused inside the map's own walk");
+  TEST_SECTION("slate_entry inside the map's own walk");
   slate_s other;
   CHECK_EQ_INT(slate(&other), SLATE_OK);
-  entry_walk_s w = {&m, &other, 0, 0};
-  CHECK_EQ_INT(slate_each(&m, entry_inside_cb, &w), SLATE_OK);
-  CHECK_EQ_INT(w.refused, 5 * 4);
+  entry_walk_s w;
+  memset(&w, 0, sizeof w);
+  w.self = &m;
+  w.other = &other;
+  w.last = 4;
+  CHECK_EQ_INT(slate_each(&m, entry_inside_cb, &w), SLATE_ERROR_INVALID);
+  CHECK_EQ_INT(w.calls, 4);
+  CHECK_EQ_INT(w.present_ok, 4);
+  CHECK_EQ_INT(w.inserted_new, 1);
   CHECK_EQ_INT(w.entered_other, 4);
-  CHECK_EQ_U64(slate_length(&m), 4);
+  CHECK_EQ_U64(slate_length(&m), 5);
   CHECK_EQ_U64(slate_length(&other), 4);
+  static const char* const names[] = {"the", "cat", "hat"};
+  static const uintptr_t values[] = {3 + 100, 20 + 100, 10 + 100};
+  for (size_t i = 0; i < 3; i++) {
+    got = NULL;
+    CHECK_EQ_INT(slate_get(&m, names[i], &got), SLATE_OK);
+    CHECK_EQ_PTR(got, V(values[i]));
+  }
+  CHECK_EQ_INT(slate_get_bytes(&m, NULL, 0, &got), SLATE_OK);
+  CHECK_EQ_PTR(got, V(100));
+  CHECK_EQ_INT(slate_get(&m, "brand new", &got), SLATE_OK);
+  CHECK_EQ_PTR(got, V(99));
   CHECK_MAP_OK(&m);
   slate_free(&m);
   slate_free(&other);
@@ -323,21 +348,34 @@ static void take_all(unsigned n, unsigned kinds) {
   free(order);
 }
 
+/* Inside the map's own walk (SPEC 3c): a take of the given key removes it
+ * and hands its value back, and the walk goes on; a take of an absent key
+ * changes nothing; with `other_key`, the first callback takes another key
+ * instead, which stops the walk with INVALID. */
 typedef struct take_walk_s {
   slate_s* self;
   slate_s* other;
-  int refused, taken_other;
+  int other_key;
+  int calls, taken_given, absent_ok, taken_other_key, taken_other_map;
 } take_walk_s;
 
 static int take_inside_cb(const char* key, uint32_t length, void* value, void* data) {
   take_walk_s* w = (take_walk_s*)data;
   void* v = SENTINEL;
-  (void)value;
-  w->refused += slate_take_bytes(w->self, key, length, &v) == SLATE_ERROR_INVALID && v == SENTINEL;
-  w->refused += slate_take_u64(w->self, 1, &v) == SLATE_ERROR_INVALID && v == SENTINEL;
-  w->refused += slate_take_i64(w->self, -1, &v) == SLATE_ERROR_INVALID && v == SENTINEL;
-  w->refused += slate_take(w->self, "s0", &v) == SLATE_ERROR_INVALID && v == SENTINEL;
-  w->taken_other += slate_take_bytes(w->other, key, length, &v) == SLATE_OK && v == V(9);
+  w->calls++;
+  if (w->other_key) {
+    /* u64 key 1, or i64 key -1 when 1 is the given one */
+    unsigned char one[10];
+    encode_u64(one, 1);
+    int given_is_one = length == 10 && memcmp(key, one, 10) == 0;
+    int rc = given_is_one ? slate_take_i64(w->self, -1, &v) : slate_take_u64(w->self, 1, &v);
+    w->taken_other_key += rc == SLATE_OK && v == V(1);
+    return 0;
+  }
+  w->absent_ok += slate_take(w->self, "absent", &v) == SLATE_ERROR_NOT_FOUND && v == SENTINEL;
+  w->taken_given += slate_take_bytes(w->self, key, length, &v) == SLATE_OK && v == value;
+  v = SENTINEL;
+  w->taken_other_map += slate_take_bytes(w->other, key, length, &v) == SLATE_OK && v == V(9);
   return 0;
 }
 
@@ -377,23 +415,42 @@ void test_take(void) {
   CHECK_EQ_INT(slate_take_u64(&m, 1, &v), SLATE_OK);
   CHECK_NE_U64(info_of(&m).seed, seed);
 
-  TEST_SECTION("slate_take: refused inside the map's own walk");
+  TEST_SECTION("slate_take inside the map's own walk");
   slate_s other;
   CHECK_EQ_INT(slate(&other), SLATE_OK);
-  for (unsigned i = 0; i < 40; i++) {
-    ekey_s k = ekey(KIND_STRING, i);
-    CHECK_EQ_INT(set_k(&m, &k, V(9)), SLATE_OK);
-    CHECK_EQ_INT(set_k(&other, &k, V(9)), SLATE_OK);
+  for (int pass = 0; pass < 2; pass++) {
+    for (unsigned i = 0; i < 40; i++) {
+      ekey_s k = ekey(KIND_STRING, i);
+      CHECK_EQ_INT(set_k(&m, &k, V(9)), SLATE_OK);
+      CHECK_EQ_INT(set_k(&other, &k, V(9)), SLATE_OK);
+    }
+    CHECK_EQ_INT(slate_set_u64(&m, 1, V(1)), SLATE_OK);
+    CHECK_EQ_INT(slate_set_i64(&m, -1, V(1)), SLATE_OK);
+    take_walk_s w;
+    memset(&w, 0, sizeof w);
+    w.self = &m;
+    w.other = &other;
+    w.other_key = pass;
+    if (pass == 0) {
+      /* every callback takes the key it was given: each entry once, and
+         the map ends empty */
+      CHECK_EQ_INT(slate_each(&m, take_inside_cb, &w), SLATE_OK);
+      CHECK_EQ_INT(w.calls, 42);
+      CHECK_EQ_INT(w.taken_given, 42);
+      CHECK_EQ_INT(w.absent_ok, 42);
+      CHECK_EQ_INT(w.taken_other_map, 40); /* another map: taken */
+      CHECK_EQ_U64(slate_length(&m), 0);
+      CHECK_EQ_U64(slate_length(&other), 0);
+    } else {
+      CHECK_EQ_INT(slate_each(&m, take_inside_cb, &w), SLATE_ERROR_INVALID);
+      CHECK_EQ_INT(w.calls, 1);
+      CHECK_EQ_INT(w.taken_other_key, 1);
+      CHECK_EQ_U64(slate_length(&m), 41);
+    }
+    CHECK_MAP_OK(&m);
+    CHECK_EQ_INT(slate_clear(&m), SLATE_OK);
+    CHECK_EQ_INT(slate_clear(&other), SLATE_OK);
   }
-  CHECK_EQ_INT(slate_set_u64(&m, 1, V(1)), SLATE_OK);
-  CHECK_EQ_INT(slate_set_i64(&m, -1, V(1)), SLATE_OK);
-  take_walk_s w = {&m, &other, 0, 0};
-  CHECK_EQ_INT(slate_each(&m, take_inside_cb, &w), SLATE_OK);
-  CHECK_EQ_INT(w.refused, 4 * 42);
-  CHECK_EQ_INT(w.taken_other, 40); /* another map: taken */
-  CHECK_EQ_U64(slate_length(&m), 42);
-  CHECK_EQ_U64(slate_length(&other), 0);
-  CHECK_MAP_OK(&m);
   slate_free(&m);
   slate_free(&other);
 }

@@ -85,8 +85,8 @@ void test_limit(void) {
   }
   CHECK_EQ_U64(slotmap_length(&sm), 0);
   /* The largest limit: include/slate.h lists INVALID only for a NULL
-     slotmap, a limit below the length, or a call from inside a walk, so
-     UINT32_MAX ("no limit", the natural C spelling) must be accepted. */
+     slotmap or a limit below the length, so UINT32_MAX ("no limit", the
+     natural C spelling) must be accepted. */
   CHECK_EQ_INT(slotmap_limit(&sm, UINT32_MAX - 1), SLATE_OK);
   CHECK_EQ_INT(slotmap_limit(&sm, UINT32_MAX), SLATE_OK);
   keys[0] = put3(&sm, 0, &bad);

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   test_churn_invariant();
   test_columns();
   test_each();
-  test_callbacks_cannot_modify();
+  test_calls_inside_walks();
   test_reinit_inside_walk();
   test_erase_if();
   test_sort();

@@ -279,10 +279,20 @@ static void r_erase_if(void) {
   }
   if (!CHECK_EQ_INT(slotmap_erase_if(&rsm_, r_filter_cb, &f), SLATE_OK)) return;
   CHECK_EQ_U64(f.calls, rn_);
-  /* [D-order] survivors in their old relative order */
-  uint32_t w = 0, bad = 0;
-  for (uint32_t r = 0; r < rn_; r++)
-    if (rvalues_[r] % f.modulus != f.remainder && slotmap_key_at(&rsm_, w++) != rorder_[r]) bad++;
+  /* [D-order] the walk's swap-and-pop: an erased row is refilled by the
+     last, which is asked next */
+  uint32_t w = rn_, bad = 0;
+  for (uint32_t r = 0; r < w;) {
+    if (rvalues_[r] % f.modulus == f.remainder) {
+      w--;
+      rorder_[r] = rorder_[w];
+      rvalues_[r] = rvalues_[w];
+    } else {
+      r++;
+    }
+  }
+  for (uint32_t r = 0; r < w; r++)
+    if (slotmap_key_at(&rsm_, r) != rorder_[r]) bad++;
   CHECK_EQ_INT(bad, 0);
   for (uint32_t i = 0; i < rn_;) {
     if (rlive_[i].value % f.modulus == f.remainder) {

@@ -21,11 +21,14 @@
  *               up to n rows then reallocate nothing; beyond the limit FULL.
  *   [D-limit]   a limit below the length is SLATE_ERROR_INVALID (SPEC).
  *   [D-clone]   slotmap_clone keeps the row order (and the limit).
- *   [D-walk]    a modifying call from inside the slotmap's own slotmap_each /
- *               slotmap_erase_if / slotmap_sort callback returns
- *               SLATE_ERROR_INVALID and changes nothing (slotmap_free does
- *               nothing); reads are allowed.
- *   [D-order]   slotmap_erase_if keeps the survivors' relative order.
+ *   [D-walk]    a call from inside the slotmap's own slotmap_each /
+ *               slotmap_erase_if / slotmap_sort callback does what it does
+ *               outside a walk (SPEC 3c); after a change other than the
+ *               erase of the given key, the walk stops with
+ *               SLATE_ERROR_INVALID (a sort applies no order).
+ *   [D-order]   slotmap_erase_if erases as it walks the rows in dense order,
+ *               by swap-and-pop: an erased row is refilled by the last row,
+ *               which is asked next (include/slate.h).
  *   [D-random]  each slotmap starts its versions at a random odd number, so
  *               a key of another slotmap is NOT_FOUND except with negligible
  *               probability (about 2^-29 per key).
@@ -101,7 +104,7 @@ void test_slot_reuse_100k(void);          /* keys.c */
 void test_churn_invariant(void);          /* keys.c */
 void test_columns(void);                  /* columns.c */
 void test_each(void);                     /* walks.c */
-void test_callbacks_cannot_modify(void);  /* walks.c */
+void test_calls_inside_walks(void);       /* walks.c */
 void test_reinit_inside_walk(void);       /* walks.c */
 void test_erase_if(void);                 /* bulk.c */
 void test_sort(void);                     /* bulk.c */

@@ -143,7 +143,8 @@ void test_join_basics(void) {
     slotmap_sparse_free(&x);
     slotmap_sparse_free(&y);
   }
-  /* as many sets as walks may nest (32): fine; one more is FULL */
+  /* a join takes up to 32 sets (a set may appear more than once); one more
+     is FULL */
   {
     slotmap_sparse_s* many[33];
     for (int i = 0; i < 33; i++) many[i] = &s[i % 3];

@@ -3,8 +3,8 @@
  * slotmap_sparse_* call and slotmap_join against a model (a map from key
  * to row bytes per set), with keys from a real owner slotmap under churn,
  * stale and forged keys, key 0, membership and multi-column sets, walks
- * that erase, refused modifications, clone/free/memcpy moves, the memory
- * of high slot indices, and a seeded randomized test.
+ * that erase, changes from callbacks, clone/free/memcpy moves, the memory of
+ * high slot indices, and a seeded randomized test.
  *
  *   test_sparse [seed [steps]]     (the randomized part: 200,000 steps)
  *
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   test_memcpy_move();
   test_high_slots_memory();
   test_each_erasing();
-  test_refused_in_walks();
+  test_changes_in_walks();
   test_others_modifiable();
   test_join_basics();
   test_join_erasing();

@@ -117,7 +117,7 @@ void test_clear_clone_free(void);      /* bulk.c */
 void test_memcpy_move(void);           /* bulk.c */
 void test_high_slots_memory(void);     /* bulk.c */
 void test_each_erasing(void);          /* walks.c */
-void test_refused_in_walks(void);      /* walks.c */
+void test_changes_in_walks(void);      /* walks.c */
 void test_others_modifiable(void);     /* walks.c */
 void test_join_basics(void);           /* joins.c */
 void test_join_erasing(void);          /* joins.c */
