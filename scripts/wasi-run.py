@@ -21,6 +21,10 @@ def main() -> int:
         return 2
     path = sys.argv[1]
     config = wasmtime.Config()
+    # Native code's stack for the program: 2 MiB, not wasmtime's default
+    # 512 KiB, which is less than test_walks needs to nest walks 1,000
+    # deep (more than a few MiB does not fit this process's own stack).
+    config.max_wasm_stack = 2 << 20
     try:
         config.cache = True
     except Exception:  # a wasmtime without a cache: compile every time

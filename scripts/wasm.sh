@@ -25,8 +25,11 @@ case "$which" in
     # clock() (the random suites time themselves) needs wasi-libc's
     # emulation: WASI has no process clock.
     clock=(-D_WASI_EMULATED_PROCESS_CLOCKS -lwasi-emulated-process-clocks)
-    cc=(clang-14 --target=wasm32-wasi -O1 "${clock[@]}")
-    cxx=(clang++-14 --target=wasm32-wasi -O1 -fno-exceptions "${clock[@]}")
+    # The stack of a native thread (8 MiB), not wasm-ld's 64 KiB:
+    # test_walks nests walks 1,000 deep.
+    stack=(-Wl,-z,stack-size=8388608)
+    cc=(clang-14 --target=wasm32-wasi -O1 "${clock[@]}" "${stack[@]}")
+    cxx=(clang++-14 --target=wasm32-wasi -O1 -fno-exceptions "${clock[@]}" "${stack[@]}")
     run=(python3 "$root/scripts/wasi-run.py")
     export CARGO_TARGET_WASM32_WASIP1_RUNNER="python3 $root/scripts/wasi-run.py"
     ;;
@@ -34,7 +37,9 @@ case "$which" in
     target=wasm32-unknown-emscripten ext=js
     # emcc finds its JavaScript dependencies in Debian's node modules.
     export NODE_PATH=/usr/share/nodejs
-    flags=(-O1 -fwasm-exceptions -sWASM_BIGINT -sALLOW_MEMORY_GROWTH -sEXIT_RUNTIME)
+    # The stack of a native thread (8 MiB), not Emscripten's 64 KiB:
+    # test_walks nests walks 1,000 deep.
+    flags=(-O1 -fwasm-exceptions -sWASM_BIGINT -sALLOW_MEMORY_GROWTH -sEXIT_RUNTIME -sTOTAL_STACK=8388608)
     cc=(emcc "${flags[@]}")
     cxx=(em++ "${flags[@]}")
     run=(node --no-experimental-fetch)

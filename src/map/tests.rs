@@ -422,7 +422,7 @@ fn cursors() {
 /// deletes another stops the walk with `Invalid`, its write carried out.
 #[test]
 fn walks_follow_their_callbacks_writes() {
-    for n in [5u64, 2_000] {
+    for n in [5u64, if cfg!(miri) { 100 } else { 2_000 }] {
         for bytes in [false, true] {
             let key = |i: u64| -> Vec<u8> {
                 if bytes {

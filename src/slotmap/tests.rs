@@ -407,10 +407,12 @@ fn a_sort_stops_when_its_comparator_writes() {
     let r = unsafe {
         SlotMap::sort::<Bare>(this, |a, b| {
             calls += 1;
+            // Read first: the insert below may move the rows.
+            let less = a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned();
             if calls == 5 {
                 put(&mut *this, 1000);
             }
-            a.cast::<u32>().read_unaligned() < b.cast::<u32>().read_unaligned()
+            less
         })
     };
     assert_eq!((r, calls), (Err(Error::Invalid), 5));
