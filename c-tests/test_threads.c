@@ -197,8 +197,38 @@ static void* writer(void* arg) {
   return NULL;
 }
 
+/* slate_strerror's sentences for -6 .. 1, as the main thread saw them. */
+static const char* sentences_[8];
+
+/* slate_strerror on many threads at once: the same static sentences. */
+static void* strerror_worker(void* arg) {
+  worker_s* w = (worker_s*)arg;
+  for (int r = 0; r < 20000; r++) {
+    for (int c = -6; c <= 1; c++) {
+      const char* s = slate_strerror(c);
+      if (s != sentences_[c + 6] || strcmp(s, sentences_[c + 6]) != 0) w->bad++;
+    }
+  }
+  return NULL;
+}
+
+static void test_strerror_threads(void) {
+  for (int c = -6; c <= 1; c++) sentences_[c + 6] = slate_strerror(c);
+  pthread_t threads[THREADS];
+  worker_s workers[THREADS];
+  memset(workers, 0, sizeof workers);
+  for (int i = 0; i < THREADS; i++) CHECK_EQ_INT(pthread_create(&threads[i], NULL, strerror_worker, &workers[i]), 0);
+  unsigned long bad = 0;
+  for (int i = 0; i < THREADS; i++) {
+    CHECK_EQ_INT(pthread_join(threads[i], NULL), 0);
+    bad += workers[i].bad;
+  }
+  CHECK_EQ_U64(bad, 0);
+}
+
 int main(void) {
   char key[32];
+  test_strerror_threads();
   CHECK_EQ_INT(slate(&shared_), SLATE_OK);
   CHECK_EQ_INT(slotmap(&rows_, sizeof(uint32_t)), SLATE_OK);
   for (uint64_t k = 0; k < KEYS; k++) {

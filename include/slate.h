@@ -87,6 +87,15 @@ typedef enum slate_error_e {
    * A size limit would be passed.
    */
   SLATE_ERROR_FULL = -3,
+  /**
+   * Snapshot calls only: the bytes are not a valid snapshot.
+   */
+  SLATE_ERROR_CORRUPT = -4,
+  /**
+   * Snapshot calls only: a valid snapshot that this build, platform or
+   * destination cannot take.
+   */
+  SLATE_ERROR_UNSUPPORTED = -5,
 } slate_error_e;
 
 /**
@@ -319,6 +328,16 @@ typedef int (*slotmap_join_f)(slotmap_key key, const uint32_t *rows, void *const
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * A static, NUL-terminated English sentence that names `code` and says
+ * what it means, for example `"SLATE_ERROR_NOT_FOUND: the key is not
+ * there"`; `"unknown slate error code"` for any value that is not a
+ * `slate_error_e`. Never NULL, never to be freed; allocates nothing and
+ * may be called from any thread at any time, as `strerror` without its
+ * buffer.
+ */
+const char *slate_strerror(int code);
 
 /**
  * The library's version: `"MAJOR.MINOR.PATCH"`, the crate version it was

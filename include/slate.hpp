@@ -133,6 +133,10 @@
 #ifndef SLATE_HPP
 #define SLATE_HPP
 
+#if __cplusplus < 201703L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
+#error "slate.hpp needs C++17 or later (std::optional, std::string_view, if constexpr); compile with -std=c++17 or newer, or use slate.h"
+#else
+
 #include "slate.h"
 
 #include <cstddef>
@@ -200,23 +204,9 @@ struct slate {
     int code_ = SLATE_OK;
   };
 
-  /** A static English description of a slate_error_e code (never NULL). */
-  static const char* describe(int code) noexcept {
-    switch (code) {
-      case SLATE_OK:
-        return "slate: ok";
-      case SLATE_ERROR_NOT_FOUND:
-        return "slate: key not found";
-      case SLATE_ERROR_INVALID:
-        return "slate: invalid argument, or a walk stopped by a change to what it walks";
-      case SLATE_ERROR_ALLOC:
-        return "slate: out of memory";
-      case SLATE_ERROR_FULL:
-        return "slate: size limit reached";
-      default:
-        return "slate: unknown error code";
-    }
-  }
+  /** A static English description of a slate_error_e code (never NULL):
+   * slate_strerror(code). */
+  static const char* describe(int code) noexcept { return slate_strerror(code); }
 
   /**
    * Thrown for SLATE_ERROR_FULL and SLATE_ERROR_INVALID (SLATE_ERROR_ALLOC
@@ -2439,4 +2429,5 @@ struct hash<slate::key> {
 };
 }  // namespace std
 
+#endif  // C++17
 #endif /* SLATE_HPP */

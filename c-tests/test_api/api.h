@@ -87,6 +87,7 @@ void test_version(void);            /* basics.c */
 void test_sizes_and_limits(void);   /* basics.c */
 void test_init_and_empty(void);     /* basics.c */
 void test_invalid_arguments(void);  /* errors.c */
+void test_strerror(void);           /* errors.c */
 void test_string_keys(void);        /* keys.c */
 void test_byte_keys(void);          /* keys.c */
 void test_keyspaces(void);          /* integer_keys.c */

@@ -93,3 +93,40 @@ void test_invalid_arguments(void) {
   CHECK_MAP_OK(&m);
   slate_free(&m);
 }
+
+/* ------------------------------------------------------------------------ */
+/* slate_strerror                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Every code names itself, and the same static sentence comes back each
+   time; anything else is the one unknown-code sentence. */
+void test_strerror(void) {
+  TEST_SECTION("slate_strerror");
+  static const struct {
+    int code;
+    const char* name;
+  } codes[] = {
+      {SLATE_OK, "SLATE_OK: "},
+      {SLATE_ERROR_NOT_FOUND, "SLATE_ERROR_NOT_FOUND: "},
+      {SLATE_ERROR_INVALID, "SLATE_ERROR_INVALID: "},
+      {SLATE_ERROR_ALLOC, "SLATE_ERROR_ALLOC: "},
+      {SLATE_ERROR_FULL, "SLATE_ERROR_FULL: "},
+      {SLATE_ERROR_CORRUPT, "SLATE_ERROR_CORRUPT: "},
+      {SLATE_ERROR_UNSUPPORTED, "SLATE_ERROR_UNSUPPORTED: "},
+  };
+  const size_t n = sizeof codes / sizeof codes[0];
+  for (size_t i = 0; i < n; i++) {
+    const char* s = slate_strerror(codes[i].code);
+    if (!CHECK(s != NULL)) continue;
+    CHECK_MSG(strncmp(s, codes[i].name, strlen(codes[i].name)) == 0, codes[i].name);
+    CHECK(strlen(s) > strlen(codes[i].name) + 5); /* a sentence follows the name */
+    CHECK_EQ_PTR(slate_strerror(codes[i].code), s);
+    for (size_t j = 0; j < i; j++) CHECK(strcmp(slate_strerror(codes[j].code), s) != 0);
+  }
+  CHECK_EQ_INT(strcmp(slate_strerror(SLATE_ERROR_NOT_FOUND), "SLATE_ERROR_NOT_FOUND: the key is not there"), 0);
+  static const int unknown[] = {2, 3, -6, 100, -100, INT_MAX, INT_MIN};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+    const char* s = slate_strerror(unknown[i]);
+    if (CHECK(s != NULL)) CHECK_EQ_INT(strcmp(s, "unknown slate error code"), 0);
+  }
+}

@@ -23,6 +23,7 @@ int main(void) {
   test_sizes_and_limits();
   test_init_and_empty();
   test_invalid_arguments();
+  test_strerror();
   test_string_keys();
   test_byte_keys();
   test_keyspaces();

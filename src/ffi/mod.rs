@@ -53,6 +53,39 @@ pub enum slate_error_e {
     SLATE_ERROR_ALLOC = -2,
     /// A size limit would be passed.
     SLATE_ERROR_FULL = -3,
+    /// Snapshot calls only: the bytes are not a valid snapshot.
+    SLATE_ERROR_CORRUPT = -4,
+    /// Snapshot calls only: a valid snapshot that this build, platform or
+    /// destination cannot take.
+    SLATE_ERROR_UNSUPPORTED = -5,
+}
+
+/// A static, NUL-terminated English sentence that names `code` and says
+/// what it means, for example `"SLATE_ERROR_NOT_FOUND: the key is not
+/// there"`; `"unknown slate error code"` for any value that is not a
+/// `slate_error_e`. Never NULL, never to be freed; allocates nothing and
+/// may be called from any thread at any time, as `strerror` without its
+/// buffer.
+#[no_mangle]
+pub extern "C" fn slate_strerror(code: c_int) -> *const c_char {
+    const OK: c_int = slate_error_e::SLATE_OK as c_int;
+    const NOT_FOUND: c_int = slate_error_e::SLATE_ERROR_NOT_FOUND as c_int;
+    const INVALID: c_int = slate_error_e::SLATE_ERROR_INVALID as c_int;
+    const ALLOC: c_int = slate_error_e::SLATE_ERROR_ALLOC as c_int;
+    const FULL: c_int = slate_error_e::SLATE_ERROR_FULL as c_int;
+    const CORRUPT: c_int = slate_error_e::SLATE_ERROR_CORRUPT as c_int;
+    const UNSUPPORTED: c_int = slate_error_e::SLATE_ERROR_UNSUPPORTED as c_int;
+    let sentence = match code {
+        OK => "SLATE_OK: success\0",
+        NOT_FOUND => "SLATE_ERROR_NOT_FOUND: the key is not there\0",
+        INVALID => "SLATE_ERROR_INVALID: a NULL or bad argument, or a walk stopped by its callback's change to the walked structure\0",
+        ALLOC => "SLATE_ERROR_ALLOC: the allocator returned NULL; nothing changed\0",
+        FULL => "SLATE_ERROR_FULL: a size limit would be passed; nothing changed\0",
+        CORRUPT => "SLATE_ERROR_CORRUPT: the bytes are not a valid snapshot\0",
+        UNSUPPORTED => "SLATE_ERROR_UNSUPPORTED: a valid snapshot that this build, platform or destination cannot take\0",
+        _ => "unknown slate error code\0",
+    };
+    sentence.as_ptr().cast()
 }
 
 /// A structure's own allocator: `slate_set_allocator`,
