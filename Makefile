@@ -54,7 +54,7 @@ VERSION_PATCH := $(word 3,$(VERSION_PARTS))
 SONAME        := libslate.so.$(if $(filter 0,$(VERSION_MAJOR)),0.$(VERSION_MINOR),$(VERSION_MAJOR))
 TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h c-tests/quiet.h cpp-tests/platform.h include/slate-generic.h
 
-.PHONY: setup all lib demo doc test header check-header rust-test rust-lint miri c-test \
+.PHONY: setup all lib demo doc test check check-suites header check-header rust-test rust-lint miri c-test \
         clang-test lto-test header-strict valgrind install-test examples test-cross test-wasm panic-abort-test sanitize compile-fail symbols probe-fence cli cli-test \
         soak fuzz fuzz-smoke tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-growth clean
 
@@ -86,7 +86,7 @@ CBINDGEN := cbindgen --config cbindgen.toml --crate slate -q | sed \
   -e 's/@SLATE_VERSION_PATCH@/$(VERSION_PATCH)/' -e 's/@SLATE_VERSION_STRING@/$(VERSION)/'
 
 header:
-	$(CBINDGEN) > include/slate.h
+	$(CBINDGEN) > include/slate.h.new && mv include/slate.h.new include/slate.h
 
 check-header:
 	@mkdir -p $(B)
@@ -161,6 +161,18 @@ test: setup
 	@rm -f $(B)/results.txt
 	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples valgrind sanitize tsan-test escape-test panic-abort-test probe-fence fuzz-smoke test-wasm install-test test-cross
 	@scripts/summary.sh
+
+# The edit-compile-test loop (a few minutes from a warm build): formatting,
+# lints, the Rust tests, and every C suite against the static library,
+# plain and under AddressSanitizer and UBSan. `make test` is the full run.
+check: lib
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+	$(CARGO) test --release --quiet
+	@$(MAKE) --no-print-directory check-suites
+
+check-suites: $(call suite_bins,c-static asan)
+	@export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1; $(call run_suites,$^)
 
 rust-lint:
 	$(CARGO) fmt --check
