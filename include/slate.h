@@ -1077,8 +1077,25 @@ int slotmap_set_allocator(struct slotmap_s *sm, const struct slate_allocator_s *
 int slotmap_limit(struct slotmap_s *sm, uint32_t max_rows);
 
 /**
- * Copies one packed row in (the columns' fields back to back; NULL inserts
- * a zeroed row) and stores its new key in `*key`.
+ * Copies one row in (NULL inserts a zeroed row) and stores its new key in
+ * `*key`. The row is `row_size` bytes: a one-column slotmap's element,
+ * which may be any struct (`slotmap(&sm, sizeof(struct particle))` takes
+ * `&p`, padding and all); or, with several columns, the columns' fields
+ * packed back to back with no padding, which a padded C struct is NOT:
+ *
+ * ```c
+ * uint32_t sizes[] = {sizeof(float), sizeof(double)};  // 4 + 8: rows of 12 bytes
+ * slotmap_columns(&sm, sizes, 2);
+ * struct { float hp; double t; } wrong = {1, 2};  // 16 bytes: 4 of padding after hp
+ * slotmap_insert(&sm, &wrong, &k);                // t's column gets padding and half of t
+ * unsigned char row[12];                          // right: the fields back to back
+ * memcpy(row, &wrong.hp, 4);
+ * memcpy(row + 4, &wrong.t, 8);
+ * slotmap_insert(&sm, row, &k);
+ * ```
+ *
+ * or insert NULL and write each field through `slotmap_column` at
+ * `slotmap_row`. The pointer is read during the call only.
  *
  * Returns `SLATE_OK`; `SLATE_ERROR_FULL` at the limit; `SLATE_ERROR_ALLOC`
  * (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm` or `key`.
