@@ -24,7 +24,7 @@ CFLAGS   ?= -O1 -g
 CSTD     := -std=c11 $(WARN) -Iinclude
 CXXSTD   := -std=c++17 $(WARN) -Iinclude
 B        := build
-# Cross-language LTO as the README recommends: clang of Rust's LLVM, with
+# Cross-language LTO as docs/INSTALL.md recommends: clang of Rust's LLVM, with
 # ThinLTO allowed to import and inline the library's entry points.
 LTO_CC    ?= clang-22
 LTO_LD    ?= lld-22
@@ -258,8 +258,8 @@ else
 	@echo "clang not installed: clang builds skipped"
 endif
 
-# The README's cross-language-LTO recipe: the C suites built with it, a
-# probe whose machine code must show the calls the README says inline
+# docs/INSTALL.md's cross-language-LTO recipe: the C suites built with it,
+# a probe whose machine code must show the calls it says inline
 # (scripts/check-lto.sh), and the recipe's own commands, followed in a
 # scratch copy, which must leave target/release/libslate.a as it was.
 $(LTO_LIB): $(SOURCES)
@@ -324,8 +324,8 @@ sanitize: $(call suite_bins,asan)
 
 # Every C suite, the C++ suites and the Rust tests on the other targets
 # slate promises (scripts/cross.sh): big-endian s390x and aarch64 under
-# qemu-user, i686 natively, Windows (mingw-w64) under wine; and the
-# README's Windows recipe, followed as written (a fresh wine prefix).
+# qemu-user, i686 natively, Windows (mingw-w64) under wine; and
+# docs/INSTALL.md's Windows recipe, followed as written (a fresh wine prefix).
 CROSS_TARGETS := s390x-unknown-linux-gnu aarch64-unknown-linux-gnu i686-unknown-linux-gnu x86_64-pc-windows-gnu
 test-cross:
 	@status=0; for t in $(CROSS_TARGETS); do scripts/cross.sh $$t || status=1; done; \
@@ -349,8 +349,9 @@ panic-abort-test: $(call suite_bins,panic-abort)
 
 # `make install` into a temporary prefix, then a user's builds against it:
 # pkg-config, CMake (find_package, add_subdirectory, FetchContent) and
-# Meson (slate.pc, subproject), static and shared; and the README's
-# by-hand link lines in a scratch copy of the tree.
+# Meson (slate.pc, subproject), static and shared, with the README's and
+# docs/INSTALL.md's lines as written; and docs/INSTALL.md's by-hand link
+# lines in a scratch copy of the tree.
 install-test: $(STATIC) $(SHARED)
 	scripts/run-suite.sh install bash c-tests/install/run.sh
 	scripts/run-suite.sh by-hand bash c-tests/install/by-hand.sh

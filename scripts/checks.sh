@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# Sourced by the tests that follow the README's recipes: `check WHAT
-# COMMAND...` counts COMMAND's success, or reports WHAT with the end of
-# its output; `checks_done` prints the `N passed, M failed` line and
-# fails when any check did. Needs $work, a scratch directory.
+# Sourced by the tests that follow the README's and docs/INSTALL.md's
+# recipes: `check WHAT COMMAND...` counts COMMAND's success, or reports
+# WHAT with the end of its output; `checks_done` prints the `N passed, M
+# failed` line and fails when any check did. Needs $work, a scratch
+# directory.
 passed=0 failed=0
 check() { # DESCRIPTION COMMAND...
   local what=$1; shift

@@ -88,7 +88,7 @@ for part in "${parts[@]}"; do
       done 3< <(c_suites) # (fd 3: the programs run keep their stdin)
       suite seeds-differ bash c-tests/seeds-differ.sh "${run[@]}" "$out/test_seeds$exe"
       # The archive beside another Rust static library, --whole-archive
-      # included (not on Windows, whose archive is rustc's own: README).
+      # included (not on Windows, whose archive is rustc's own: docs/INSTALL.md).
       if [ "$short" != windows ]; then
         suite beside-rust env CC="$cc" TARGET="$target" LDFLAGS="${link_extra[*]}" \
           bash c-tests/beside-rust/run.sh "$lib" "${run[@]}"

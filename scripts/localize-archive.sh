@@ -28,7 +28,7 @@
 # Done for the Linux targets (x86-64 with the host's binutils; aarch64,
 # s390x and i686 with their cross toolchains', as scripts/cross.sh uses
 # them); without that toolchain, and on Windows and WebAssembly, the
-# archive is left as rustc wrote it (the README says so).
+# archive is left as rustc wrote it (docs/INSTALL.md says so).
 # Usage: localize-archive.sh TARGET ARCHIVE
 set -euo pipefail
 target=$1 lib=$2

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Prints a fenced code block of the README, so that tests run the commands
-# a user copies, exactly as written.
+# Prints a fenced code block of the README (or of docs/INSTALL.md), so that
+# tests run the commands a user copies, exactly as written.
 # Usage: readme-block.sh [-j] MARKER [N]
 #   the Nth (default: first) block after the first line that contains
 #   MARKER (a fixed string); -j joins continued lines (ending in `\`), so
 #   that each line printed is one command. Fails when there is no such
-#   block. README (environment) names another file than the repository's.
+#   block. README (environment) names another file than the repository's
+#   README.md: README=docs/INSTALL.md for the install routes kept there.
 set -euo pipefail
 join=0
 [ "${1:-}" = -j ] && { join=1; shift; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copies the source tree as git sees it (tracked and new files, uncommitted
 # changes included; nothing ignored, so no target/ or build/) to DEST, for
-# tests that follow the README's recipes where they cannot harm the tree.
+# tests that follow the documented recipes where they cannot harm the tree.
 # Usage: scratch-tree.sh DEST
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

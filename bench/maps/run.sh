@@ -228,7 +228,7 @@ LTO_LD=${LTO_LD:-lld-22}
 # Let ThinLTO import the library's larger entry points into the caller and
 # inline them: by default it imports functions of under 100 IR
 # instructions and inlines below a cost of 225, which the map's calls
-# exceed (README, "Cross-language LTO"). Set it empty for clang's defaults.
+# exceed (docs/INSTALL.md, "Cross-language LTO"). Set it empty for clang's defaults.
 LTO_INLINE=${LTO_INLINE--Wl,-mllvm,-import-instr-limit=1000 -Wl,-mllvm,-inline-threshold=3000}
 
 if ((do_build)); then

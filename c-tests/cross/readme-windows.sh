@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Follows the README's Windows recipe, command by command as written: the
+# Follows docs/INSTALL.md's Windows recipe, command by command as written: the
 # mingw-w64 build of the quick start in a scratch copy of the source tree,
 # then the wine 8 steps (the ProcessPrng stand-in in a fresh wine prefix)
 # and the program, whose output must be examples/expected/quickstart.txt.
@@ -20,12 +20,13 @@ tree=$work/slate-rs
 "$root/scripts/scratch-tree.sh" "$tree"
 cp "$root/examples/quickstart.c" "$tree/main.c"
 unset CARGO_TARGET_DIR
-# Runs one README command in the scratch tree, as a user's shell would.
+# Runs one documented command in the scratch tree, as a user's shell would.
 in_tree() { (cd "$tree" && bash -euo pipefail -c "$1"); }
 
 i=0
 for marker in '**Windows with mingw-w64**' '**Under wine 8**'; do
-  commands=$("$root/scripts/readme-block.sh" -j "$marker") || { check "the README's block after $marker" false; continue; }
+  commands=$(README=$root/docs/INSTALL.md "$root/scripts/readme-block.sh" -j "$marker") ||
+    { check "docs/INSTALL.md's block after $marker" false; continue; }
   while IFS= read -r cmd; do
     i=$((i + 1))
     case "$cmd" in

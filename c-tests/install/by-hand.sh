@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Follows the README's by-hand link lines as written, in a scratch copy of
-# the source tree after `make` (which builds the library, as on a fresh
-# machine): each links the quick start (the C++ line examples/ecs.cpp),
+# Follows docs/INSTALL.md's by-hand link lines (from the source tree) as
+# written, in a scratch copy of the source tree after `make` (which builds
+# the library, as on a fresh machine): each links the quick start (the C++ line examples/ecs.cpp),
 # and the program must print what examples/expected/ holds, with no
 # LD_LIBRARY_PATH. Ends with `N passed, M failed`.
 # Usage: by-hand.sh
@@ -17,7 +17,7 @@ cp "$root/examples/quickstart.c" "$tree/main.c"
 cp "$root/examples/ecs.cpp" "$tree/main.cpp"
 unset CARGO_TARGET_DIR
 check "make (the library)" make -C "$tree" --no-print-directory
-# Runs one README command in the scratch tree, as a user's shell would.
+# Runs one documented command in the scratch tree, as a user's shell would.
 in_tree() { (cd "$tree" && bash -euo pipefail -c "$1"); }
 
 i=0
@@ -28,6 +28,6 @@ while IFS= read -r cmd; do
   check "by-hand line $i: $cmd" in_tree "$cmd"
   check "its program prints examples/expected/$expected.txt" \
     bash -o pipefail -c 'env -u LD_LIBRARY_PATH "$1/a.out" | diff -u "$2" -' _ "$tree" "$root/examples/expected/$expected.txt"
-done < <("$root/scripts/readme-block.sh" -j '**By hand**')
-check "the README's three by-hand lines" test "$i" -eq 3
+done < <(README=$root/docs/INSTALL.md "$root/scripts/readme-block.sh" -j '**By hand**')
+check "docs/INSTALL.md's three by-hand lines" test "$i" -eq 3
 checks_done

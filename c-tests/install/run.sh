@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs slate into a temporary prefix the way a user would and builds
-# programs against it: a plain Makefile through pkg-config, the README's
-# pkg-config commands as written, a CMake project through find_package, a
-# CMake project that vendors the source tree with add_subdirectory, one
-# that fetches a clone with the README's FetchContent lines, and a Meson
-# project through slate.pc and through the subproject, made with the
-# README's clone command and with its wrap file; each static and shared.
+# programs against it: a plain Makefile through pkg-config; the README's
+# "Link it" lines as written (pkg-config, by hand with the prefix's paths,
+# find_package), with HOME set so that its $HOME/.local is the prefix; a
+# CMake project through find_package, a CMake project that vendors the
+# source tree with add_subdirectory, one that fetches a clone with
+# docs/INSTALL.md's FetchContent lines, and a Meson project through
+# slate.pc and through the subproject, made with docs/INSTALL.md's clone
+# command and with its wrap file; each static and shared.
 # Then checks the SONAME, the versions, a staged (DESTDIR) install, and
 # that `make uninstall` removes what the install created (files and
 # directories) and nothing that was there before. Ends with
@@ -70,31 +72,55 @@ done
 same "version (shared)" "$("$work/version-shared")" "$version"
 same "version (static)" "$("$work/version-static")" "$version"
 
+# The README's "Link it" lines name the prefix $HOME/.local: they run with
+# HOME set to a directory whose .local is the prefix, and with no
+# PKG_CONFIG_PATH or LD_LIBRARY_PATH of this script's.
+home=$work/home
+mkdir -p "$home" && ln -s "$prefix" "$home/.local"
+readme_env=(env -u PKG_CONFIG_PATH -u LD_LIBRARY_PATH HOME="$home")
+
 echo "-- the README's pkg-config commands, as written"
-# Each builds main.c (the quick start) into a.out in a directory of its
-# own; the program must start with nothing but the prefix's slate.pc to go
-# on: no LD_LIBRARY_PATH.
-i=0
+# The block's first line sets PKG_CONFIG_PATH; each of the others builds
+# main.c (the quick start) into a.out in a directory of its own after it.
+# The program must start with nothing but the prefix's slate.pc to go on.
+i=0 pc_path=
 while IFS= read -r cmd; do
+  case "$cmd" in export\ PKG_CONFIG_PATH=*) pc_path=$cmd; continue ;; esac
   i=$((i + 1)) d=$work/readme-pc-$i
   mkdir -p "$d" && cp "$quickstart" "$d/main.c"
-  check "README pkg-config command $i builds: $cmd" bash -euo pipefail -c 'cd "$1" && eval "$2"' _ "$d" "$cmd"
-  case "$cmd" in *"# shared"*) check "README command $i links libslate.so" links_shared "$d/a.out" ;; esac
+  check "README pkg-config command $i builds: $pc_path; $cmd" \
+    "${readme_env[@]}" bash -euo pipefail -c 'cd "$1" && eval "$2" && eval "$3"' _ "$d" "$pc_path" "$cmd"
+  case "$cmd" in *"# shared"*) check "README command $i links libslate.so" links_shared "$d/a.out" ;;
+                 *"# static"*) check "README command $i links the static library" links_static "$d/a.out" ;; esac
   check "README command $i: the program starts without LD_LIBRARY_PATH" env -u LD_LIBRARY_PATH "$d/a.out"
 done < <("$root/scripts/readme-block.sh" -j '**pkg-config:**')
 same "README pkg-config commands" "$i" 2
+same "the README's PKG_CONFIG_PATH line" "$pc_path" 'export PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig'
+
+echo "-- the README's lines without pkg-config, as written"
+i=0
+while IFS= read -r cmd; do
+  i=$((i + 1)) d=$work/readme-hand-$i
+  mkdir -p "$d" && cp "$quickstart" "$d/main.c"
+  check "README line $i without pkg-config builds: $cmd" \
+    "${readme_env[@]}" bash -euo pipefail -c 'cd "$1" && eval "$2"' _ "$d" "$cmd"
+  case "$cmd" in *"# shared"*) check "README line $i links libslate.so" links_shared "$d/a.out" ;;
+                 *"# static"*) check "README line $i links the static library" links_static "$d/a.out" ;; esac
+  check "README line $i: the program starts without LD_LIBRARY_PATH" env -u LD_LIBRARY_PATH "$d/a.out"
+done < <("$root/scripts/readme-block.sh" -j '**Without pkg-config**')
+same "README lines without pkg-config" "$i" 2
 
 # A clone of this repository whose main branch is this commit (what the
-# repository holds once this is merged), for the README's commands that
-# fetch slate: they name it /path/to/slate-rs. A clone holds the committed
-# tree, not uncommitted changes.
+# repository holds once this is merged), for docs/INSTALL.md's commands
+# that fetch slate: they name it /path/to/slate-rs. A clone holds the
+# committed tree, not uncommitted changes.
 echo "-- a clone of the repository"
 commit=$(git -C "$root" rev-parse HEAD)
 clone=file://$work/slate-rs.git
 check "git clone of the repository" git clone --quiet --bare "$root" "$work/slate-rs.git"
 check "its main branch at $commit" git -C "$work/slate-rs.git" update-ref refs/heads/main "$commit"
-readme_block() { # MARKER [N]: the README's block, with the clone for /path/to/slate-rs
-  "$root/scripts/readme-block.sh" "$@" | sed "s|/path/to/slate-rs|$clone|g"
+install_block() { # MARKER [N]: docs/INSTALL.md's block, with the clone for /path/to/slate-rs
+  README=$root/docs/INSTALL.md "$root/scripts/readme-block.sh" "$@" | sed "s|/path/to/slate-rs|$clone|g"
 }
 
 echo "-- CMake find_package"
@@ -107,6 +133,17 @@ if command -v cmake >/dev/null; then
     programs "find_package, $name" "$b/app-shared" "$b/app-static"
   done
   same "find_package's slate_VERSION" "$(cat "$work/find-version/found-version")" "$version"
+  # The README's two find_package lines, as written, in a project of
+  # their own.
+  b=$work/readme-cmake
+  mkdir -p "$b/src" && cp "$quickstart" "$b/src/main.c"
+  { printf 'cmake_minimum_required(VERSION 3.16)\nproject(readme_find LANGUAGES C)\nadd_executable(app main.c)\n'
+    "$root/scripts/readme-block.sh" '**CMake**'; } >"$b/src/CMakeLists.txt"
+  check "the README's find_package lines" grep -q '^find_package(slate ' "$b/src/CMakeLists.txt"
+  check "cmake configure (the README's find_package lines)" cmake -S "$b/src" -B "$b/build" -DCMAKE_PREFIX_PATH="$prefix"
+  check "cmake build (the README's find_package lines)" cmake --build "$b/build"
+  check "its program links libslate.so" links_shared "$b/build/app"
+  check "its program runs" env -u LD_LIBRARY_PATH "$b/build/app"
   same "version through slate::slate" "$("$work/find-version/app-shared")" "$version"
   # Which requests the installed version satisfies (0.x: same minor only).
   for request in "$major.$minor" "$version" "$major.$minor...$major.$((minor + 1))"; do
@@ -126,11 +163,11 @@ if command -v cmake >/dev/null; then
     "$root/scripts/check-symbols.sh" "$b/slate/cargo/release/libslate.a" "$b/slate/cargo/release/libslate.so"
   programs "add_subdirectory" "$b/app-shared" "$b/app-static"
 
-  # The README's FetchContent lines with the clone's URL: as written
+  # docs/INSTALL.md's FetchContent lines with the clone's URL: as written
   # (GIT_TAG main), and pinned to the commit's hash.
   echo "-- CMake FetchContent"
-  readme_block '**CMake**' | sed -n '/^include(FetchContent)/,/^FetchContent_MakeAvailable(slate)/p' >"$work/fetch-main.cmake"
-  check "the README's FetchContent lines name the clone" grep -q "GIT_REPOSITORY *$clone " "$work/fetch-main.cmake"
+  install_block '**CMake**' | sed -n '/^include(FetchContent)/,/^FetchContent_MakeAvailable(slate)/p' >"$work/fetch-main.cmake"
+  check "docs/INSTALL.md's FetchContent lines name the clone" grep -q "GIT_REPOSITORY *$clone " "$work/fetch-main.cmake"
   sed -E "s|GIT_TAG( +)[^ )]+|GIT_TAG\1$commit|" "$work/fetch-main.cmake" >"$work/fetch-commit.cmake"
   check "the pinned form names the commit" grep -q "GIT_TAG *$commit" "$work/fetch-commit.cmake"
   for form in main commit; do
@@ -149,8 +186,8 @@ if command -v meson >/dev/null; then
   meson_project() { # DIR: the test project, main.c the quick start
     mkdir -p "$1/subprojects" && cp "$here/meson/meson.build" "$1/" && cp "$quickstart" "$1/main.c"
   }
-  check "the README's Meson line is the test project's" \
-    grep -qxF "$(readme_block '**Meson**' 1 | head -n 1)" "$here/meson/meson.build"
+  check "docs/INSTALL.md's Meson line is the test project's" \
+    grep -qxF "$(install_block '**Meson**' 1 | head -n 1)" "$here/meson/meson.build"
   # Installed: slate.pc from the prefix (PKG_CONFIG_PATH above).
   m=$work/meson-pc
   meson_project "$m"
@@ -158,7 +195,7 @@ if command -v meson >/dev/null; then
   check "meson compile (slate.pc)" meson compile -C "$m/build"
   programs "Meson, slate.pc" "$m/build/app" "$m/build/app-static"
   check "app's rpath is the prefix's" bash -c "readelf -d '$m/build/app' | grep -q 'R.*PATH.*\[$prefix/lib\]'"
-  # The subproject, as the README makes it: the clone command (set up with
+  # The subproject, as docs/INSTALL.md makes it: the clone command (set up with
   # -Dforce_fallback_for=slate), and the wrap file (where pkg-config finds
   # no slate.pc at all).
   mkdir -p "$work/no-pc"
@@ -166,11 +203,11 @@ if command -v meson >/dev/null; then
     m=$work/meson-$form
     meson_project "$m"
     if [ "$form" = clone ]; then
-      check "the README's clone command (Meson)" bash -euo pipefail -c 'cd "$1" && eval "$2"' _ "$m" "$(readme_block '**Meson**' 2)"
+      check "docs/INSTALL.md's clone command (Meson)" bash -euo pipefail -c 'cd "$1" && eval "$2"' _ "$m" "$(install_block '**Meson**' 2)"
       check "meson setup (subproject, $form)" meson setup "$m/build" "$m" -Dforce_fallback_for=slate
     else
-      readme_block '**Meson**' 3 >"$m/subprojects/slate.wrap"
-      check "the README's wrap file names the clone" grep -qx "url = $clone" "$m/subprojects/slate.wrap"
+      install_block '**Meson**' 3 >"$m/subprojects/slate.wrap"
+      check "docs/INSTALL.md's wrap file names the clone" grep -qx "url = $clone" "$m/subprojects/slate.wrap"
       check "meson setup (subproject, $form)" env PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$work/no-pc" meson setup "$m/build" "$m"
     fi
     same "the subproject's tree ($form)" "$(git -C "$m/subprojects/slate" rev-parse HEAD 2>&1)" "$commit"
