@@ -7,13 +7,16 @@
  * Ties in count are broken by the words' bytes: the output never depends on
  * the map's iteration order, which is random per run.
  *
- * Build against an installed slate:
- *   cc wordcount.c $(pkg-config --cflags --libs slate) -o wordcount
+ * Build against an installed slate (PREFIX as given to `make install`; the
+ * rpath lets the program find libslate.so where pkg-config found it):
+ *   export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+ *   cc wordcount.c $(pkg-config --cflags --libs slate) -Wl,-rpath,$(pkg-config --variable=libdir slate) -o wordcount
  *
  * Ownership: the map copies each word (key) it stores; counts live in the
  * void* values, updated in place through slate_entry_bytes's pointer (one
- * hash and one probe a word; the pointer is used before the next call). A key pointer passed to a slate_each callback is valid
- * during that call only: the report copies the words out, and frees them.
+ * hash and one probe a word; the pointer is used before the next call).
+ * A key pointer passed to a slate_each callback is valid during that call
+ * only: the report copies the words out, and frees them.
  */
 #include "slate.h"
 

@@ -2392,11 +2392,11 @@ struct slate {
    * the others, so its cost follows the smallest set. `f` may erase the key
    * it was given from any of the sets (a system dropping a tag it handled),
    * and modify the owner and other containers; any other change to one of
-   * the sets throws slate::error (SLATE_ERROR_INVALID) out of that call.
-   * A bool-returning `f` stops the join by returning false. Returns true
-   * when the join ran to its end. An exception from `f` stops the join and
-   * is rethrown. Throws slate::error (SLATE_ERROR_FULL) when walks would
-   * nest more than 32 deep.
+   * the sets is carried out, stops the join, and makes it throw
+   * slate::error (SLATE_ERROR_INVALID). A bool-returning `f` stops the join
+   * by returning false. Returns true when the join ran to its end. An
+   * exception from `f` stops the join and is rethrown. Throws slate::error
+   * (SLATE_ERROR_FULL) for more than 32 sets.
    */
   template <class First, class... Rest>
   static bool join(First&& first, Rest&&... rest) {

@@ -13,9 +13,9 @@
 //!
 //! `Map` is the body of the C `slate_s` (it fits in its 64 bytes). It holds
 //! no pointer into itself, so C code may move it with `memcpy` between
-//! calls. The walks in progress (`slate_each`, `slate_delete_if`) are
-//! kept apart from it, per thread (see `walk.rs`): the C layer refuses to
-//! modify a map that the calling thread is walking.
+//! calls. A walk (`slate_each`, `slate_delete_if`) keeps nothing in it: it
+//! compares the map's epoch and length before and after each callback
+//! (see `crate::stamp`).
 
 mod batch;
 mod check;
