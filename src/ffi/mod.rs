@@ -18,7 +18,7 @@
 //!
 //! `make symbols` checks the compiled library (`scripts/check-unwind.py`):
 //! no exported function keeps an unwinding path, and no walk export has
-//! a landing pad at all.
+//! a landing pad at all. On WebAssembly a panic aborts.
 //!
 //! The doc comments here are the header's: cbindgen copies them into
 //! `include/slate.h`.

@@ -1,5 +1,18 @@
 //! Planning: the shape `reserve` and `compact` build for a number of
 //! entries, and the rebuild into it.
+//!
+//! A plan sizes its tables for [`PLANNED_LOAD`] entries each, below their
+//! limit of 896, so that the uneven spread of hashes over tables rarely forces a
+//! split during the fill. `reserve(n)` does nothing when `n` is not above
+//! the length or the map already has room for `n`; otherwise it rebuilds
+//! the whole map once (every entry moves: a pause the caller asked for).
+//! The plan is checked first: a directory deeper than [`MAX_DEPTH`], or
+//! more memory than the machine has (Linux) or than the address space
+//! holds, is `SLATE_ERROR_FULL` before anything is allocated. `compact`
+//! rebuilds for the current length with the same planned load; an empty
+//! map releases everything (keeping its seed), and one of at most 8
+//! entries becomes a small map again. A rebuild gives every table one
+//! kind ([`Map::common_kind`]).
 
 use core::ptr;
 
