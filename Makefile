@@ -55,7 +55,7 @@ SONAME        := libslate.so.$(if $(filter 0,$(VERSION_MAJOR)),0.$(VERSION_MINOR
 TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h c-tests/quiet.h cpp-tests/platform.h include/slate-generic.h
 
 .PHONY: setup all lib demo doc test check check-suites header check-header rust-test rust-lint miri c-test \
-        clang-test lto-test header-strict valgrind install-test examples test-cross test-wasm panic-abort-test sanitize compile-fail symbols probe-fence cli cli-test \
+        clang-test lto-test header-strict valgrind install-test examples doc-blocks test-cross test-wasm panic-abort-test sanitize compile-fail symbols probe-fence cli cli-test \
         soak fuzz fuzz-smoke tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-growth clean
 
 all: lib
@@ -108,6 +108,12 @@ demo: $(STATIC)
 examples: $(STATIC)
 	scripts/run-suite.sh examples env CC="$(CC)" CXX="$(CXX)" scripts/check-examples.sh
 
+# Every C and C++ block of README.md and docs/INSTALL.md, compiled as
+# shown (C11, C++17, warnings as errors); a block with main is linked and
+# run.
+doc-blocks: $(STATIC)
+	scripts/run-suite.sh doc-blocks env CC="$(CC)" CXX="$(CXX)" scripts/check-doc-blocks.sh
+
 # --- install -------------------------------------------------------------
 
 # Where `make install` puts things (DESTDIR is prepended to each, for
@@ -159,7 +165,7 @@ uninstall:
 
 test: setup
 	@rm -f $(B)/results.txt
-	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples valgrind sanitize tsan-test escape-test panic-abort-test probe-fence fuzz-smoke test-wasm install-test test-cross
+	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples doc-blocks valgrind sanitize tsan-test escape-test panic-abort-test probe-fence fuzz-smoke test-wasm install-test test-cross
 	@scripts/summary.sh
 
 # The edit-compile-test loop (a few minutes from a warm build): formatting,

@@ -2,7 +2,8 @@
 # Installs slate into a temporary prefix the way a user would and builds
 # programs against it: a plain Makefile through pkg-config; the README's
 # "Link it" lines as written (pkg-config, by hand with the prefix's paths,
-# find_package), with HOME set so that its $HOME/.local is the prefix; a
+# find_package), with HOME set so that its $HOME/.local is the prefix;
+# the build line in examples/wordcount.c's comment, as written; a
 # CMake project through find_package, a CMake project that vendors the
 # source tree with add_subdirectory, one that fetches a clone with
 # docs/INSTALL.md's FetchContent lines, and a Meson project through
@@ -109,6 +110,27 @@ while IFS= read -r cmd; do
   check "README line $i: the program starts without LD_LIBRARY_PATH" env -u LD_LIBRARY_PATH "$d/a.out"
 done < <("$root/scripts/readme-block.sh" -j '**Without pkg-config**')
 same "README lines without pkg-config" "$i" 2
+
+echo "-- examples/wordcount.c's build line, as written"
+# The comment's two lines (PKG_CONFIG_PATH from PREFIX, the prefix given
+# to make install; then the cc line), run in a directory holding
+# wordcount.c, with no PKG_CONFIG_PATH or LD_LIBRARY_PATH of this
+# script's. The program must start without LD_LIBRARY_PATH and count
+# examples/wordcount.txt as examples/expected/ says.
+wc_lines=$(sed -n 's/^ \*   //p' "$root/examples/wordcount.c")
+wc_pc=$(grep '^export PKG_CONFIG_PATH=' <<<"$wc_lines")
+wc_cmd=$(grep '^cc wordcount\.c ' <<<"$wc_lines")
+same "wordcount.c's PKG_CONFIG_PATH line" "$wc_pc" 'export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig'
+same "wordcount.c's build lines" "$(grep -c '^cc wordcount\.c ' <<<"$wc_lines")" 1
+d=$work/wordcount
+mkdir -p "$d" && cp "$root/examples/wordcount.c" "$d/"
+check "wordcount.c's build line builds: $wc_pc; $wc_cmd" \
+  env -u PKG_CONFIG_PATH -u LD_LIBRARY_PATH PREFIX="$prefix" \
+  bash -euo pipefail -c 'cd "$1" && eval "$2" && eval "$3"' _ "$d" "$wc_pc" "$wc_cmd"
+check "wordcount links libslate.so" links_shared "$d/wordcount"
+check "wordcount runs without LD_LIBRARY_PATH and counts as expected" \
+  bash -o pipefail -c 'env -u LD_LIBRARY_PATH "$1" "$2" | diff -u "$3" -' _ \
+  "$d/wordcount" "$root/examples/wordcount.txt" "$root/examples/expected/wordcount.txt"
 
 # A clone of this repository whose main branch is this commit (what the
 # repository holds once this is merged), for docs/INSTALL.md's commands
