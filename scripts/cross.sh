@@ -52,7 +52,9 @@ if [ "$short" = windows ]; then
   fi
   $cc -O2 -Wall -Wextra -Werror -shared -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
     c-tests/cross/bcryptprimitives.c -ladvapi32 || exit 1
-  link_extra=(-static-libgcc -static)
+  # The stack of a Linux main thread (8 MiB), not Windows' 1 MiB:
+  # test_walks nests walks 1,000 deep.
+  link_extra=(-static-libgcc -static -Wl,--stack,8388608)
 elif [ "$short" = i686 ]; then
   # A 32-bit program runs on the x86-64 kernel as it is, given the loader
   # and libraries of the cross toolchain's sysroot.
