@@ -134,7 +134,6 @@ pub trait Rows: Header {
 /// # Safety
 /// `this` points to a live structure, which only `f` (and, with `ERASE`,
 /// this walk) modifies while the walk runs.
-#[inline(always)]
 pub unsafe fn walk_rows<D: Rows, const ERASE: bool>(
     this: *mut D,
     mut f: impl FnMut(u64, *mut u8) -> i32,

@@ -150,7 +150,6 @@ impl Map {
     ///
     /// # Safety
     /// `this` points to a live map.
-    #[inline(always)]
     pub unsafe fn each(
         this: *const Map,
         mut f: impl FnMut(*const u8, u32, *mut c_void) -> i32,
@@ -180,7 +179,6 @@ impl Map {
     ///
     /// # Safety
     /// `this` points to a live map.
-    #[inline(always)]
     pub unsafe fn delete_if<G: Guard>(
         this: *mut Map,
         mut pred: impl FnMut(*const u8, u32, *mut c_void) -> i32,

@@ -20,7 +20,6 @@ impl SlotMap {
     ///
     /// # Safety
     /// `this` points to a live slotmap.
-    #[inline(always)]
     pub unsafe fn each(
         this: *const SlotMap,
         f: impl FnMut(u64, *mut u8) -> i32,
@@ -36,7 +35,6 @@ impl SlotMap {
     ///
     /// # Safety
     /// `this` points to a live slotmap.
-    #[inline(always)]
     pub unsafe fn erase_if(
         this: *mut SlotMap,
         pred: impl FnMut(u64, *mut u8) -> i32,
@@ -50,7 +48,6 @@ impl SlotMap {
     ///
     /// # Safety
     /// `this` points to a live slotmap.
-    #[inline(always)]
     pub unsafe fn sort<G: Guard>(
         this: *mut SlotMap,
         less: impl FnMut(*const u8, *const u8) -> bool,

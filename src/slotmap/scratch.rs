@@ -118,7 +118,6 @@ pub(crate) trait Sortable: Header {
 /// # Safety
 /// `this` points to a live structure, which only `less` modifies while
 /// the sort runs.
-#[inline(always)]
 pub(crate) unsafe fn sort<G: Guard, S: Sortable>(
     this: *mut S,
     mut less: impl FnMut(*const u8, *const u8) -> bool,
@@ -189,7 +188,6 @@ pub(crate) unsafe fn sort<G: Guard, S: Sortable>(
 /// # Safety
 /// `v` holds `n` initialized u32s that nothing else accesses during the
 /// sort, except after `less` answered `None`.
-#[inline(always)]
 pub(crate) unsafe fn heapsort(
     v: *mut u32,
     n: usize,

@@ -29,7 +29,6 @@ pub const MAX_SETS: usize = 32;
 ///
 /// # Safety
 /// Every set and the owner are live (a set may appear more than once).
-#[inline(always)]
 pub unsafe fn join(
     owner: Option<*const SlotMap>,
     sets: &[*const Sparse],

@@ -27,7 +27,6 @@ impl Sparse {
     ///
     /// # Safety
     /// `this` points to a live set.
-    #[inline(always)]
     pub unsafe fn each(
         this: *const Sparse,
         f: impl FnMut(u64, *mut u8) -> i32,
@@ -42,7 +41,6 @@ impl Sparse {
     ///
     /// # Safety
     /// `this` points to a live set.
-    #[inline(always)]
     pub unsafe fn erase_if(
         this: *mut Sparse,
         pred: impl FnMut(u64, *mut u8) -> i32,
@@ -57,7 +55,6 @@ impl Sparse {
     ///
     /// # Safety
     /// `this` points to a live set.
-    #[inline(always)]
     pub unsafe fn sort<G: Guard>(
         this: *mut Sparse,
         less: impl FnMut(*const u8, *const u8) -> bool,
