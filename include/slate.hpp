@@ -1673,9 +1673,9 @@ struct slate {
 
     /**
      * Erases every element for which `f(slate::key, T&)` returns true, in one
-     * pass that keeps the survivors' dense order; returns how many were
-     * erased, as the walk goes (an erased row is refilled by the last one,
-     * which `f` sees next). `f` may modify the element it is given, and
+     * pass, as the walk goes (an erased row is refilled by the last one,
+     * which `f` sees next, so survivors may change order); returns how many
+     * were erased. `f` may modify the element it is given, and
      * may call anything: a change to the slotmap other than erasing its
      * own key stops the walk, and erase_if then throws slate::error
      * (SLATE_ERROR_INVALID). If `f` throws, the elements it approved
