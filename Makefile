@@ -168,18 +168,6 @@ test: setup
 	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples doc-blocks valgrind sanitize tsan-test escape-test panic-abort-test probe-fence fuzz-smoke test-wasm install-test test-cross
 	@scripts/summary.sh
 
-# The edit-compile-test loop (a few minutes from a warm build): formatting,
-# lints, the Rust tests, and every C suite against the static library,
-# plain and under AddressSanitizer and UBSan. `make test` is the full run.
-check: lib
-	$(CARGO) fmt --check
-	$(CARGO) clippy --release --all-targets -- -D warnings
-	$(CARGO) test --release --quiet
-	@$(MAKE) --no-print-directory check-suites
-
-check-suites: $(call suite_bins,c-static asan)
-	@export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1; $(call run_suites,$^)
-
 rust-lint:
 	$(CARGO) fmt --check
 	$(CARGO) fmt --check --manifest-path fuzz/Cargo.toml
@@ -255,6 +243,18 @@ $(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include
 c-test: $(C_BINS) $(CPP_BINS)
 	@$(call run_suites,$^)
 	scripts/run-suite.sh seeds-differ bash c-tests/seeds-differ.sh ./$(B)/test_seeds-c-static
+
+# The edit-compile-test loop (a few minutes from a warm build): formatting,
+# lints, the Rust tests, and every C suite against the static library,
+# plain and under AddressSanitizer and UBSan. `make test` is the full run.
+check: lib
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+	$(CARGO) test --release --quiet
+	@$(MAKE) --no-print-directory check-suites
+
+check-suites: $(call suite_bins,c-static asan)
+	@export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1; $(call run_suites,$^)
 
 # clang as well as gcc, when it is installed (CI installs it).
 clang-test: $(if $(CLANG),$(call suite_bins,clang clangxx))
