@@ -35,8 +35,9 @@ LTO_LIB   := target/lto/release/libslate.a
 PANIC_ABORT_LIB := target/panic-abort/release/libslate.a
 
 # C suites (c-tests/suites.list): each runs as C11 and as C++17, static and
-# shared, and in the builds of the test targets below. A suite is
-# c-tests/NAME.c, or the units c-tests/NAME/*.c.
+# shared, and in the builds of the test targets below. A suite NAME (a
+# path: map/api, abi/walks) is c-tests/NAME.c, or the units
+# c-tests/NAME/*.c; its programs are $(B)/NAME-BUILD.
 SUITES   := $(shell awk '!/^#/ && NF { print $$1 }' c-tests/suites.list)
 suite_units = $(or $(sort $(wildcard c-tests/$(1)/*.c)),c-tests/$(1).c)
 SOURCES  := $(wildcard src/*.rs src/*/*.rs) Cargo.toml Cargo.lock build.rs
@@ -52,7 +53,7 @@ VERSION_PATCH := $(word 3,$(VERSION_PARTS))
 # cargo-c's rule (build.rs sets it): before 1.0 each minor release has its
 # own ABI.
 SONAME        := libslate.so.$(if $(filter 0,$(VERSION_MAJOR)),0.$(VERSION_MINOR),$(VERSION_MAJOR))
-TEST_HEADERS := c-tests/test.h c-tests/support.h c-tests/hooks.h c-tests/inject.h c-tests/rng.h c-tests/rows3.h c-tests/quiet.h cpp-tests/platform.h include/slate-generic.h
+TEST_HEADERS := $(wildcard c-tests/support/*.h) cpp-tests/platform.h include/slate-generic.h
 
 .PHONY: setup all lib demo doc test check check-suites header check-header rust-test rust-lint miri c-test \
         clang-test lto-test header-strict valgrind install-test examples doc-blocks test-cross test-wasm panic-abort-test sanitize compile-fail symbols probe-fence cli cli-test \
@@ -85,15 +86,24 @@ CBINDGEN := cbindgen --config cbindgen.toml --crate slate -q | sed \
   -e 's/@SLATE_VERSION_MAJOR@/$(VERSION_MAJOR)/' -e 's/@SLATE_VERSION_MINOR@/$(VERSION_MINOR)/' \
   -e 's/@SLATE_VERSION_PATCH@/$(VERSION_PATCH)/' -e 's/@SLATE_VERSION_STRING@/$(VERSION)/'
 
+# include/slate-introspect.h (the calls for tools, outside the ABI
+# promise): from src/ffi/introspect.rs alone.
+CBINDGEN_INTROSPECT := cbindgen --config cbindgen-introspect.toml -q src/ffi/introspect.rs
+GEN_HEADERS := slate.h slate-introspect.h
+
 header:
 	$(CBINDGEN) > include/slate.h.new && mv include/slate.h.new include/slate.h
+	$(CBINDGEN_INTROSPECT) > include/slate-introspect.h.new && mv include/slate-introspect.h.new include/slate-introspect.h
 
 check-header:
 	@mkdir -p $(B)
 	$(CBINDGEN) > $(B)/slate.h
-	@cmp -s $(B)/slate.h include/slate.h || \
-	  { echo "include/slate.h is stale: run 'make header' and commit it"; diff -u include/slate.h $(B)/slate.h | head -40; exit 1; }
-	@echo "include/slate.h is current"
+	$(CBINDGEN_INTROSPECT) > $(B)/slate-introspect.h
+	@for h in $(GEN_HEADERS); do \
+	  cmp -s $(B)/$$h include/$$h || \
+	    { echo "include/$$h is stale: run 'make header' and commit it"; diff -u include/$$h $(B)/$$h | head -40; exit 1; }; \
+	  echo "include/$$h is current"; \
+	done
 
 # --- demo ----------------------------------------------------------------
 
@@ -128,7 +138,7 @@ INSTALL      ?= install
 # What an install consists of; `make uninstall` removes exactly these.
 INSTALLED := $(LIBDIR)/libslate.a $(LIBDIR)/libslate.so.$(VERSION) $(LIBDIR)/$(SONAME) \
              $(LIBDIR)/libslate.so $(INCLUDEDIR)/slate/slate.h $(INCLUDEDIR)/slate/slate-generic.h \
-             $(INCLUDEDIR)/slate/slate.hpp $(PKGCONFIGDIR)/slate.pc $(CMAKEDIR)/slateConfig.cmake \
+             $(INCLUDEDIR)/slate/slate.hpp $(INCLUDEDIR)/slate/slate-introspect.h $(PKGCONFIGDIR)/slate.pc $(CMAKEDIR)/slateConfig.cmake \
              $(CMAKEDIR)/slateConfigVersion.cmake
 PKG_FILES := $(B)/pkg/slate.pc $(B)/pkg/slateConfig.cmake $(B)/pkg/slateConfigVersion.cmake
 # The directories it puts them in. The install records in $(DIR_RECORD)
@@ -149,7 +159,7 @@ install: $(STATIC) $(SHARED) pkg-files
 	$(INSTALL) -m 755 $(SHARED) '$(DESTDIR)$(LIBDIR)/libslate.so.$(VERSION)'
 	ln -sf libslate.so.$(VERSION) '$(DESTDIR)$(LIBDIR)/$(SONAME)'
 	ln -sf $(SONAME) '$(DESTDIR)$(LIBDIR)/libslate.so'
-	$(INSTALL) -m 644 include/slate.h include/slate-generic.h include/slate.hpp '$(DESTDIR)$(INCLUDEDIR)/slate'
+	$(INSTALL) -m 644 include/slate.h include/slate-generic.h include/slate.hpp include/slate-introspect.h '$(DESTDIR)$(INCLUDEDIR)/slate'
 	$(INSTALL) -m 644 $(B)/pkg/slate.pc '$(DESTDIR)$(PKGCONFIGDIR)/slate.pc'
 	$(INSTALL) -m 644 $(B)/pkg/slateConfig.cmake $(B)/pkg/slateConfigVersion.cmake '$(DESTDIR)$(CMAKEDIR)'
 
@@ -194,35 +204,40 @@ miri:
 # Every build of a C suite, one rule each: $(B)/SUITE-BUILD from the
 # suite's units and headers, and the library that build links.
 .SECONDEXPANSION:
-SUITE_SOURCES = $$(call suite_units,$$*) $$(wildcard c-tests/$$*/*.h) $(TEST_HEADERS) include/slate.h
+SUITE_SOURCES = $$(call suite_units,$$*) $$(wildcard c-tests/$$*/*.h) $(TEST_HEADERS) include/slate.h include/slate-introspect.h
 UNITS         = $(filter %.c,$^)
-LINK_SHARED   = -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/../$(OUT)'
+# (The library found from the program's own directory, $(B) or a family's
+# under it: one ../ a level.)
+LINK_SHARED   = -L$(OUT) -lslate -Wl,-rpath,'$$ORIGIN/$(subst $(space),,$(patsubst %,../,$(subst /, ,$(@D))))$(OUT)'
+space        := $() $()
 ASAN_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-$(B)/%-c-static: $(SUITE_SOURCES) $(STATIC) | $(B)
+$(B)/%-c-static: $(SUITE_SOURCES) $(STATIC) | $$(@D)
 	$(CC) $(CSTD) $(CFLAGS) $(UNITS) $(STATIC) $(SYSLIBS) -o $@
-$(B)/%-c-shared: $(SUITE_SOURCES) $(SHARED) | $(B)
+$(B)/%-c-shared: $(SUITE_SOURCES) $(SHARED) | $$(@D)
 	$(CC) $(CSTD) $(CFLAGS) $(UNITS) $(LINK_SHARED) -o $@
-$(B)/%-cpp-static: $(SUITE_SOURCES) $(STATIC) | $(B)
+$(B)/%-cpp-static: $(SUITE_SOURCES) $(STATIC) | $$(@D)
 	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $(UNITS) -x none $(STATIC) $(SYSLIBS) -o $@
-$(B)/%-cpp-shared: $(SUITE_SOURCES) $(SHARED) | $(B)
+$(B)/%-cpp-shared: $(SUITE_SOURCES) $(SHARED) | $$(@D)
 	$(CXX) $(CXXSTD) $(CFLAGS) -x c++ $(UNITS) -x none $(LINK_SHARED) -o $@
-$(B)/%-clang: $(SUITE_SOURCES) $(STATIC) | $(B)
+$(B)/%-clang: $(SUITE_SOURCES) $(STATIC) | $$(@D)
 	$(CLANG) $(CSTD) $(CFLAGS) $(UNITS) $(STATIC) $(SYSLIBS) -o $@
-$(B)/%-clangxx: $(SUITE_SOURCES) $(STATIC) | $(B)
+$(B)/%-clangxx: $(SUITE_SOURCES) $(STATIC) | $$(@D)
 	$(CLANGXX) $(CXXSTD) $(CFLAGS) -x c++ $(UNITS) -x none $(STATIC) $(SYSLIBS) -o $@
-$(B)/%-lto: $(SUITE_SOURCES) $(LTO_LIB) | $(B)
+$(B)/%-lto: $(SUITE_SOURCES) $(LTO_LIB) | $$(@D)
 	$(LTO_CC) $(CSTD) $(LTO_FLAGS) $(UNITS) $(LTO_LIB) $(SYSLIBS) -o $@
-$(B)/%-asan: $(SUITE_SOURCES) $(STATIC) | $(B)
+$(B)/%-asan: $(SUITE_SOURCES) $(STATIC) | $$(@D)
 	$(CC) $(CSTD) $(ASAN_FLAGS) $(UNITS) $(STATIC) $(SYSLIBS) -o $@
-$(B)/%-panic-abort: $(SUITE_SOURCES) $(PANIC_ABORT_LIB) | $(B)
+$(B)/%-panic-abort: $(SUITE_SOURCES) $(PANIC_ABORT_LIB) | $$(@D)
 	$(CC) $(CSTD) $(CFLAGS) $(UNITS) $(PANIC_ABORT_LIB) $(SYSLIBS) -o $@
-
-$(B):
-	@mkdir -p $@
 
 # $(call suite_bins,BUILD...): every suite's program of each build.
 suite_bins = $(foreach s,$(SUITES),$(foreach b,$(1),$(B)/$(s)-$(b)))
+
+# The build directory, and the one of each family's programs.
+$(sort $(B) $(patsubst %/,%,$(dir $(call suite_bins,x)))):
+	@mkdir -p $@
+
 # $(call run_suites,PROGRAMS): each program through scripts/run-suite.sh
 # (under $(RUNNER), if a target sets one), its result named after its file
 # (with $(RESULT_PREFIX) in front); stops at the first that fails.
@@ -235,14 +250,14 @@ C_BINS   := $(call suite_bins,$(VARIANTS))
 CPP_SUITES := test_cpp test_hpp
 CPP_BINS   := $(foreach s,$(CPP_SUITES),$(B)/$(s)-static $(B)/$(s)-shared)
 
-$(B)/%-static: cpp-tests/%.cpp $(TEST_HEADERS) $(STATIC) include/slate.h include/slate.hpp | $(B)
-	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< $(STATIC) $(SYSLIBS) -o $@
-$(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include/slate.hpp | $(B)
-	$(CXX) $(CXXSTD) -Ic-tests $(CFLAGS) $< $(LINK_SHARED) -lpthread -o $@
+$(B)/%-static: cpp-tests/%.cpp $(TEST_HEADERS) $(STATIC) include/slate.h include/slate.hpp include/slate-introspect.h | $(B)
+	$(CXX) $(CXXSTD) -Ic-tests/support $(CFLAGS) $< $(STATIC) $(SYSLIBS) -o $@
+$(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include/slate.hpp include/slate-introspect.h | $(B)
+	$(CXX) $(CXXSTD) -Ic-tests/support $(CFLAGS) $< $(LINK_SHARED) -lpthread -o $@
 
 c-test: $(C_BINS) $(CPP_BINS)
 	@$(call run_suites,$^)
-	scripts/run-suite.sh seeds-differ bash c-tests/seeds-differ.sh ./$(B)/test_seeds-c-static
+	scripts/run-suite.sh seeds-differ bash c-tests/abi/seeds-differ.sh ./$(B)/abi/seeds-c-static
 
 # The edit-compile-test loop (a few minutes from a warm build): formatting,
 # lints, the Rust tests, and every C suite against the static library,
@@ -274,34 +289,34 @@ $(LTO_LIB): $(SOURCES)
 
 lto-test: $(call suite_bins,lto) $(STATIC)
 	@$(call run_suites,$(filter-out $(STATIC),$^))
-	$(LTO_CC) $(CSTD) $(LTO_FLAGS) c-tests/lto/probe.c $(LTO_LIB) $(SYSLIBS) -o $(B)/lto-probe
+	$(LTO_CC) $(CSTD) $(LTO_FLAGS) c-tests/abi/lto/probe.c $(LTO_LIB) $(SYSLIBS) -o $(B)/lto-probe
 	scripts/run-suite.sh lto-probe ./$(B)/lto-probe
 	scripts/run-suite.sh lto-inline scripts/check-lto.sh $(B)/lto-probe
-	scripts/run-suite.sh lto-recipe bash c-tests/lto/recipe.sh
+	scripts/run-suite.sh lto-recipe bash c-tests/abi/lto/recipe.sh
 
 # The header alone under strict warnings, C11 and C++17, gcc and clang.
 STRICT    := -fsyntax-only -pedantic $(WARN) -Wredundant-decls -Wconversion -Wsign-conversion -Wshadow -Wcast-qual
 STRICT_C  := $(STRICT) -Wstrict-prototypes -Wmissing-prototypes
 STRICT_CX := $(STRICT) -Wold-style-cast -Wzero-as-null-pointer-constant
 header-strict:
-	$(CC) -std=c11 -Iinclude $(STRICT_C) c-tests/header_strict.c
-	$(CXX) -std=c++17 -x c++ -Iinclude $(STRICT_CX) c-tests/header_strict.c
+	$(CC) -std=c11 -Iinclude $(STRICT_C) c-tests/abi/header_strict.c
+	$(CXX) -std=c++17 -x c++ -Iinclude $(STRICT_CX) c-tests/abi/header_strict.c
 ifneq ($(CLANG),)
-	$(CLANG) -std=c11 -Iinclude $(STRICT_C) c-tests/header_strict.c
-	$(CLANGXX) -std=c++17 -x c++ -Iinclude $(STRICT_CX) c-tests/header_strict.c
+	$(CLANG) -std=c11 -Iinclude $(STRICT_C) c-tests/abi/header_strict.c
+	$(CLANGXX) -std=c++17 -x c++ -Iinclude $(STRICT_CX) c-tests/abi/header_strict.c
 endif
 
 compile-fail: $(STATIC)
-	scripts/run-suite.sh compile-fail env CC="$(CC)" CXX="$(CXX)" bash c-tests/compile-fail/run.sh
+	scripts/run-suite.sh compile-fail env CC="$(CC)" CXX="$(CXX)" bash c-tests/abi/compile-fail/run.sh
 	scripts/run-suite.sh hpp-compile-fail cpp-tests/compile-fail.sh $(CXX)
 
 # What the libraries export; binutils' nm reading the archive beside an
 # LLVM linker plugin; the archive linked beside another Rust static
-# library (c-tests/beside-rust), --whole-archive included.
+# library (c-tests/abi/beside-rust), --whole-archive included.
 symbols: $(STATIC) $(SHARED)
 	scripts/run-suite.sh symbols scripts/check-symbols.sh $(STATIC) $(SHARED)
 	scripts/run-suite.sh archive-nm scripts/check-archive-nm.sh $(STATIC) $(SHARED)
-	scripts/run-suite.sh beside-rust env CC="$(CC)" CARGO="$(CARGO)" bash c-tests/beside-rust/run.sh $(STATIC)
+	scripts/run-suite.sh beside-rust env CC="$(CC)" CARGO="$(CARGO)" bash c-tests/abi/beside-rust/run.sh $(STATIC)
 	scripts/run-suite.sh unwind scripts/check-unwind.py $(SHARED)
 
 # The hot paths' instruction counts (bench/probe.c under callgrind, seeds
@@ -315,7 +330,7 @@ probe-fence: $(STATIC)
 
 # Every suite once (C11, static); the quick ones also as C++17 against the
 # shared library.
-valgrind: $(call suite_bins,c-static) $(B)/test_generic-cpp-shared $(B)/test_static_inline-cpp-shared \
+valgrind: $(call suite_bins,c-static) $(B)/abi/generic-cpp-shared $(B)/abi/static_inline-cpp-shared \
           $(foreach s,$(CPP_SUITES),$(B)/$(s)-static)
 	@$(call run_suites,$^)
 valgrind: RESULT_PREFIX := valgrind-
@@ -335,7 +350,7 @@ sanitize: $(call suite_bins,asan)
 CROSS_TARGETS := s390x-unknown-linux-gnu aarch64-unknown-linux-gnu i686-unknown-linux-gnu x86_64-pc-windows-gnu
 test-cross:
 	@status=0; for t in $(CROSS_TARGETS); do scripts/cross.sh $$t || status=1; done; \
-	  scripts/run-suite.sh windows-readme bash c-tests/cross/readme-windows.sh || status=1; exit $$status
+	  scripts/run-suite.sh windows-readme bash c-tests/abi/cross/readme-windows.sh || status=1; exit $$status
 
 # WebAssembly (scripts/wasm.sh): every C suite, the C++ suites and the
 # seed check on wasm32-wasip1 under wasmtime and on Emscripten under
@@ -359,8 +374,8 @@ panic-abort-test: $(call suite_bins,panic-abort)
 # docs/INSTALL.md's lines as written; and docs/INSTALL.md's by-hand link
 # lines in a scratch copy of the tree.
 install-test: $(STATIC) $(SHARED)
-	scripts/run-suite.sh install bash c-tests/install/run.sh
-	scripts/run-suite.sh by-hand bash c-tests/install/by-hand.sh
+	scripts/run-suite.sh install bash c-tests/packaging/install/run.sh
+	scripts/run-suite.sh by-hand bash c-tests/packaging/install/by-hand.sh
 
 # Fuzzing (cargo fuzz, libFuzzer with AddressSanitizer; nightly): each
 # target for FUZZ_SECONDS (10 minutes). `make test` runs `fuzz-smoke`.
@@ -386,14 +401,14 @@ $(TSAN_LIB): $(SOURCES)
 
 tsan-test: $(STATIC) $(TSAN_LIB)
 	@mkdir -p $(B)
-	$(CC) $(CSTD) $(CFLAGS) c-tests/test_threads.c $(STATIC) $(SYSLIBS) -o $(B)/test_threads
-	scripts/run-suite.sh threads ./$(B)/test_threads
-	$(LTO_CC) $(CSTD) -O1 -g -fsanitize=thread c-tests/test_threads.c $(TSAN_LIB) $(SYSLIBS) -o $(B)/test_threads-tsan
-	TSAN_OPTIONS=halt_on_error=1 scripts/run-suite.sh threads-tsan ./$(B)/test_threads-tsan
+	$(CC) $(CSTD) $(CFLAGS) c-tests/abi/threads.c $(STATIC) $(SYSLIBS) -o $(B)/threads
+	scripts/run-suite.sh threads ./$(B)/threads
+	$(LTO_CC) $(CSTD) -O1 -g -fsanitize=thread c-tests/abi/threads.c $(TSAN_LIB) $(SYSLIBS) -o $(B)/threads-tsan
+	TSAN_OPTIONS=halt_on_error=1 scripts/run-suite.sh threads-tsan ./$(B)/threads-tsan
 
 # Callbacks that leave their walk without returning (SPEC §3c): longjmp,
 # siglongjmp from a handler on a sigaltstack, pthread_exit, cancellation,
-# abandoned ucontext fibers (test_longjmp and test_escape, which every
+# abandoned ucontext fibers (abi/longjmp and abi/escape, which every
 # build of the suites runs), here with the C side compiled without unwind
 # tables, as C code often is: a thread's forced unwind then stops at the
 # callback's frame and glibc jumps to the thread's start, over the
@@ -401,16 +416,16 @@ tsan-test: $(STATIC) $(TSAN_LIB)
 NO_UNWIND := -fno-asynchronous-unwind-tables -fno-unwind-tables
 escape-test: $(STATIC)
 	@mkdir -p $(B)
-	$(CC) $(CSTD) $(CFLAGS) $(NO_UNWIND) c-tests/test_longjmp.c $(STATIC) $(SYSLIBS) -o $(B)/test_longjmp-no-unwind
-	scripts/run-suite.sh longjmp-no-unwind ./$(B)/test_longjmp-no-unwind
-	$(CC) $(CSTD) $(CFLAGS) $(NO_UNWIND) c-tests/test_escape.c $(STATIC) $(SYSLIBS) -o $(B)/test_escape-no-unwind
-	scripts/run-suite.sh escape-no-unwind ./$(B)/test_escape-no-unwind
+	$(CC) $(CSTD) $(CFLAGS) $(NO_UNWIND) c-tests/abi/longjmp.c $(STATIC) $(SYSLIBS) -o $(B)/longjmp-no-unwind
+	scripts/run-suite.sh longjmp-no-unwind ./$(B)/longjmp-no-unwind
+	$(CC) $(CSTD) $(CFLAGS) $(NO_UNWIND) c-tests/abi/escape.c $(STATIC) $(SYSLIBS) -o $(B)/escape-no-unwind
+	scripts/run-suite.sh escape-no-unwind ./$(B)/escape-no-unwind
 
 # A slot's generations used up through the C API (about 2^31 cycles; not
 # in `make test`, whose unit tests start a slot near its end instead).
 soak: $(STATIC)
 	@mkdir -p $(B)
-	$(CC) $(CSTD) -O2 c-tests/soak_generations.c $(STATIC) $(SYSLIBS) -o $(B)/soak_generations
+	$(CC) $(CSTD) -O2 c-tests/slotmap/soak_generations.c $(STATIC) $(SYSLIBS) -o $(B)/soak_generations
 	scripts/run-suite.sh soak ./$(B)/soak_generations
 
 # --- cli-test ------------------------------------------------------------
@@ -419,7 +434,7 @@ cli: bin/cli-test
 
 # One program of the units in cli/: main, terminal, input, tools, check
 # (the CLI's own checks of the map), app (what each key does) and render.
-bin/cli-test: $(sort $(wildcard cli/*.c)) cli/cli.h $(STATIC) include/slate.h
+bin/cli-test: $(sort $(wildcard cli/*.c)) cli/cli.h $(STATIC) include/slate.h include/slate-introspect.h
 	@mkdir -p bin
 	$(CC) $(CSTD) -O2 $(filter %.c,$^) $(STATIC) $(SYSLIBS) -o $@
 

@@ -10,6 +10,7 @@
 #define _DEFAULT_SOURCE /* TIOCGWINSZ */
 
 #include "slate.h"
+#include "slate-introspect.h" /* the tables as they are: slate_table_info, _ctrls */
 
 #include <inttypes.h>
 #include <signal.h>

@@ -6,7 +6,7 @@
 # Usage: compile-fail.sh [CXX]
 set -u
 cxx=${1:-${CXX:-g++}}
-flags=(-std=c++17 -Iinclude -Ic-tests -fsyntax-only -Wall -Wextra -Werror)
+flags=(-std=c++17 -Iinclude -Ic-tests/support -fsyntax-only -Wall -Wextra -Werror)
 pass=0 fail=0
 if "$cxx" "${flags[@]}" cpp-tests/test_hpp.cpp; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "control: test_hpp.cpp does not compile"; fi
 cases=$(grep -oE 'SLATE_HPP_COMPILE_FAIL == [0-9]+' cpp-tests/test_hpp.cpp | awk '{print $3}' | sort -un)

@@ -20,7 +20,7 @@
  *
  * Build and run (from the repository root):
  *   cargo build --release
- *   g++ -std=c++17 -O1 -g -Wall -Wextra -Werror -Iinclude -Ic-tests \
+ *   g++ -std=c++17 -O1 -g -Wall -Wextra -Werror -Iinclude -Ic-tests/support \
  *       cpp-tests/test_cpp.cpp target/release/libslate.a -lpthread -ldl -lm \
  *       -o /tmp/tcpp && /tmp/tcpp
  *
@@ -39,8 +39,9 @@
  * prints "-- <name>: skipped (<why>)" on stderr.
  */
 #include "slate.h"
-#include "../c-tests/test.h"
-#include "../c-tests/support.h"
+#include "slate-introspect.h"
+#include "../c-tests/support/test.h"
+#include "../c-tests/support/map_check.h"
 #include "platform.h"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
  *
  * Build and run (from the repository root):
  *   cargo build --release
- *   g++ -std=c++17 -O1 -g -Wall -Wextra -Werror -Wpedantic -Iinclude -Ic-tests \
+ *   g++ -std=c++17 -O1 -g -Wall -Wextra -Werror -Wpedantic -Iinclude -Ic-tests/support \
  *       cpp-tests/test_hpp.cpp target/release/libslate.a -lpthread -ldl -lm \
  *       -o /tmp/th && /tmp/th
  * (the same with clang++, with -std=c++20, with -fsanitize=address,undefined,
@@ -17,7 +17,7 @@
  *
  * Compile-time negative tests: each SLATE_HPP_COMPILE_FAIL=<n> below, 1..15,
  * must make this file fail to compile (with -fsyntax-only), e.g.
- *   for n in $(seq 1 15); do g++ -std=c++17 -Iinclude -Ic-tests -fsyntax-only \
+ *   for n in $(seq 1 15); do g++ -std=c++17 -Iinclude -Ic-tests/support -fsyntax-only \
  *     -DSLATE_HPP_COMPILE_FAIL=$n cpp-tests/test_hpp.cpp 2>/dev/null \
  *     && echo "case $n compiled"; done
  * prints nothing.
@@ -31,7 +31,7 @@
 #include "slate.hpp"
 
 #include "test.h"
-#include "support.h"
+#include "map_check.h"
 #include "platform.h"
 
 #include <algorithm>

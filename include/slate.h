@@ -62,8 +62,8 @@
 
 
 /**
- * Result codes. Every function that can fail returns one of these as an
- * `int`; a call that fails leaves its map exactly as it was.
+ * Result codes. Every function that can fail returns one of these as an `int`; a call that fails
+ * leaves its map exactly as it was.
  */
 typedef enum slate_error_e {
   /**
@@ -75,8 +75,8 @@ typedef enum slate_error_e {
    */
   SLATE_ERROR_NOT_FOUND = 1,
   /**
-   * A NULL map, key or out-pointer, an argument out of range, or a walk
-   * stopped by its callback's change to the walked structure.
+   * A NULL map, key or out-pointer, an argument out of range, or a walk stopped by its
+   * callback's change to the walked structure.
    */
   SLATE_ERROR_INVALID = -1,
   /**
@@ -92,31 +92,26 @@ typedef enum slate_error_e {
    */
   SLATE_ERROR_CORRUPT = -4,
   /**
-   * Snapshot calls only: a valid snapshot that this build, platform or
-   * destination cannot take.
+   * Snapshot calls only: a valid snapshot that this build, platform or destination cannot take.
    */
   SLATE_ERROR_UNSUPPORTED = -5,
 } slate_error_e;
 
 /**
- * A map. A complete type: put it on the stack, in a struct or in an array,
- * initialize it with `slate()`, release it with `slate_free()`. It holds no
- * pointer into itself, so it may be moved with `memcpy` while no call on
- * it is in progress. Its fields are private.
+ * A map. A complete type: put it on the stack, in a struct or in an array, initialize it with
+ * `slate()`, release it with `slate_free()`. It holds no pointer into itself, so it may be moved
+ * with `memcpy` while no call on it is in progress. Its fields are private.
  */
 typedef struct slate_s {
   uint64_t _private[8];
 } slate_s;
 
 /**
- * A structure's own allocator: `slate_set_allocator`,
- * `slotmap_set_allocator`. `allocate` returns `size` bytes aligned to at
- * least 8, or NULL when it cannot (the call then fails with
- * `SLATE_ERROR_ALLOC` and changes nothing); `release` takes back a block
- * that `allocate` gave, with the `size` it was allocated with. Both get
- * `context` as given; `size` is never 0. Both run on the thread that
- * calls into the structure, and must not call into the structure they
- * serve.
+ * A structure's own allocator: `slate_set_allocator`, `slotmap_set_allocator`. `allocate` returns
+ * `size` bytes aligned to at least 8, or NULL when it cannot (the call then fails with
+ * `SLATE_ERROR_ALLOC` and changes nothing); `release` takes back a block that `allocate` gave,
+ * with the `size` it was allocated with. Both get `context` as given; `size` is never 0. Both run
+ * on the thread that calls into the structure, and must not call into the structure they serve.
  */
 typedef struct slate_allocator_s {
   void *(*allocate)(void *context, size_t size);
@@ -125,53 +120,8 @@ typedef struct slate_allocator_s {
 } slate_allocator_s;
 
 /**
- * Called by `slate_each` and `slate_delete_if` once per entry. `key` is the
- * map's own copy of the key's bytes (not NUL-terminated; an integer key is
- * its 10-byte encoding), valid during this call only. `data` is the
- * caller's pointer, passed through. Return 0 to go on.
- */
-typedef int (*slate_each_f)(const char *key, uint32_t key_length, void *value, void *data);
-
-/**
- * A cursor over a map: a position, not a reference. A complete type: put
- * it on the stack or anywhere, place it with `slate_iter`. It holds no
- * memory and needs no release; its fields are private. It holds no
- * pointer either, so every call takes the map, and a map may move
- * (`memcpy`, an array that grows) between calls: its cursors follow it.
- *
- * A cursor is stale after any other change to its map: a new key, a
- * delete not made through this cursor (another cursor's included), a
- * `slate_delete_if` from its first deletion on, a `slate_reserve` that
- * allocates or moves entries, and every `slate_clear`, `slate_compact`
- * and `slate_free` carried out (even on an empty map); also once it is given a map other than the one
- * `slate_iter` was given (a clone included). A stale cursor stays stale:
- * its `slate_iter_next` and `slate_iter_delete` return
- * `SLATE_ERROR_INVALID` and change nothing. Replacing the value of a
- * present key, and a call that changes nothing (a failed or refused call,
- * a delete or take of an absent key), leave cursors valid. (A map from
- * zero-filled memory that never had `slate()` has no identity until its
- * first insert or `slate_reserve`: until then a cursor cannot tell it
- * from another such map, all of them empty.)
- *
- * The loop, with its final check:
- *
- * ```c
- * slate_iter_s it; const char* k; uint32_t n; void* v; int rc;
- * slate_iter(&it, &map);
- * while ((rc = slate_iter_next(&it, &map, &k, &n, &v)) == SLATE_OK) {
- *     // ... maybe slate_iter_delete(&it, &map) ...
- * }
- * if (rc < 0) { // the map changed under the cursor
- * }
- * ```
- */
-typedef struct slate_iter_s {
-  uint64_t _private[8];
-} slate_iter_s;
-
-/**
- * An allocation function with `malloc`'s contract (memory aligned for any
- * object of 8 bytes or more; NULL when out of memory).
+ * An allocation function with `malloc`'s contract (memory aligned for any object of 8 bytes or
+ * more; NULL when out of memory).
  */
 typedef void *(*slate_malloc_f)(size_t size);
 
@@ -206,8 +156,8 @@ typedef struct slate_info_s {
    */
   uint64_t tombstones;
   /**
-   * Bytes currently held from the allocator (tables, directory, copies
-   * of keys longer than 28 bytes).
+   * Bytes currently held from the allocator (tables, directory, copies of keys longer than 28
+   * bytes).
    */
   uint64_t memory;
   /**
@@ -229,56 +179,49 @@ typedef struct slate_info_s {
 } slate_info_s;
 
 /**
- * What `slate_table_info` reports about one table.
+ * Called by `slate_each` and `slate_delete_if` once per entry. `key` is the map's own copy of the
+ * key's bytes (not NUL-terminated; an integer key is its 10-byte encoding), valid during this call
+ * only. `data` is the caller's pointer, passed through. Return 0 to go on.
  */
-typedef struct slate_table_info_s {
-  /**
-   * First directory entry that points at the table (0 for a small map).
-   */
-  uint32_t directory_first;
-  /**
-   * Directory entries that point at it: `1 << (global_depth -
-   * local_depth)` (0 for a small map, which has no directory).
-   */
-  uint32_t directory_count;
-  /**
-   * Hash bits all its keys share.
-   */
-  uint32_t local_depth;
-  /**
-   * Slots.
-   */
-  uint32_t capacity;
-  /**
-   * Entries.
-   */
-  uint32_t used;
-  /**
-   * Deleted slots.
-   */
-  uint32_t tombstones;
-  /**
-   * Empty slots inserts may still take before the table is rebuilt.
-   */
-  uint32_t growth_left;
-  /**
-   * Groups of 8 slots (`capacity / 8`).
-   */
-  uint32_t groups;
-  /**
-   * Its slot layout: 0 for any key (40-byte slots), or `0x01` / `0x02`
-   * when it holds only `i64` / only `u64` keys, kept as 8-byte values
-   * in 16-byte slots (a table takes the kind of the first key it holds
-   * and turns general when a key of another kind arrives).
-   */
-  uint32_t int_keys;
-} slate_table_info_s;
+typedef int (*slate_each_f)(const char *key, uint32_t key_length, void *value, void *data);
 
 /**
- * A slotmap: a generational arena with dense rows. A
- * complete type, caller-allocated like `slate_s`: initialize it with
- * `slotmap()` or `slotmap_columns()`, release it with `slotmap_free()`. It
- * may be moved with `memcpy` while no call on it is in progress. Its fields
+ * A cursor over a map: a position, not a reference. A complete type: put it on the stack or
+ * anywhere, place it with `slate_iter`. It holds no memory and needs no release; its fields are
+ * private. It holds no pointer either, so every call takes the map, and a map may move (`memcpy`,
+ * an array that grows) between calls: its cursors follow it.
+ *
+ * A cursor is stale after any other change to its map: a new key, a delete not made through this
+ * cursor (another cursor's included), a `slate_delete_if` from its first deletion on, a
+ * `slate_reserve` that allocates or moves entries, and every `slate_clear`, `slate_compact` and
+ * `slate_free` carried out (even on an empty map); also once it is given a map other than the one
+ * `slate_iter` was given (a clone included). A stale cursor stays stale: its `slate_iter_next` and
+ * `slate_iter_delete` return `SLATE_ERROR_INVALID` and change nothing. Replacing the value of a
+ * present key, and a call that changes nothing (a failed or refused call, a delete or take of an
+ * absent key), leave cursors valid. (A map from zero-filled memory that never had `slate()` has no
+ * identity until its first insert or `slate_reserve`: until then a cursor cannot tell it from
+ * another such map, all of them empty.)
+ *
+ * The loop, with its final check:
+ *
+ * ```c
+ * slate_iter_s it; const char* k; uint32_t n; void* v; int rc;
+ * slate_iter(&it, &map);
+ * while ((rc = slate_iter_next(&it, &map, &k, &n, &v)) == SLATE_OK) {
+ *     // ... maybe slate_iter_delete(&it, &map) ...
+ * }
+ * if (rc < 0) { // the map changed under the cursor
+ * }
+ * ```
+ */
+typedef struct slate_iter_s {
+  uint64_t _private[8];
+} slate_iter_s;
+
+/**
+ * A slotmap: a generational arena with dense rows. A complete type, caller-allocated like
+ * `slate_s`: initialize it with `slotmap()` or `slotmap_columns()`, release it with
+ * `slotmap_free()`. It may be moved with `memcpy` while no call on it is in progress. Its fields
  * are private.
  */
 typedef struct slotmap_s {
@@ -286,42 +229,37 @@ typedef struct slotmap_s {
 } slotmap_s;
 
 /**
- * A slotmap key: the low 32 bits name a slot, the high 32 bits its
- * generation. 0 is never a valid key. A key stays valid until its row is
- * erased (or the slotmap cleared or freed); after that it never validates
- * again.
+ * A slotmap key: the low 32 bits name a slot, the high 32 bits its generation. 0 is never a valid
+ * key. A key stays valid until its row is erased (or the slotmap cleared or freed); after that it
+ * never validates again.
  */
 typedef uint64_t slotmap_key;
 
 /**
- * Called by `slotmap_each` and `slotmap_erase_if` once per row: the row's
- * key, its column-0 element, and the caller's `data`. Return 0 to go on.
+ * Called by `slotmap_each` and `slotmap_erase_if` once per row: the row's key, its column-0
+ * element, and the caller's `data`. Return 0 to go on.
  */
 typedef int (*slotmap_each_f)(slotmap_key key, void *row, void *data);
 
 /**
- * A sparse set keyed by slotmap keys: an entity's optional part (a
- * velocity, a tag) beside the slotmap that issues the keys. It maps
- * slotmap keys to dense rows of its own columns, or holds bare membership.
- * A complete type, caller-allocated like `slotmap_s`: initialize it with
- * `slotmap_sparse()` or `slotmap_sparse_columns()`, release it with
- * `slotmap_sparse_free()`. It may be moved with `memcpy` while no call on
- * it is in progress. Its fields are private.
+ * A sparse set keyed by slotmap keys: an entity's optional part (a velocity, a tag) beside the
+ * slotmap that issues the keys. It maps slotmap keys to dense rows of its own columns, or holds
+ * bare membership. A complete type, caller-allocated like `slotmap_s`: initialize it with
+ * `slotmap_sparse()` or `slotmap_sparse_columns()`, release it with `slotmap_sparse_free()`. It
+ * may be moved with `memcpy` while no call on it is in progress. Its fields are private.
  *
- * Keys are full generational keys: a key whose slot the owner reissued
- * for a new entity never finds the old entity's row. A set holds at most
- * one key per slot index (the key's low 32 bits).
+ * Keys are full generational keys: a key whose slot the owner reissued for a new entity never
+ * finds the old entity's row. A set holds at most one key per slot index (the key's low 32 bits).
  */
 typedef struct slotmap_sparse_s {
   uint64_t _private[24];
 } slotmap_sparse_s;
 
 /**
- * Called by `slotmap_join` once per key present in every set: `rows[i]`
- * is the key's dense row in `sets[i]` and `elements[i]` its column-0
- * element there (NULL for a membership set); with an owner, `rows[count]`
- * and `elements[count]` are the key's row and column-0 element in the
- * owner. Both arrays are valid during the call only. Return 0 to go on.
+ * Called by `slotmap_join` once per key present in every set: `rows[i]` is the key's dense row in
+ * `sets[i]` and `elements[i]` its column-0 element there (NULL for a membership set); with an
+ * owner, `rows[count]` and `elements[count]` are the key's row and column-0 element in the owner.
+ * Both arrays are valid during the call only. Return 0 to go on.
  */
 typedef int (*slotmap_join_f)(slotmap_key key, const uint32_t *rows, void *const *elements, void *data);
 
@@ -330,197 +268,158 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * A static, NUL-terminated English sentence that names `code` and says
- * what it means, for example `"SLATE_ERROR_NOT_FOUND: the key is not
- * there"`; `"unknown slate error code"` for any value that is not a
- * `slate_error_e`. Never NULL, never to be freed; allocates nothing and
- * may be called from any thread at any time, as `strerror` without its
- * buffer.
+ * A static, NUL-terminated English sentence that names `code` and says what it means, for example
+ * `"SLATE_ERROR_NOT_FOUND: the key is not there"`; `"unknown slate error code"` for any value that
+ * is not a `slate_error_e`. Never NULL, never to be freed; allocates nothing and may be called
+ * from any thread at any time, as `strerror` without its buffer.
  */
 const char *slate_strerror(int code);
 
 /**
- * The library's version: `"MAJOR.MINOR.PATCH"`, the crate version it was
- * built from. A program built against this header and linked with this
- * library sees `SLATE_VERSION_STRING`; a program run against another
- * build of the shared library sees that library's version. The string is
+ * The library's version: `"MAJOR.MINOR.PATCH"`, the crate version it was built from. A program
+ * built against this header and linked with this library sees `SLATE_VERSION_STRING`; a program
+ * run against another build of the shared library sees that library's version. The string is
  * static: never free it.
  */
 const char *slate_version(void);
 
 /**
- * Initializes `map` as an empty map. Allocates nothing (the first insert
- * does). The map takes the allocator in force now (see
- * `slate_use_allocator`). Calling it on a map that holds entries forgets
- * them without freeing: call `slate_free` first.
- *
+ * Initializes `map` as an empty map. Allocates nothing (the first insert does). The map takes the
+ * allocator in force now (see `slate_use_allocator`). Calling it on a map that holds entries
+ * forgets them without freeing: call `slate_free` first.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` if `map` is NULL.
- *
  * # Safety
  * `map` is NULL or points to writable memory for a `slate_s`.
  */
 int slate(struct slate_s *map);
 
 /**
- * Sizes the map so that `n` entries fit without growing. A hint: it never
- * removes entries and does nothing when the map is already that large.
- * May rebuild the whole map (every entry moves once).
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_FULL` for a size no map can reach (such
- * as `UINT64_MAX`); `SLATE_ERROR_ALLOC`; `SLATE_ERROR_INVALID` for a NULL
- * map. On error nothing changed.
- *
+ * Sizes the map so that `n` entries fit without growing. A hint: it never removes entries and does
+ * nothing when the map is already that large. May rebuild the whole map (every entry moves once).
+ * Returns `SLATE_OK`; `SLATE_ERROR_FULL` for a size no map can reach (such as `UINT64_MAX`);
+ * `SLATE_ERROR_ALLOC`; `SLATE_ERROR_INVALID` for a NULL map. On error nothing changed.
  * # Safety
  * `map` is NULL or an initialized map.
  */
 int slate_reserve(struct slate_s *map, uint64_t n);
 
 /**
- * Inserts `key` (a NUL-terminated string; the key is its bytes without the
- * NUL) with `value`, or replaces the value of an existing key. The map
- * copies the key; `value` is stored as given, never dereferenced or freed.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL map or key; `SLATE_ERROR_FULL` for a key of 4 GiB or more.
- *
+ * Inserts `key` (a NUL-terminated string; the key is its bytes without the NUL) with `value`, or
+ * replaces the value of an existing key. The map copies the key; `value` is stored as given, never
+ * dereferenced or freed.
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL map
+ * or key; `SLATE_ERROR_FULL` for a key of 4 GiB or more.
  * # Safety
  * `map` is NULL or an initialized map; `key` is NULL or a string.
  */
 int slate_set(struct slate_s *map, const char *key, void *value);
 
 /**
- * Looks `key` up. On `SLATE_OK` stores its value in `*value` unless
- * `value` is NULL (a presence test). On `SLATE_ERROR_NOT_FOUND` leaves
- * `*value` as it was. Allocates nothing.
- *
- * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
- * for a NULL map or key.
- *
+ * `slate_set` for a key of `key_length` arbitrary bytes (embedded NULs allowed). `key` may be NULL
+ * only when `key_length` is 0: the empty key.
  * # Safety
- * `map` is NULL or an initialized map; `key` is NULL or a string; `value`
- * is NULL or writable.
- */
-int slate_get(const struct slate_s *map, const char *key, void **value);
-
-/**
- * Removes `key` and frees the map's copy of it. Memory of the table is
- * kept (see `slate_compact`). A map left empty takes a fresh seed.
- *
- * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
- * for a NULL map or key.
- *
- * # Safety
- * `map` is NULL or an initialized map; `key` is NULL or a string.
- */
-int slate_delete(struct slate_s *map, const char *key);
-
-/**
- * `slate_set` for a key of `key_length` arbitrary bytes (embedded NULs
- * allowed). `key` may be NULL only when `key_length` is 0: the empty key.
- *
- * # Safety
- * `map` is NULL or an initialized map; `key` points to `key_length`
- * readable bytes or is NULL.
+ * As for `slate_set`, with `key` pointing to `key_length` readable bytes.
  */
 int slate_set_bytes(struct slate_s *map, const void *key, uint32_t key_length, void *value);
 
 /**
- * `slate_get` for a byte key (see `slate_set_bytes`).
- *
- * # Safety
- * As for `slate_set_bytes`; `value` is NULL or writable.
- */
-int slate_get_bytes(const struct slate_s *map, const void *key, uint32_t key_length, void **value);
-
-/**
- * `slate_delete` for a byte key (see `slate_set_bytes`).
- *
- * # Safety
- * As for `slate_set_bytes`.
- */
-int slate_delete_bytes(struct slate_s *map, const void *key, uint32_t key_length);
-
-/**
- * `slate_set` for an `int64_t` key. The key is stored as 10 bytes:
- * `0x00 0x01` then the value little-endian (two's complement), so it meets
- * no string or `uint64_t` key. Never allocates for the key.
- *
+ * `slate_set` for an `int64_t` key, stored as `SLATE_INT_KEY_LENGTH` describes (no string or
+ * `uint64_t` key meets it; never allocated).
  * # Safety
  * `map` is NULL or an initialized map.
  */
 int slate_set_i64(struct slate_s *map, int64_t key, void *value);
 
 /**
- * `slate_get` for an `int64_t` key.
- *
- * # Safety
- * `map` is NULL or an initialized map; `value` is NULL or writable.
- */
-int slate_get_i64(const struct slate_s *map, int64_t key, void **value);
-
-/**
- * `slate_delete` for an `int64_t` key.
- *
- * # Safety
- * `map` is NULL or an initialized map.
- */
-int slate_delete_i64(struct slate_s *map, int64_t key);
-
-/**
- * `slate_set` for a `uint64_t` key, stored as `0x00 0x02` then the value
- * little-endian.
- *
+ * `slate_set` for a `uint64_t` key (as `slate_set_i64`).
  * # Safety
  * `map` is NULL or an initialized map.
  */
 int slate_set_u64(struct slate_s *map, uint64_t key, void *value);
 
 /**
- * `slate_get` for a `uint64_t` key.
- *
+ * Looks `key` up. On `SLATE_OK` stores its value in `*value` unless `value` is NULL (a presence
+ * test). On `SLATE_ERROR_NOT_FOUND` leaves `*value` as it was. Allocates nothing.
+ * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL map or key.
  * # Safety
- * `map` is NULL or an initialized map; `value` is NULL or writable.
+ * As for `slate_set`; `value` is NULL or writable.
+ */
+int slate_get(const struct slate_s *map, const char *key, void **value);
+
+/**
+ * `slate_get` for a byte key (see `slate_set_bytes`).
+ * # Safety
+ * As for `slate_get` and `slate_set_bytes`.
+ */
+int slate_get_bytes(const struct slate_s *map, const void *key, uint32_t key_length, void **value);
+
+/**
+ * `slate_get` for an `int64_t` key.
+ * # Safety
+ * As for `slate_get`.
+ */
+int slate_get_i64(const struct slate_s *map, int64_t key, void **value);
+
+/**
+ * `slate_get` for a `uint64_t` key.
+ * # Safety
+ * As for `slate_get`.
  */
 int slate_get_u64(const struct slate_s *map, uint64_t key, void **value);
 
 /**
+ * Removes `key` and frees the map's copy of it. Memory of the table is kept (see `slate_compact`).
+ * A map left empty takes a fresh seed (unless pinned).
+ * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL map or key.
+ * # Safety
+ * As for `slate_set`.
+ */
+int slate_delete(struct slate_s *map, const char *key);
+
+/**
+ * `slate_delete` for a byte key (see `slate_set_bytes`).
+ * # Safety
+ * As for `slate_set_bytes`.
+ */
+int slate_delete_bytes(struct slate_s *map, const void *key, uint32_t key_length);
+
+/**
+ * `slate_delete` for an `int64_t` key.
+ * # Safety
+ * `map` is NULL or an initialized map.
+ */
+int slate_delete_i64(struct slate_s *map, int64_t key);
+
+/**
  * `slate_delete` for a `uint64_t` key.
- *
  * # Safety
  * `map` is NULL or an initialized map.
  */
 int slate_delete_u64(struct slate_s *map, uint64_t key);
 
 /**
- * Gets or inserts `key` (a string, as for `slate_set`) with one hash and
- * one probe: on `SLATE_OK` stores in `*value` the address of the map's
- * value for the key (read it, write it), and in `*inserted` (unless
- * `inserted` is NULL) 1 if the key was new, stored with the value NULL,
- * or 0 if it was present, its value untouched. So
+ * Gets or inserts `key` (a string, as for `slate_set`) with one hash and one probe: on `SLATE_OK`
+ * stores in `*value` the address of the map's value for the key (read it, write it), and in
+ * `*inserted` (unless `inserted` is NULL) 1 if the key was new, stored with the value NULL, or 0
+ * if it was present, its value untouched. So
  * `if (slate_entry(m, w, &v, NULL) == SLATE_OK) *v = (void*)((uintptr_t)*v + 1);`
  * counts a word with one lookup.
  *
- * `*value` stays valid until the next call that adds or removes a key or
- * changes the map's memory (a set or entry of a new key, delete, take,
- * `slate_iter_delete`, clear, compact, reserve, delete_if, free); reads,
- * and a set of a present key, leave it valid.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (a key of
- * 4 GiB or more) with nothing inserted and the out-pointers untouched;
- * `SLATE_ERROR_INVALID` for a NULL map, key or `value`.
- *
+ * `*value` stays valid until the next call that adds or removes a key or changes the map's memory
+ * (a set or entry of a new key, delete, take, `slate_iter_delete`, clear, compact, reserve,
+ * delete_if, free); reads, and a set of a present key, leave it valid.
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (a key of 4 GiB or more) with
+ * nothing inserted and the out-pointers untouched; `SLATE_ERROR_INVALID` for a NULL map, key or
+ * `value`.
  * # Safety
- * `map` is NULL or an initialized map; `key` is NULL or a string; `value`
- * is NULL or writable; `inserted` is NULL or writable.
+ * As for `slate_set`; `value` and `inserted` are each NULL or writable.
  */
 int slate_entry(struct slate_s *map, const char *key, void ***value, int *inserted);
 
 /**
  * `slate_entry` for a byte key (see `slate_set_bytes`).
- *
  * # Safety
- * As for `slate_set_bytes`; `value` is NULL or writable; `inserted` is
- * NULL or writable.
+ * As for `slate_entry` and `slate_set_bytes`.
  */
 int slate_entry_bytes(struct slate_s *map,
                       const void *key,
@@ -530,150 +429,205 @@ int slate_entry_bytes(struct slate_s *map,
 
 /**
  * `slate_entry` for an `int64_t` key.
- *
  * # Safety
- * `map` is NULL or an initialized map; `value` is NULL or writable;
- * `inserted` is NULL or writable.
+ * As for `slate_entry`.
  */
 int slate_entry_i64(struct slate_s *map, int64_t key, void ***value, int *inserted);
 
 /**
  * `slate_entry` for a `uint64_t` key.
- *
  * # Safety
- * `map` is NULL or an initialized map; `value` is NULL or writable;
- * `inserted` is NULL or writable.
+ * As for `slate_entry`.
  */
 int slate_entry_u64(struct slate_s *map, uint64_t key, void ***value, int *inserted);
 
 /**
- * Removes `key` (a string, as for `slate_delete`) and hands back its
- * value: on `SLATE_OK` stores the removed entry's value in `*value`
- * unless `value` is NULL, so the caller can free what it pointed to. One
- * lookup. On `SLATE_ERROR_NOT_FOUND` leaves `*value` as it was. A map
- * left empty takes a fresh seed (unless pinned).
- *
- * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
- * for a NULL map or key (nothing
- * removed).
- *
+ * Removes `key` (a string, as for `slate_delete`) and hands back its value: on `SLATE_OK` stores
+ * the removed entry's value in `*value` unless `value` is NULL, so the caller can free what it
+ * pointed to. One lookup. On `SLATE_ERROR_NOT_FOUND` leaves `*value` as it was. A map left empty
+ * takes a fresh seed (unless pinned).
+ * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL map or key
+ * (nothing removed).
  * # Safety
- * `map` is NULL or an initialized map; `key` is NULL or a string; `value`
- * is NULL or writable.
+ * As for `slate_get`.
  */
 int slate_take(struct slate_s *map, const char *key, void **value);
 
 /**
  * `slate_take` for a byte key (see `slate_set_bytes`).
- *
  * # Safety
- * As for `slate_set_bytes`; `value` is NULL or writable.
+ * As for `slate_take` and `slate_set_bytes`.
  */
 int slate_take_bytes(struct slate_s *map, const void *key, uint32_t key_length, void **value);
 
 /**
  * `slate_take` for an `int64_t` key.
- *
  * # Safety
- * `map` is NULL or an initialized map; `value` is NULL or writable.
+ * As for `slate_take`.
  */
 int slate_take_i64(struct slate_s *map, int64_t key, void **value);
 
 /**
  * `slate_take` for a `uint64_t` key.
- *
  * # Safety
- * `map` is NULL or an initialized map; `value` is NULL or writable.
+ * As for `slate_take`.
  */
 int slate_take_u64(struct slate_s *map, uint64_t key, void **value);
 
 /**
- * Decodes key bytes (as a walk shows them) that encode an `int64_t`
- * key: on `SLATE_OK` stores the key in `*out`.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` when the bytes are not an
- * `int64_t` key's encoding (another kind of key), leaving `*out` as it
- * was; `SLATE_ERROR_INVALID` for a NULL `out`, or a NULL `key` with a
- * non-zero length.
- *
+ * Decodes key bytes (as a walk shows them) that encode an `int64_t` key: on `SLATE_OK` stores the
+ * key in `*out`.
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` when the bytes are not an `int64_t` key's encoding
+ * (another kind of key), leaving `*out` as it was; `SLATE_ERROR_INVALID` for a NULL `out`, or a
+ * NULL `key` with a non-zero length.
  * # Safety
- * `key` points to `key_length` readable bytes or is NULL; `out` is NULL
- * or writable.
+ * `key` points to `key_length` readable bytes or is NULL; `out` is NULL or writable.
  */
 int slate_key_to_i64(const char *key, uint32_t key_length, int64_t *out);
 
 /**
  * `slate_key_to_i64` for a `uint64_t` key's encoding.
- *
  * # Safety
  * As for `slate_key_to_i64`.
  */
 int slate_key_to_u64(const char *key, uint32_t key_length, uint64_t *out);
 
 /**
- * Gives the map its own allocator (arenas, pools, accounting), or with a
- * NULL `allocator` the process default back (`slate_use_allocator`, or
- * the C library's). `*allocator` is copied: the caller's struct may go
- * away, but its `context` must stay valid while the map holds memory.
- * Every byte the map allocates from then on (tables, directory, copies of
- * long keys) comes from `allocate` and goes back through `release` with
- * the same context and size. `slate_free` keeps the allocator, `slate()`
- * drops it; a clone of the map uses it too (a clone of a map without one
- * uses the process default in force). No map call allocates memory it
- * does not keep: `allocate` runs only where the map grows (set, entry,
- * reserve, compact, clone).
+ * Gives the map its own allocator (arenas, pools, accounting), or with a NULL `allocator` the
+ * process default back (`slate_use_allocator`, or the C library's). `*allocator` is copied: the
+ * caller's struct may go away, but its `context` must stay valid while the map holds memory. Every
+ * byte the map allocates from then on (tables, directory, copies of long keys) comes from
+ * `allocate` and goes back through `release` with the same context and size. `slate_free` keeps
+ * the allocator, `slate()` drops it; a clone of the map uses it too (a clone of a map without one
+ * uses the process default in force). No map call allocates memory it does not keep: `allocate`
+ * runs only where the map grows (set, entry, reserve, compact, clone).
  *
- * Allowed while the map holds no memory: after `slate()`, after
- * `slate_free`, or after a `slate_compact` that left it empty (not after
- * `slate_clear` or deleting every entry, which keep its tables).
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a NULL
- * `allocate` or `release`, a map that holds memory (nothing
- * changed; a map being walked holds memory).
- *
+ * Allowed while the map holds no memory: after `slate()`, after `slate_free`, or after a
+ * `slate_compact` that left it empty (not after `slate_clear` or deleting every entry, which keep
+ * its tables).
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a NULL `allocate` or `release`, a
+ * map that holds memory (nothing changed; a map being walked holds memory).
  * # Safety
  * `map` is NULL or an initialized map; `allocator` is NULL or readable.
  */
 int slate_set_allocator(struct slate_s *map, const struct slate_allocator_s *allocator);
 
 /**
- * Pins the map's hash seed to `seed`, so that the same calls in the same
- * order give the same iteration order (for tests and golden files), for
- * this library version and byte order. Allowed while the map holds no
- * memory: after `slate()`, after `slate_free`, or after a `slate_compact`
- * that left it empty (not after `slate_clear` or deleting every entry,
- * which keep its tables). The pin survives the map emptying,
- * `slate_clear` and `slate_free`; a clone keeps it; `slate()` drops it.
+ * Pins the map's hash seed to `seed`, so that the same calls in the same order give the same
+ * iteration order (for tests and golden files), for this library version and byte order. Allowed
+ * while the map holds no memory: after `slate()`, after `slate_free`, or after a `slate_compact`
+ * that left it empty (not after `slate_clear` or deleting every entry, which keep its tables). The
+ * pin survives the map emptying, `slate_clear` and `slate_free`; a clone keeps it; `slate()` drops
+ * it.
  *
- * A pinned seed that an attacker can learn or choose gives up this map's
- * protection against hash flooding (keys chosen to collide).
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a map that
- * holds memory (nothing changed; a map being walked holds memory).
- *
+ * A pinned seed that an attacker can learn or choose gives up this map's protection against hash
+ * flooding (keys chosen to collide).
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a map that holds memory (nothing
+ * changed; a map being walked holds memory).
  * # Safety
  * `map` is NULL or an initialized map.
  */
 int slate_pin_seed(struct slate_s *map, uint64_t seed);
 
 /**
- * Looks up `count` `uint64_t` keys at once: for each `i < count`,
- * `found[i]` becomes 1 when `keys[i]` is in the map, and then `values[i]`
- * its value (`values` may be NULL: presence tests), else `found[i]`
- * becomes 0 and `values[i]` is left as it was. The results equal those of
- * `count` calls of `slate_get_u64`, duplicates included; the call is
- * faster because it overlaps the keys' cache misses (it hashes a chunk of
- * keys, then requests their tables' lines, then probes). Allocates
- * nothing; allowed inside `slate_each` callbacks, like `slate_get`.
- *
- * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID`
- * with nothing written for a NULL map, or a NULL `keys` or `found` when
- * `count > 0`.
- *
+ * 1 when `a` and `b` hold the same keys, each with the same (pointer- equal) value; else 0. 0 when
+ * either is NULL. Allocates nothing.
  * # Safety
- * `map` is NULL or an initialized map; `keys` has `count` readable keys,
- * `found` room for `count` bytes, `values` is NULL or has room for
- * `count` pointers.
+ * `a` and `b` are NULL or initialized maps.
+ */
+int slate_equal(const struct slate_s *a, const struct slate_s *b);
+
+/**
+ * The number of entries; 0 for NULL.
+ * # Safety
+ * `map` is NULL or an initialized map.
+ */
+uint64_t slate_length(const struct slate_s *map);
+
+/**
+ * Removes every entry (freeing the map's key copies) and keeps the capacity, so refilling
+ * allocates less. Takes a fresh seed.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map.
+ * # Safety
+ * `map` is NULL or an initialized map.
+ */
+int slate_clear(struct slate_s *map);
+
+/**
+ * Rebuilds the map at its current size, releasing capacity left by deletions and dropping
+ * tombstones. Every entry moves once.
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL map.
+ * # Safety
+ * `map` is NULL or an initialized map.
+ */
+int slate_compact(struct slate_s *map);
+
+/**
+ * Initializes `copy` as an independent copy of `map`: the same entries, seed and tables (no
+ * rehash, so it iterates in `map`'s order), with its own copies of the keys; values are copied as
+ * pointers. `copy` must be uninitialized or freed (its contents are not read) and must not be
+ * `map`. Like a map from `slate()`, it takes the allocator in force now.
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty map and nothing leaked);
+ * `SLATE_ERROR_INVALID` for a NULL argument or `copy == map`.
+ * # Safety
+ * `copy` is NULL or writable; `map` is NULL or an initialized map.
+ */
+int slate_clone(struct slate_s *copy, const struct slate_s *map);
+
+/**
+ * Releases everything the map holds. The map stays usable as an empty map (freeing twice is
+ * harmless). Does nothing for NULL.
+ * # Safety
+ * `map` is NULL or an initialized map.
+ */
+void slate_free(struct slate_s *map);
+
+/**
+ * Sets the process default allocator: the one that maps and slotmaps initialized from now on (by
+ * `slate()`, `slotmap()`, or a clone of a structure without an allocator of its own) take. Pass
+ * all three functions, or all NULL to go back to the C library's `malloc`, `calloc` and `free`.
+ * Structures keep the allocator they were initialized with; `slate_set_allocator` gives one
+ * structure its own. Thread-safe. The header's `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks
+ * call this before `main`.
+ * Returns `SLATE_OK`; `SLATE_ERROR_INVALID` when some but not all are NULL; `SLATE_ERROR_ALLOC`
+ * when the library cannot record a set of functions it has not been given before (a few bytes from
+ * the C library's `malloc`, once per set, kept for the life of the process).
+ */
+int slate_use_allocator(slate_malloc_f malloc_fn, slate_calloc_f calloc_fn, slate_free_f free_fn);
+
+/**
+ * Fills `*info` with the map's shape (introspection for tests and tools). Walks every table;
+ * allocates nothing.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
+ * # Safety
+ * `map` is NULL or an initialized map; `info` is NULL or writable.
+ */
+int slate_info(const struct slate_s *map, struct slate_info_s *info);
+
+/**
+ * Runs the library's invariant checker over the whole map: recounts every table's counters from
+ * its control bytes, finds every entry again from its own hash, and checks the directory against
+ * the tables' depths. On failure writes a one-line description of the first broken invariant into
+ * `message` (NUL-terminated, cut to `message_capacity` bytes; may be NULL when `message_capacity`
+ * is 0). Allocates nothing.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a broken invariant or a NULL map.
+ * # Safety
+ * `map` is NULL or an initialized map; `message` is NULL or has `message_capacity` writable bytes.
+ */
+int slate_check(const struct slate_s *map, char *message, uint32_t message_capacity);
+
+/**
+ * Looks up `count` `uint64_t` keys at once: for each `i < count`, `found[i]` becomes 1 when
+ * `keys[i]` is in the map, and then `values[i]` its value (`values` may be NULL: presence tests),
+ * else `found[i]` becomes 0 and `values[i]` is left as it was. The results equal those of `count`
+ * calls of `slate_get_u64`, duplicates included; the call is faster because it overlaps the keys'
+ * cache misses (it hashes a chunk of keys, then requests their tables' lines, then probes).
+ * Allocates nothing; allowed inside `slate_each` callbacks, like `slate_get`.
+ * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID` with nothing written for a
+ * NULL map, or a NULL `keys` or `found` when `count > 0`.
+ * # Safety
+ * `map` is NULL or an initialized map; `keys` has `count` readable keys, `found` room for `count`
+ * bytes, `values` is NULL or has room for `count` pointers.
  */
 int slate_get_many_u64(const struct slate_s *map,
                        const uint64_t *keys,
@@ -683,7 +637,6 @@ int slate_get_many_u64(const struct slate_s *map,
 
 /**
  * `slate_get_many_u64` for `int64_t` keys (see `slate_get_i64`).
- *
  * # Safety
  * As for `slate_get_many_u64`.
  */
@@ -694,17 +647,12 @@ int slate_get_many_i64(const struct slate_s *map,
                        uint8_t *found);
 
 /**
- * `slate_get_many_u64` for byte keys: key `i` is the `key_lengths[i]`
- * bytes at `keys[i]` (see `slate_get_bytes`; `keys[i]` may be NULL only
- * when `key_lengths[i]` is 0).
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` with nothing written for a
- * NULL map, a NULL `keys`, `key_lengths` or `found` when `count > 0`, or
- * a NULL `keys[i]` with a non-zero length.
- *
+ * `slate_get_many_u64` for byte keys: key `i` is the `key_lengths[i]` bytes at `keys[i]` (see
+ * `slate_get_bytes`; `keys[i]` may be NULL only when `key_lengths[i]` is 0). `SLATE_ERROR_INVALID`
+ * also for a NULL `key_lengths` when `count > 0`, or a NULL `keys[i]` with a non-zero length.
  * # Safety
- * As for `slate_get_many_u64`; `key_lengths` has `count` lengths and each
- * `keys[i]` points to `key_lengths[i]` readable bytes or is NULL.
+ * As for `slate_get_many_u64`; `key_lengths` has `count` lengths and each `keys[i]` points to
+ * `key_lengths[i]` readable bytes or is NULL.
  */
 int slate_get_many_bytes(const struct slate_s *map,
                          const void *const *keys,
@@ -714,13 +662,8 @@ int slate_get_many_bytes(const struct slate_s *map,
                          uint8_t *found);
 
 /**
- * `slate_get_many_u64` for NUL-terminated string keys (see `slate_get`).
- * A string of 4 GiB or more, which no map can hold, is not found.
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` with nothing written for a
- * NULL map, a NULL `keys` or `found` when `count > 0`, or a NULL
- * `keys[i]`.
- *
+ * `slate_get_many_u64` for NUL-terminated string keys (see `slate_get`). A string of 4 GiB or
+ * more, which no map can hold, is not found. `SLATE_ERROR_INVALID` also for a NULL `keys[i]`.
  * # Safety
  * As for `slate_get_many_u64`; each `keys[i]` is a string or NULL.
  */
@@ -731,90 +674,64 @@ int slate_get_many(const struct slate_s *map,
                    uint8_t *found);
 
 /**
- * Calls `callback(key, key_length, value, data)` once for every entry. A
- * non-zero return stops the walk and becomes `slate_each`'s result.
+ * Calls `callback(key, key_length, value, data)` once for every entry. A non-zero return stops the
+ * walk and becomes `slate_each`'s result.
  *
- * The order is the map's layout: tables in directory order (as
- * `slate_table_info` numbers them), then groups, then slots. It depends on
- * the map's seed, so it differs between maps and runs; a clone walks in
- * its source's order. Tools may rely on this to map entries to slots.
+ * The order is the map's layout: tables in directory order (as `slate_table_info` of
+ * `slate-introspect.h` numbers them), then groups, then slots. It depends on the map's seed, so it
+ * differs between maps and runs; a clone walks in its source's order. Tools may rely on this to
+ * map entries to slots.
  *
- * The callback may call anything, on this map too, and such a call does
- * what it does outside a walk. After each callback the walk goes on if
- * the map is unchanged, if only values of present keys were replaced, or
- * if the only change was the removal of the entry the callback was given
- * (every other entry is still visited once); after any other change
- * (a new key, another removal, clear, compact, reserve, free) it visits
- * nothing more and returns `SLATE_ERROR_INVALID`, unless the callback
- * returned non-zero, which stands. The `key` pointer is valid during
- * the call, until the callback's own write.
- *
- * The callback may leave the walk with `longjmp` or end its thread: the
- * walk keeps no state outside its own frame, so the map stays usable.
- *
- * Returns `SLATE_OK` after a full walk, the callback's non-zero value,
- * or `SLATE_ERROR_INVALID` for a NULL map or callback, or as above.
- * Allocates nothing.
- *
+ * The callback may call anything, on this map too, by the walk rules at the top of this header: a
+ * change other than replacing values of present keys or removing the entry it was given (a new
+ * key, another removal, clear, compact, reserve, free) stops the walk with `SLATE_ERROR_INVALID`.
+ * The `key` pointer is valid during the call, until the callback's own write.
+ * Returns `SLATE_OK` after a full walk, the callback's non-zero value, or `SLATE_ERROR_INVALID`
+ * for a NULL map or callback, or as above. Allocates nothing.
  * # Safety
- * `map` is NULL or an initialized map; `callback` must not unwind (no C++
- * exception may leave it).
+ * `map` is NULL or an initialized map; `callback` must not unwind (no C++ exception may leave it).
  */
 int slate_each(const struct slate_s *map, slate_each_f callback, void *data);
 
 /**
- * Deletes every entry for which `predicate(key, key_length, value, data)`
- * returns non-zero, as the walk goes. The predicate sees keys as
- * `slate_each` does and may call anything, as there: after a change to
- * this map other than deleting its own key, the walk stops with
- * `SLATE_ERROR_INVALID`, and an answer that came with a change is not
- * applied. Entries deleted before the walk stopped, or before a
- * predicate left it with `longjmp`, stay deleted.
- *
- * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL
- * map or predicate, or as above. Allocates nothing.
- *
+ * Deletes every entry for which `predicate(key, key_length, value, data)` returns non-zero, as the
+ * walk goes. The predicate sees keys as `slate_each` does and may call anything, as there: after a
+ * change to this map other than deleting its own key, the walk stops with `SLATE_ERROR_INVALID`,
+ * and an answer that came with a change is not applied. Entries deleted before the walk stopped,
+ * or before a predicate left it with `longjmp`, stay deleted.
+ * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL map or predicate, or as
+ * above. Allocates nothing.
  * # Safety
  * As for `slate_each`.
  */
 int slate_delete_if(struct slate_s *map, slate_each_f predicate, void *data);
 
 /**
- * Places `it` before the first entry of `map`, stamped with the map as it
- * is now. Only reads the map: any number of cursors may read one map
- * that nobody modifies, on several threads. Allowed inside the map's own
- * `slate_each` callback. Allocates nothing.
- *
+ * Places `it` before the first entry of `map`, stamped with the map as it is now. Only reads the
+ * map: any number of cursors may read one map that nobody modifies, on several threads. Allowed
+ * inside the map's own `slate_each` callback. Allocates nothing.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
- *
  * # Safety
  * `it` is NULL or writable; `map` is NULL or an initialized map.
  */
 int slate_iter(struct slate_iter_s *it, const struct slate_s *map);
 
 /**
- * Moves `it` to the next entry of `map` and gives it: stores its key's
- * address in `*key`, the key's length in `*key_length` and its value in
- * `*value`, each unless NULL. On a map that does not change, entries come
- * in `slate_each`'s order, and a cursor gives every entry present from
- * `slate_iter` to its end exactly once, also while it deletes through
- * `slate_iter_delete`.
+ * Moves `it` to the next entry of `map` and gives it: stores its key's address in `*key`, the
+ * key's length in `*key_length` and its value in `*value`, each unless NULL. On a map that does
+ * not change, entries come in `slate_each`'s order, and a cursor gives every entry present from
+ * `slate_iter` to its end exactly once, also while it deletes through `slate_iter_delete`.
  *
- * The key bytes (not NUL-terminated) are the map's own copy (an integer
- * key as its 10-byte encoding, which for a table of integer keys is in a
- * buffer inside the cursor): valid until the next call on this cursor,
- * the next modification of the map, or a move of the cursor, whichever
- * comes first. The caller owns neither: never free them. Only reads the
- * map (see `slate_iter`).
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` once every entry has been
- * given (and again on later calls); `SLATE_ERROR_INVALID` for a NULL `it`
- * or `map`, or a stale cursor (see `slate_iter_s`). On an error nothing is
- * stored.
- *
+ * The key bytes (not NUL-terminated) are the map's own copy (an integer key as its 10-byte
+ * encoding, which for a table of integer keys is in a buffer inside the cursor): valid until the
+ * next call on this cursor, the next modification of the map, or a move of the cursor, whichever
+ * comes first. The caller owns neither: never free them. Only reads the map (see `slate_iter`).
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` once every entry has been given (and again on later
+ * calls); `SLATE_ERROR_INVALID` for a NULL `it` or `map`, or a stale cursor (see `slate_iter_s`).
+ * On an error nothing is stored.
  * # Safety
- * `it` is NULL or a cursor; `map` is NULL or an initialized map; `key`,
- * `key_length` and `value` are each NULL or writable.
+ * `it` is NULL or a cursor; `map` is NULL or an initialized map; `key`, `key_length` and `value`
+ * are each NULL or writable.
  */
 int slate_iter_next(struct slate_iter_s *it,
                     const struct slate_s *map,
@@ -823,265 +740,80 @@ int slate_iter_next(struct slate_iter_s *it,
                     void **value);
 
 /**
- * Deletes the entry that this cursor's last `slate_iter_next` gave, and
- * frees the map's copy of its key; `it` stays valid and goes on from
- * there (the map's other cursors are stale). A map left empty takes a
- * fresh seed unless it is pinned, as with `slate_delete`.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` when there is no such entry
- * (before the first `slate_iter_next`, after it returned
- * `SLATE_ERROR_NOT_FOUND`, or after this cursor already deleted it);
- * `SLATE_ERROR_INVALID` for a NULL argument, from inside the map's own
- * walk (`slate_each`, `slate_delete_if`), or for a stale cursor. On an
- * error nothing changed.
- *
+ * Deletes the entry that this cursor's last `slate_iter_next` gave, and frees the map's copy of
+ * its key; `it` stays valid and goes on from there (the map's other cursors are stale). A map left
+ * empty takes a fresh seed unless it is pinned, as with `slate_delete`.
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` when there is no such entry (before the first
+ * `slate_iter_next`, after it returned `SLATE_ERROR_NOT_FOUND`, or after this cursor already
+ * deleted it); `SLATE_ERROR_INVALID` for a NULL argument, from inside the map's own walk
+ * (`slate_each`, `slate_delete_if`), or for a stale cursor. On an error nothing changed.
  * # Safety
  * `it` is NULL or a cursor; `map` is NULL or an initialized map.
  */
 int slate_iter_delete(struct slate_iter_s *it, struct slate_s *map);
 
 /**
- * 1 when `a` and `b` hold the same keys, each with the same (pointer-
- * equal) value; else 0. 0 when either is NULL. Allocates nothing.
- *
- * # Safety
- * `a` and `b` are NULL or initialized maps.
- */
-int slate_equal(const struct slate_s *a, const struct slate_s *b);
-
-/**
- * The number of entries; 0 for NULL.
- *
- * # Safety
- * `map` is NULL or an initialized map.
- */
-uint64_t slate_length(const struct slate_s *map);
-
-/**
- * Removes every entry (freeing the map's key copies) and keeps the
- * capacity, so refilling allocates less. Takes a fresh seed.
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map.
- *
- * # Safety
- * `map` is NULL or an initialized map.
- */
-int slate_clear(struct slate_s *map);
-
-/**
- * Rebuilds the map at its current size, releasing capacity left by
- * deletions and dropping tombstones. Every entry moves once.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL map.
- *
- * # Safety
- * `map` is NULL or an initialized map.
- */
-int slate_compact(struct slate_s *map);
-
-/**
- * Initializes `copy` as an independent copy of `map`: the same entries,
- * seed and tables (no rehash, so it iterates in `map`'s order), with its
- * own copies of the keys; values are copied as pointers. `copy` must be
- * uninitialized or freed (its contents are not read) and must not be
- * `map`. Like a map from `slate()`, it takes the allocator in force now.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty map and
- * nothing leaked); `SLATE_ERROR_INVALID` for a NULL argument or
- * `copy == map`.
- *
- * # Safety
- * `copy` is NULL or writable; `map` is NULL or an initialized map.
- */
-int slate_clone(struct slate_s *copy, const struct slate_s *map);
-
-/**
- * Releases everything the map holds. The map stays usable as an empty map
- * (freeing twice is harmless). Does nothing for NULL.
- *
- * # Safety
- * `map` is NULL or an initialized map.
- */
-void slate_free(struct slate_s *map);
-
-/**
- * Sets the process default allocator: the one that maps and slotmaps
- * initialized from now on (by `slate()`, `slotmap()`, or a clone of a
- * structure without an allocator of its own) take. Pass all three
- * functions, or all NULL to go back to the C library's `malloc`, `calloc`
- * and `free`. Structures keep the allocator they were initialized with;
- * `slate_set_allocator` gives one structure its own. Thread-safe. The
- * header's `SLATE_MALLOC`/`SLATE_CALLOC`/`SLATE_FREE` hooks call this
- * before `main`.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_INVALID` when some but not all are
- * NULL; `SLATE_ERROR_ALLOC` when the library cannot record a set of
- * functions it has not been given before (a few bytes from the C
- * library's `malloc`, once per set, kept for the life of the process).
- */
-int slate_use_allocator(slate_malloc_f malloc_fn, slate_calloc_f calloc_fn, slate_free_f free_fn);
-
-/**
- * Fills `*info` with the map's shape (introspection for tests and tools).
- * Walks every table; allocates nothing.
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
- *
- * # Safety
- * `map` is NULL or an initialized map; `info` is NULL or writable.
- */
-int slate_info(const struct slate_s *map, struct slate_info_s *info);
-
-/**
- * Fills `*info` for table number `table` (0 .. tables-1, in directory
- * order; a small map's group is table 0).
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` past the last table;
- * `SLATE_ERROR_INVALID` for a NULL argument.
- *
- * # Safety
- * `map` is NULL or an initialized map; `info` is NULL or writable.
- */
-int slate_table_info(const struct slate_s *map, uint32_t table, struct slate_table_info_s *info);
-
-/**
- * Stores in `*ctrl` the raw control word of group `group` of table
- * `table`: byte `i` (bits `8i .. 8i+7`) describes slot `i`: `0x80` empty,
- * `0xFE` deleted, `0x00 .. 0x7F` the 7-bit fingerprint of a full slot.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a table or group out of
- * range; `SLATE_ERROR_INVALID` for a NULL argument.
- *
- * # Safety
- * `map` is NULL or an initialized map; `ctrl` is NULL or writable.
- */
-int slate_table_ctrl(const struct slate_s *map, uint32_t table, uint32_t group, uint64_t *ctrl);
-
-/**
- * Stores in `ctrl[0 .. count]` the control words of groups `0 .. count` of
- * table `table` (as `slate_table_ctrl` does one at a time): one walk to the
- * table instead of one per group. `count` is at most the table's group
- * count (`slate_table_info`'s `groups`).
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a table out of range;
- * `SLATE_ERROR_INVALID` for a NULL argument or `count` above the table's
- * group count.
- *
- * # Safety
- * `map` is NULL or an initialized map; `ctrl` is NULL or has room for
- * `count` words.
- */
-int slate_table_ctrls(const struct slate_s *map, uint32_t table, uint64_t *ctrl, uint32_t count);
-
-/**
- * Runs the library's invariant checker over the whole map: recounts every
- * table's counters from its control bytes, finds every entry again from
- * its own hash, and checks the directory against the tables' depths.
- * On failure writes a one-line description of the first broken invariant
- * into `message` (NUL-terminated, cut to `message_capacity` bytes; may be
- * NULL when `message_capacity` is 0). Allocates nothing.
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a broken invariant or a
- * NULL map.
- *
- * # Safety
- * `map` is NULL or an initialized map; `message` is NULL or has
- * `message_capacity` writable bytes.
- */
-int slate_check(const struct slate_s *map, char *message, uint32_t message_capacity);
-
-/**
- * Initializes `sm` as an empty slotmap of one column of `element_size`-byte
- * elements. Allocates nothing. Takes the allocator in force (see
- * `slate_use_allocator`; the `SLATE_MALLOC` hooks serve slotmaps too).
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or a zero
- * size.
- *
+ * Initializes `sm` as an empty slotmap of one column of `element_size`-byte elements. Allocates
+ * nothing. Takes the allocator in force (see `slate_use_allocator`; the `SLATE_MALLOC` hooks serve
+ * slotmaps too).
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or a zero size.
  * # Safety
  * `sm` is NULL or points to writable memory for a `slotmap_s`.
  */
 int slotmap(struct slotmap_s *sm, uint32_t element_size);
 
 /**
- * Initializes `sm` with `count` columns (structure of arrays): column `c`
- * holds `sizes[c]`-byte elements, each column 16-byte aligned, row `r` of
- * every column belonging to the same record. A packed row (for
- * `slotmap_insert`) is the columns' fields back to back, no padding.
- * Allocates nothing.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_INVALID` for a NULL `sm` or `sizes`,
- * `count == 0` or a zero size; `SLATE_ERROR_FULL` for more than 16
- * columns or rows of 4 GiB.
- *
+ * Initializes `sm` with `count` columns (structure of arrays): column `c` holds `sizes[c]`-byte
+ * elements, each column 16-byte aligned, row `r` of every column belonging to the same record. A
+ * packed row (for `slotmap_insert`) is the columns' fields back to back, no padding. Allocates
+ * nothing.
+ * Returns `SLATE_OK`; `SLATE_ERROR_INVALID` for a NULL `sm` or `sizes`, `count == 0` or a zero
+ * size; `SLATE_ERROR_FULL` for more than 16 columns or rows of 4 GiB.
  * # Safety
  * `sm` is NULL or writable; `sizes` is NULL or holds `count` sizes.
  */
 int slotmap_columns(struct slotmap_s *sm, const uint32_t *sizes, uint32_t count);
 
 /**
- * Makes room for `n` rows in all, so that inserts up to `n` rows allocate
- * nothing. Growing moves the columns: pointers from `slotmap_get` and
- * `slotmap_column` taken before a `slotmap_reserve` are not valid after it.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond the limit
- * (`slotmap_limit`); `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL `sm`.
- *
+ * Makes room for `n` rows in all, so that inserts up to `n` rows allocate nothing. Growing moves
+ * the columns: pointers from `slotmap_get` and `slotmap_column` taken before a `slotmap_reserve`
+ * are not valid after it.
+ * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond the limit (`slotmap_limit`); `SLATE_ERROR_ALLOC`
+ * (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm`.
  * # Safety
  * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_reserve(struct slotmap_s *sm, uint32_t n);
 
 /**
- * Gives the slotmap its own allocator (arenas, pools, accounting), or
- * with a NULL `allocator` the process default back (`slate_use_allocator`,
- * or the C library's). `*allocator` is copied: the caller's struct may go
- * away, but its `context` must stay valid while the slotmap holds memory.
- * Every byte the slotmap allocates from then on (its columns and its
- * index) comes from `allocate` and goes back through `release` with the
- * same context and size. `slotmap_free` keeps the allocator, `slotmap()`
- * and `slotmap_columns()` drop it; a clone uses it too (a clone of a
- * slotmap without one uses the process default in force). Besides the
- * calls that grow the slotmap (insert, reserve, clone), `slotmap_erase_if`
- * and `slotmap_sort` allocate temporary memory and release it before they
- * return.
- *
- * Allowed while the slotmap holds no memory: after `slotmap()` or
- * `slotmap_columns()`, or after `slotmap_free` (not after `slotmap_clear`
- * or erasing every row, which keep the capacity).
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a NULL
- * `allocate` or `release`, a slotmap that holds memory (nothing
- * changed; a slotmap being walked holds memory).
- *
+ * Gives the slotmap its own allocator, as `slate_set_allocator` does for a map: for every byte the
+ * slotmap allocates from then on (its columns and its index). `slotmap_free` keeps the allocator,
+ * `slotmap()` and `slotmap_columns()` drop it; a clone uses it too. Besides the calls that grow
+ * the slotmap (insert, reserve, clone), `slotmap_erase_if` and `slotmap_sort` allocate temporary
+ * memory and release it before they return. Allowed while the slotmap holds no memory: after
+ * `slotmap()` or `slotmap_columns()`, or after `slotmap_free` (not after `slotmap_clear` or
+ * erasing every row, which keep the capacity).
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a NULL `allocate` or `release`, a
+ * slotmap that holds memory (nothing changed; a slotmap being walked holds memory).
  * # Safety
- * `sm` is NULL or an initialized slotmap; `allocator` is NULL or
- * readable.
+ * `sm` is NULL or an initialized slotmap; `allocator` is NULL or readable.
  */
 int slotmap_set_allocator(struct slotmap_s *sm, const struct slate_allocator_s *allocator);
 
 /**
- * Gives the slotmap a fixed capacity: an insert beyond `max_rows` rows
- * fails with `SLATE_ERROR_FULL` and changes nothing. Allocates nothing.
- *
- * `UINT32_MAX` means no limit.
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a limit
- * below the current length.
- *
+ * Gives the slotmap a fixed capacity: an insert beyond `max_rows` rows fails with
+ * `SLATE_ERROR_FULL` and changes nothing. Allocates nothing. `UINT32_MAX` means no limit.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a limit below the current length.
  * # Safety
  * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_limit(struct slotmap_s *sm, uint32_t max_rows);
 
 /**
- * Copies one row in (NULL inserts a zeroed row) and stores its new key in
- * `*key`. The row is `row_size` bytes: a one-column slotmap's element,
- * which may be any struct (`slotmap(&sm, sizeof(struct particle))` takes
- * `&p`, padding and all); or, with several columns, the columns' fields
- * packed back to back with no padding, which a padded C struct is NOT:
+ * Copies one row in (NULL inserts a zeroed row) and stores its new key in `*key`. The row is
+ * `row_size` bytes: a one-column slotmap's element, which may be any struct (`slotmap(&sm,
+ * sizeof(struct particle))` takes `&p`, padding and all); or, with several columns, the columns'
+ * fields packed back to back with no padding, which a padded C struct is NOT:
  *
  * ```c
  * uint32_t sizes[] = {sizeof(float), sizeof(double)};  // 4 + 8: rows of 12 bytes
@@ -1094,48 +826,38 @@ int slotmap_limit(struct slotmap_s *sm, uint32_t max_rows);
  * slotmap_insert(&sm, row, &k);
  * ```
  *
- * or insert NULL and write each field through `slotmap_column` at
- * `slotmap_row`. The pointer is read during the call only.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_FULL` at the limit; `SLATE_ERROR_ALLOC`
- * (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm` or `key`.
- *
+ * or insert NULL and write each field through `slotmap_column` at `slotmap_row`. The pointer is
+ * read during the call only.
+ * Returns `SLATE_OK`; `SLATE_ERROR_FULL` at the limit; `SLATE_ERROR_ALLOC` (nothing changed);
+ * `SLATE_ERROR_INVALID` for a NULL `sm` or `key`.
  * # Safety
- * `sm` is NULL or an initialized slotmap; `row` is NULL or holds a packed
- * row; `key` is NULL or writable.
+ * `sm` is NULL or an initialized slotmap; `row` is NULL or holds a packed row; `key` is NULL or
+ * writable.
  */
 int slotmap_insert(struct slotmap_s *sm, const void *row, slotmap_key *key);
 
 /**
- * Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in
- * `*element` unless `element` is NULL (a presence test). The pointer is
- * valid until the next call that inserts, erases, sorts, reserves, clears
- * or frees (`slotmap_reserve` may move the columns); calls that fail or are
- * refused change nothing and keep it valid.
- * On `SLATE_ERROR_NOT_FOUND` (a stale, forged or foreign key, or 0)
- * leaves `*element` as it was. Allocates nothing.
- *
+ * Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in `*element` unless
+ * `element` is NULL (a presence test). The pointer is valid until the next call that inserts,
+ * erases, sorts, reserves, clears or frees (`slotmap_reserve` may move the columns); calls that
+ * fail or are refused change nothing and keep it valid. On `SLATE_ERROR_NOT_FOUND` (a stale,
+ * forged or foreign key, or 0) leaves `*element` as it was. Allocates nothing.
  * # Safety
  * `sm` is NULL or an initialized slotmap; `element` is NULL or writable.
  */
 int slotmap_get(const struct slotmap_s *sm, slotmap_key key, void **element);
 
 /**
- * Looks up `count` keys at once: for each `i < count`, `elements[i]`
- * becomes the key's column-0 element, as `slotmap_get` gives it, or NULL
- * for a stale, forged or foreign key (or key 0). The results equal those
- * of `count` calls of `slotmap_get`; the call is faster because it
- * overlaps the keys' cache misses, and it starts loading each element
- * for the caller. The pointers stay valid as `slotmap_get`'s do. Allocates
- * nothing; allowed inside `slotmap_each` callbacks.
- *
- * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID`
- * with nothing written for a NULL slotmap, or a NULL `keys` or `elements`
- * when `count > 0`.
- *
+ * Looks up `count` keys at once: for each `i < count`, `elements[i]` becomes the key's column-0
+ * element, as `slotmap_get` gives it, or NULL for a stale, forged or foreign key (or key 0). The
+ * results equal those of `count` calls of `slotmap_get`; the call is faster because it overlaps
+ * the keys' cache misses, and it starts loading each element for the caller. The pointers stay
+ * valid as `slotmap_get`'s do. Allocates nothing; allowed inside `slotmap_each` callbacks.
+ * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID` with nothing written for a
+ * NULL slotmap, or a NULL `keys` or `elements` when `count > 0`.
  * # Safety
- * `sm` is NULL or an initialized slotmap; `keys` has `count` readable
- * keys and `elements` room for `count` pointers.
+ * `sm` is NULL or an initialized slotmap; `keys` has `count` readable keys and `elements` room for
+ * `count` pointers.
  */
 int slotmap_get_many(const struct slotmap_s *sm,
                      const slotmap_key *keys,
@@ -1143,32 +865,26 @@ int slotmap_get_many(const struct slotmap_s *sm,
                      void **elements);
 
 /**
- * Stores `key`'s dense row index in `*row` (valid until the next insert,
- * erase, sort, clear or free).
- *
- * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for
- * a NULL `sm` or `row`.
- *
+ * Stores `key`'s dense row index in `*row` (valid until the next insert, erase, sort, clear or
+ * free).
+ * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL `sm` or `row`.
  * # Safety
  * `sm` is NULL or an initialized slotmap; `row` is NULL or writable.
  */
 int slotmap_row(const struct slotmap_s *sm, slotmap_key key, uint32_t *row);
 
 /**
- * The base of dense column `column`: rows `0 .. slotmap_length-1`, each
- * `sizes[column]` bytes, 16-byte aligned. Valid until the next insert,
- * erase, sort, reserve, clear or free. NULL for a NULL `sm`, a column out of range,
- * or while the slotmap has never held a row (nothing is allocated).
- *
+ * The base of dense column `column`: rows `0 .. slotmap_length-1`, each `sizes[column]` bytes,
+ * 16-byte aligned. Valid until the next insert, erase, sort, reserve, clear or free. NULL for a
+ * NULL `sm`, a column out of range, or while the slotmap has never held a row (nothing is
+ * allocated).
  * # Safety
  * `sm` is NULL or an initialized slotmap.
  */
 void *slotmap_column(const struct slotmap_s *sm, uint32_t column);
 
 /**
- * The key that owns dense row `row`; 0 for a row at or past the length
- * or a NULL `sm`.
- *
+ * The key that owns dense row `row`; 0 for a row at or past the length or a NULL `sm`.
  * # Safety
  * `sm` is NULL or an initialized slotmap.
  */
@@ -1176,60 +892,47 @@ slotmap_key slotmap_key_at(const struct slotmap_s *sm, uint32_t row);
 
 /**
  * 1 when `key` is valid in `sm`, else 0 (also for NULL).
- *
  * # Safety
  * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_contains(const struct slotmap_s *sm, slotmap_key key);
 
 /**
- * Erases `key`'s row: the last row moves into its place (swap-and-pop), so
- * rows stay packed and every other key stays valid. `key` becomes stale
- * for good.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a stale, forged or
- * foreign key; `SLATE_ERROR_INVALID` for a NULL `sm`.
- *
+ * Erases `key`'s row: the last row moves into its place (swap-and-pop), so rows stay packed and
+ * every other key stays valid. `key` becomes stale for good.
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a stale, forged or foreign key;
+ * `SLATE_ERROR_INVALID` for a NULL `sm`.
  * # Safety
  * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_erase(struct slotmap_s *sm, slotmap_key key);
 
 /**
- * Erases every row for which `predicate(key, row, data)` returns non-zero,
- * as the walk goes, in one pass over the rows in dense order: an erased
- * row is refilled by the last one (swap-and-pop), which is asked next,
- * so survivors may change order. The predicate may call anything, as
- * `slotmap_each`'s callback: after a change to this slotmap other than
- * erasing its own key, the walk stops with `SLATE_ERROR_INVALID`, and an
- * answer that came with a change is not applied. Rows erased before the
- * walk stopped, or before a predicate left it with `longjmp`, stay
- * erased.
- *
- * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL
- * `sm` or predicate, or as above. Allocates nothing.
- *
+ * Erases every row for which `predicate(key, row, data)` returns non-zero, as the walk goes, in
+ * one pass over the rows in dense order: an erased row is refilled by the last one (swap-and-pop),
+ * which is asked next, so survivors may change order. The predicate may call anything, as
+ * `slotmap_each`'s callback: after a change to this slotmap other than erasing its own key, the
+ * walk stops with `SLATE_ERROR_INVALID`, and an answer that came with a change is not applied.
+ * Rows erased before the walk stopped, or before a predicate left it with `longjmp`, stay erased.
+ * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL `sm` or predicate, or as
+ * above. Allocates nothing.
  * # Safety
  * `sm` is NULL or an initialized slotmap; the predicate must not unwind.
  */
 int slotmap_erase_if(struct slotmap_s *sm, slotmap_each_f predicate, void *data);
 
 /**
- * Reorders the rows by column 0 so that rows for which `less(a, b, data)`
- * is non-zero come first (`a`, `b`: column-0 elements); every key stays
- * valid. Not stable. Needs a `uint32_t` per row of temporary memory,
- * which the slotmap keeps until the sort ends.
+ * Reorders the rows by column 0 so that rows for which `less(a, b, data)` is non-zero come first
+ * (`a`, `b`: column-0 elements); every key stays valid. Not stable. Needs a `uint32_t` per row of
+ * temporary memory, which the slotmap keeps until the sort ends.
  *
- * A sort is a change: it makes walks of this slotmap in progress stop.
- * The comparator may call anything, on this slotmap too; if it changes
- * the slotmap, the sort stops at once, applies no order and returns
- * `SLATE_ERROR_INVALID`. A comparator that leaves the sort with
- * `longjmp` leaves the rows as they were; the sort's memory stays with
- * the slotmap until its next sort or `slotmap_free`.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL `sm` or `less`, or as above.
- *
+ * A sort is a change: it makes walks of this slotmap in progress stop. The comparator may call
+ * anything, on this slotmap too; if it changes the slotmap, the sort stops at once, applies no
+ * order and returns `SLATE_ERROR_INVALID`. A comparator that leaves the sort with `longjmp` leaves
+ * the rows as they were; the sort's memory stays with the slotmap until its next sort or
+ * `slotmap_free`.
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm`
+ * or `less`, or as above.
  * # Safety
  * `sm` is NULL or an initialized slotmap; `less` must not unwind.
  */
@@ -1238,25 +941,14 @@ int slotmap_sort(struct slotmap_s *sm,
                  void *data);
 
 /**
- * Calls `callback(key, row, data)` for every row in dense order (`row` is
- * the column-0 element). A non-zero return stops the walk and becomes the
- * result.
- *
- * The callback may call anything, on this slotmap too, and such a call
- * does what it does outside a walk. After each callback the walk goes on
- * if the slotmap is unchanged (rows written through their pointers
- * included), or if the only change was the erase of the key the callback
- * was given: the walk then stays on that row, which swap-and-pop refilled,
- * so every other row is still visited once. After any other change (an
- * insert, another erase, sort, reserve, clear, free) it visits nothing
- * more and returns `SLATE_ERROR_INVALID`, unless the callback returned
- * non-zero, which stands. The callback may leave the walk with
- * `longjmp` or end its thread; the slotmap stays usable.
- *
- * Returns `SLATE_OK`, the callback's non-zero value, or
- * `SLATE_ERROR_INVALID` for a NULL `sm` or callback, or as above.
- * Allocates nothing.
- *
+ * Calls `callback(key, row, data)` for every row in dense order (`row` is the column-0 element). A
+ * non-zero return stops the walk and becomes the result. The callback may call anything, on this
+ * slotmap too, by the walk rules at the top of this header: rows written through their pointers
+ * are no change, and after the erase of the key it was given the walk stays on that row, which
+ * swap-and-pop refilled; any other change (an insert, another erase, sort, reserve, clear, free)
+ * stops the walk with `SLATE_ERROR_INVALID`.
+ * Returns `SLATE_OK`, the callback's non-zero value, or `SLATE_ERROR_INVALID` for a NULL `sm` or
+ * callback, or as above. Allocates nothing.
  * # Safety
  * `sm` is NULL or an initialized slotmap; the callback must not unwind.
  */
@@ -1264,7 +956,6 @@ int slotmap_each(const struct slotmap_s *sm, slotmap_each_f callback, void *data
 
 /**
  * The number of rows; 0 for NULL.
- *
  * # Safety
  * `sm` is NULL or an initialized slotmap.
  */
@@ -1272,80 +963,55 @@ uint32_t slotmap_length(const struct slotmap_s *sm);
 
 /**
  * Removes every row; every old key becomes stale. Keeps the capacity.
- *
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`.
- *
  * # Safety
  * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_clear(struct slotmap_s *sm);
 
 /**
- * Initializes `copy` as an independent copy of `sm`: same columns, rows,
- * keys and limit. `copy` must be uninitialized or freed (its contents are
- * not read) and not `sm`; it takes the allocator in force.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty slotmap
- * of the same columns); `SLATE_ERROR_INVALID` for a NULL argument or
- * `copy == sm`.
- *
+ * Initializes `copy` as an independent copy of `sm`: same columns, rows, keys and limit. `copy`
+ * must be uninitialized or freed (its contents are not read) and not `sm`; it takes the allocator
+ * in force.
+ * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty slotmap of the same columns);
+ * `SLATE_ERROR_INVALID` for a NULL argument or `copy == sm`.
  * # Safety
  * `copy` is NULL or writable; `sm` is NULL or an initialized slotmap.
  */
 int slotmap_clone(struct slotmap_s *copy, const struct slotmap_s *sm);
 
 /**
- * Releases everything. The slotmap stays usable (same columns, length 0),
- * every old key stays stale, freeing twice is harmless. Does nothing for
- * NULL.
- *
+ * Releases everything. The slotmap stays usable (same columns, length 0), every old key stays
+ * stale, freeing twice is harmless. Does nothing for NULL.
  * # Safety
  * `sm` is NULL or an initialized slotmap.
  */
 void slotmap_free(struct slotmap_s *sm);
 
 /**
- * Initializes `sp` as an empty set of one column of `element_size`-byte
- * elements, or, with `element_size` 0, as a **membership set** (keys
- * only: `get` gives NULL elements for present keys, `column` is NULL, a
- * walk's `row` pointer is NULL, `sort` is `SLATE_ERROR_INVALID`).
- * Allocates nothing. Calling it on a set that holds rows forgets them
- * without freeing: call `slotmap_sparse_free` first.
- *
+ * Initializes `sp` as an empty set of one column of `element_size`-byte elements, or, with
+ * `element_size` 0, as a **membership set** (keys only: `get` gives NULL elements for present
+ * keys, `column` is NULL, a walk's `row` pointer is NULL, `sort` is `SLATE_ERROR_INVALID`).
+ * Allocates nothing. Calling it on a set that holds rows forgets them without freeing: call
+ * `slotmap_sparse_free` first.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
- *
  * # Safety
  * `sp` is NULL or points to writable memory for a `slotmap_sparse_s`.
  */
 int slotmap_sparse(struct slotmap_sparse_s *sp, uint32_t element_size);
 
 /**
- * Initializes `sp` as an empty set of `count` columns (structure of
- * arrays) of `sizes[i]`-byte elements, as `slotmap_columns` does.
- * Allocates nothing.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_INVALID` for a NULL `sp` or `sizes`,
- * `count` 0 or a zero size; `SLATE_ERROR_FULL` for more than 16 columns.
- *
+ * `slotmap_columns` for a set (`SLATE_ERROR_FULL` for more than 16 columns).
  * # Safety
  * `sp` is NULL or writable; `sizes` is NULL or holds `count` sizes.
  */
 int slotmap_sparse_columns(struct slotmap_sparse_s *sp, const uint32_t *sizes, uint32_t count);
 
 /**
- * Gives the set its own allocator, as `slotmap_set_allocator` does for a
- * slotmap: while it holds no memory (after `slotmap_sparse()`,
- * `slotmap_sparse_columns()` or `slotmap_sparse_free`); copied; kept by
- * `free`, dropped by re-initialisation, inherited by clones; NULL goes
- * back to the process default. Every byte the set allocates (its rows,
- * keys and index pages) comes from it; `slotmap_sparse_erase_if` and
- * `slotmap_sparse_sort` also take temporary memory from it and give it
- * back before they return.
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`, a NULL
- * `allocate` or `release`, a set that holds memory, or from inside its
- * walk.
- *
+ * `slotmap_set_allocator` for a set: every byte it allocates (its rows, keys and index pages), and
+ * the temporary memory of `slotmap_sparse_erase_if` and `slotmap_sparse_sort`. Allowed while the
+ * set holds no memory (after `slotmap_sparse()`, `slotmap_sparse_columns()` or
+ * `slotmap_sparse_free`); kept by `free`, dropped by re-initialisation, inherited by clones.
  * # Safety
  * `sp` is NULL or an initialized set; `allocator` is NULL or readable.
  */
@@ -1353,39 +1019,29 @@ int slotmap_sparse_set_allocator(struct slotmap_sparse_s *sp,
                                  const struct slate_allocator_s *allocator);
 
 /**
- * Makes room for `n` more rows: the next `n` new keys allocate nothing
- * for their rows (the index may still allocate pages for slot indices it
- * has not seen). May move the columns.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond 2^32 - 2 rows;
- * `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL
- * `sp`.
- *
+ * Makes room for `n` more rows: the next `n` new keys allocate nothing for their rows (the index
+ * may still allocate pages for slot indices it has not seen). May move the columns.
+ * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond 2^32 - 2 rows; `SLATE_ERROR_ALLOC` (nothing
+ * changed); `SLATE_ERROR_INVALID` for a NULL `sp`.
  * # Safety
  * `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_reserve(struct slotmap_sparse_s *sp, uint32_t n);
 
 /**
- * Sets `key`'s row to a copy of `row` (the columns' fields back to back;
- * NULL: zeroes): inserts the key, or overwrites the row of a present key
- * (which moves nothing). A key of the same slot index but another
- * generation (with an owner, always a dead entity's) has its row taken
- * over: that counts as setting a new key.
+ * Sets `key`'s row to a copy of `row` (the columns' fields back to back; NULL: zeroes): inserts
+ * the key, or overwrites the row of a present key (which moves nothing). A key of the same slot
+ * index but another generation (with an owner, always a dead entity's) has its row taken over:
+ * that counts as setting a new key.
  *
- * With a non-NULL `owner`, a key the owner does not accept
- * (`slotmap_contains(owner, key) == 0`: a dead entity's, a forged one) is
- * `SLATE_ERROR_NOT_FOUND` and changes nothing, so a stale handle never
- * writes a live entity's row; with a NULL `owner` any non-zero key is
- * taken as given.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` (above);
- * `SLATE_ERROR_INVALID` for a NULL `sp`, key 0, or from inside a walk of
- * `sp`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (nothing changed).
- *
+ * With a non-NULL `owner`, a key the owner does not accept (`slotmap_contains(owner, key) == 0`: a
+ * dead entity's, a forged one) is `SLATE_ERROR_NOT_FOUND` and changes nothing, so a stale handle
+ * never writes a live entity's row; with a NULL `owner` any non-zero key is taken as given.
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` (above); `SLATE_ERROR_INVALID` for a NULL `sp`, key
+ * 0, or from inside a walk of `sp`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (nothing changed).
  * # Safety
- * `sp` is NULL or an initialized set; `owner` is NULL or an initialized
- * slotmap; `row` is NULL or holds the columns' sizes in bytes.
+ * `sp` is NULL or an initialized set; `owner` is NULL or an initialized slotmap; `row` is NULL or
+ * holds the columns' sizes in bytes.
  */
 int slotmap_sparse_set(struct slotmap_sparse_s *sp,
                        const struct slotmap_s *owner,
@@ -1393,35 +1049,25 @@ int slotmap_sparse_set(struct slotmap_sparse_s *sp,
                        const void *row);
 
 /**
- * Finds `key`. On `SLATE_OK` stores a pointer to its column-0 element in
- * `*element` unless `element` is NULL (a presence test); for a membership
- * set the element is NULL. On `SLATE_ERROR_NOT_FOUND` (a key not present:
- * 0, forged, stale, another generation of a present slot) leaves
- * `*element` as it was. The pointer is valid until the next call that
- * sets a new key, erases, prunes, sorts, reserves, clears or frees the
- * set. Allocates nothing.
- *
+ * `slotmap_get` for a set: a key not present (0, forged, stale, another generation of a present
+ * slot) is `SLATE_ERROR_NOT_FOUND`; a membership set's element is NULL. The pointer is valid until
+ * the next call that sets a new key, erases, prunes, sorts, reserves, clears or frees the set.
  * # Safety
  * `sp` is NULL or an initialized set; `element` is NULL or writable.
  */
 int slotmap_sparse_get(const struct slotmap_sparse_s *sp, slotmap_key key, void **element);
 
 /**
- * Looks up `count` keys at once, `slate_get_many`'s shape: for each
- * `i < count`, `found[i]` becomes 1 and `elements[i]` the key's column-0
- * element (NULL for a membership set), or `found[i]` 0 with `elements[i]`
- * left as it was. `elements` may be NULL (a presence test). The results
- * equal those of `count` calls of `slotmap_sparse_get`, faster for large
- * sets (the keys' cache misses overlap). Allocates nothing.
- *
- * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID`
- * with nothing written for a NULL set, or a NULL `keys` or `found` when
- * `count > 0`.
- *
+ * Looks up `count` keys at once, `slate_get_many`'s shape: for each `i < count`, `found[i]`
+ * becomes 1 and `elements[i]` the key's column-0 element (NULL for a membership set), or
+ * `found[i]` 0 with `elements[i]` left as it was. `elements` may be NULL (a presence test). The
+ * results equal those of `count` calls of `slotmap_sparse_get`, faster for large sets (the keys'
+ * cache misses overlap). Allocates nothing.
+ * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID` with nothing written for a
+ * NULL set, or a NULL `keys` or `found` when `count > 0`.
  * # Safety
- * `sp` is NULL or an initialized set; `keys` has `count` keys, `found`
- * room for `count` bytes, and `elements` is NULL or has room for `count`
- * pointers.
+ * `sp` is NULL or an initialized set; `keys` has `count` keys, `found` room for `count` bytes, and
+ * `elements` is NULL or has room for `count` pointers.
  */
 int slotmap_sparse_get_many(const struct slotmap_sparse_s *sp,
                             const slotmap_key *keys,
@@ -1430,85 +1076,56 @@ int slotmap_sparse_get_many(const struct slotmap_sparse_s *sp,
                             uint8_t *found);
 
 /**
- * 1 if the set holds exactly `key`, else 0 (also for NULL). Allocates
- * nothing.
- *
+ * 1 if the set holds exactly `key`, else 0 (also for NULL). Allocates nothing.
  * # Safety
  * `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_contains(const struct slotmap_sparse_s *sp, slotmap_key key);
 
 /**
- * Stores `key`'s dense row in `*row` (valid until the next call that
- * sets a new key, erases, prunes, sorts, clears or frees the set).
- *
- * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID`
- * for a NULL `sp` or `row`.
- *
+ * `slotmap_row` for a set (the row is valid until the next call that sets a new key, erases,
+ * prunes, sorts, clears or frees the set).
  * # Safety
  * `sp` is NULL or an initialized set; `row` is NULL or writable.
  */
 int slotmap_sparse_row(const struct slotmap_sparse_s *sp, slotmap_key key, uint32_t *row);
 
 /**
- * Erases `key`'s row by swap-and-pop: the last row moves into its place,
- * so rows stay packed.
- *
- * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND` (a key not present), or
- * `SLATE_ERROR_INVALID` for a NULL `sp`.
- *
+ * Erases `key`'s row by swap-and-pop: the last row moves into its place, so rows stay packed.
+ * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND` (a key not present), or `SLATE_ERROR_INVALID` for a
+ * NULL `sp`.
  * # Safety
  * `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_erase(struct slotmap_sparse_s *sp, slotmap_key key);
 
 /**
- * Erases every row for which `predicate(key, element, data)` returns
- * non-zero (`element`: the row's column-0 element; NULL for a membership
- * set), as the walk goes, in one pass: an erased row is refilled by the
- * last one (swap-and-pop), which is asked next. The predicate may call
- * anything, as `slotmap_sparse_each`'s callback: after a change to this
- * set other than erasing its own key, the walk stops with
- * `SLATE_ERROR_INVALID`, and an answer that came with a change is not
- * applied. Rows erased before the walk stopped, or before a predicate
- * left it with `longjmp`, stay erased.
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or
- * `predicate`, or as above. Allocates nothing.
- *
+ * `slotmap_erase_if` for a set (`element`: the row's column-0 element; NULL for a membership set).
  * # Safety
  * `sp` is NULL or an initialized set; the predicate must not unwind.
  */
 int slotmap_sparse_erase_if(struct slotmap_sparse_s *sp, slotmap_each_f predicate, void *data);
 
 /**
- * Erases, in one pass, every row whose key `owner` no longer accepts
- * (`slotmap_contains(owner, key) == 0`): the bulk cleanup after entities
- * die. Allocates nothing.
- *
- * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or
- * `owner`.
- *
+ * Erases, in one pass, every row whose key `owner` no longer accepts (`slotmap_contains(owner,
+ * key) == 0`): the bulk cleanup after entities die. Allocates nothing.
+ * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or `owner`.
  * # Safety
- * `sp` is NULL or an initialized set; `owner` is NULL or an initialized
- * slotmap.
+ * `sp` is NULL or an initialized set; `owner` is NULL or an initialized slotmap.
  */
 int slotmap_sparse_prune(struct slotmap_sparse_s *sp, const struct slotmap_s *owner);
 
 /**
  * The number of rows; 0 for NULL.
- *
  * # Safety
  * `sp` is NULL or an initialized set.
  */
 uint32_t slotmap_sparse_length(const struct slotmap_sparse_s *sp);
 
 /**
- * The base of dense column `column` (rows `0 .. length - 1`), aligned to
- * 16 bytes; NULL for a NULL set, a column out of range, a membership set,
- * or a set that never held a row. Valid as `slotmap_sparse_get`'s
- * pointers.
- *
+ * The base of dense column `column` (rows `0 .. length - 1`), aligned to 16 bytes; NULL for a NULL
+ * set, a column out of range, a membership set, or a set that never held a row. Valid as
+ * `slotmap_sparse_get`'s pointers.
  * # Safety
  * `sp` is NULL or an initialized set.
  */
@@ -1516,66 +1133,32 @@ void *slotmap_sparse_column(const struct slotmap_sparse_s *sp, uint32_t column);
 
 /**
  * The key of dense row `row`; 0 for `row >= length` or a NULL set.
- *
  * # Safety
  * `sp` is NULL or an initialized set.
  */
 slotmap_key slotmap_sparse_key_at(const struct slotmap_sparse_s *sp, uint32_t row);
 
 /**
- * The set's keys as a dense array (row `i`'s key at index `i`, `length`
- * of them), to pass straight to `slotmap_get_many` or another set's
- * `get_many`; NULL for a NULL or empty set. Valid as
+ * The set's keys as a dense array (row `i`'s key at index `i`, `length` of them), to pass straight
+ * to `slotmap_get_many` or another set's `get_many`; NULL for a NULL or empty set. Valid as
  * `slotmap_sparse_get`'s pointers.
- *
  * # Safety
  * `sp` is NULL or an initialized set.
  */
 const slotmap_key *slotmap_sparse_keys(const struct slotmap_sparse_s *sp);
 
 /**
- * Calls `callback(key, element, data)` for every row in dense order, row
- * 0 first (`element`: the column-0 element; NULL for a membership set). A
- * non-zero return stops the walk and becomes the result.
- *
- * The callback may call anything, on this set too, and such a call does
- * what it does outside a walk. After each callback the walk goes on if
- * the set is unchanged (rows written in place included), or if the only
- * change was the erase of the key the callback was given (the way a
- * system drops a tag it has handled): the walk then stays on that row,
- * which swap-and-pop refilled, so every other row is still visited once.
- * After any other change (a new key, another erase, sort, prune,
- * reserve, clear, free) it visits nothing more and returns
- * `SLATE_ERROR_INVALID`, unless the callback returned non-zero, which
- * stands. The callback may leave the walk with `longjmp` or end its
- * thread; the set stays usable.
- *
- * Returns `SLATE_OK`, the callback's non-zero value, or
- * `SLATE_ERROR_INVALID` for a NULL `sp` or callback, or as above.
- * Allocates nothing.
- *
+ * `slotmap_each` for a set, row 0 first (`element`: the row's column-0 element; NULL for a
+ * membership set). The walk also stays on the row of a key the callback erased (the way a system
+ * drops a tag it has handled); a prune, like any other change, stops it.
  * # Safety
  * `sp` is NULL or an initialized set; the callback must not unwind.
  */
 int slotmap_sparse_each(const struct slotmap_sparse_s *sp, slotmap_each_f callback, void *data);
 
 /**
- * Reorders the rows by column 0 so that rows for which `less(a, b, data)`
- * is non-zero come first (`a`, `b`: column-0 elements); every key stays.
- * Not stable. Needs a `uint32_t` per row of temporary memory, which the
- * set keeps until the sort ends.
- *
- * A sort is a change: it makes walks of this set in progress stop. The
- * comparator may call anything, on this set too; if it changes the set,
- * the sort stops at once, applies no order and returns
- * `SLATE_ERROR_INVALID`. A comparator that leaves the sort with
- * `longjmp` leaves the rows as they were; the sort's memory stays with
- * the set until its next sort or `slotmap_sparse_free`.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed);
- * `SLATE_ERROR_INVALID` for a NULL `sp` or `less`, a membership set, or
- * as above.
- *
+ * `slotmap_sort` for a set (`SLATE_ERROR_INVALID` also for a membership set; the sort's memory
+ * stays with the set until its next sort or `slotmap_sparse_free`).
  * # Safety
  * `sp` is NULL or an initialized set; `less` must not unwind.
  */
@@ -1584,63 +1167,47 @@ int slotmap_sparse_sort(struct slotmap_sparse_s *sp,
                         void *data);
 
 /**
- * Removes every row (their keys are no longer present); keeps the
- * capacity and the index's pages.
- *
+ * Removes every row (their keys are no longer present); keeps the capacity and the index's pages.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
- *
  * # Safety
  * `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_clear(struct slotmap_sparse_s *sp);
 
 /**
- * Initializes `copy` as an independent copy of `sp` (same columns, keys
- * and rows; row order not kept necessarily). `copy` is overwritten, not
- * freed. A copy of a set with its own allocator uses it; otherwise the
- * process default in force.
- *
- * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty set of
- * the same columns); `SLATE_ERROR_INVALID` for NULL arguments or `copy ==
- * sp`.
- *
+ * `slotmap_clone` for a set (row order not kept necessarily; after `SLATE_ERROR_ALLOC`, `copy` is
+ * an empty set of the same columns).
  * # Safety
  * `copy` is NULL or writable; `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_clone(struct slotmap_sparse_s *copy, const struct slotmap_sparse_s *sp);
 
 /**
- * Releases everything. The set stays usable (same columns, empty);
- * freeing twice is harmless. Does nothing for NULL, or from inside a walk
- * of the set.
- *
+ * Releases everything. The set stays usable (same columns, empty); freeing twice is harmless. Does
+ * nothing for NULL, or from inside a walk of the set.
  * # Safety
  * `sp` is NULL or an initialized set.
  */
 void slotmap_sparse_free(struct slotmap_sparse_s *sp);
 
 /**
- * Visits every key present in all `count` sets (and, with a non-NULL
- * `owner`, valid in `owner` at the moment it is reached), each once:
- * walks the set with the fewest rows (the first such in `sets` on a tie)
- * in row order and tests the others. Calls `callback(key, rows,
- * elements, data)`: see `slotmap_join_f`. A non-zero return stops the
- * join and becomes its result. The join itself modifies nothing.
+ * Visits every key present in all `count` sets (and, with a non-NULL `owner`, valid in `owner` at
+ * the moment it is reached), each once: walks the set with the fewest rows (the first such in
+ * `sets` on a tie) in row order and tests the others. Calls `callback(key, rows, elements, data)`:
+ * see `slotmap_join_f`. A non-zero return stops the join and becomes its result. The join itself
+ * modifies nothing.
  *
- * The join is a walk of every one of the sets: the callback may call
- * anything, and may erase the key it was given from any of the sets (the
- * walk then stays on the row that swap-and-pop refilled); after any other
- * change to one of the sets it visits nothing more and returns
- * `SLATE_ERROR_INVALID`, unless the callback returned non-zero. The owner
- * and every other structure may be modified freely.
- *
- * Returns 0 (`SLATE_OK`) or the callback's stopping value;
- * `SLATE_ERROR_INVALID` for `count` 0, a NULL `sets`, set or callback, or
- * as above; `SLATE_ERROR_FULL` for more than 32 sets. Allocates nothing.
- *
+ * The join is a walk of every one of the sets: the callback may call anything, and may erase the
+ * key it was given from any of the sets (the walk then stays on the row that swap-and-pop
+ * refilled); after any other change to one of the sets it visits nothing more and returns
+ * `SLATE_ERROR_INVALID`, unless the callback returned non-zero. The owner and every other
+ * structure may be modified freely.
+ * Returns 0 (`SLATE_OK`) or the callback's stopping value; `SLATE_ERROR_INVALID` for `count` 0, a
+ * NULL `sets`, set or callback, or as above; `SLATE_ERROR_FULL` for more than 32 sets. Allocates
+ * nothing.
  * # Safety
- * `owner` is NULL or an initialized slotmap; `sets` holds `count`
- * pointers to initialized sets; the callback must not unwind.
+ * `owner` is NULL or an initialized slotmap; `sets` holds `count` pointers to initialized sets;
+ * the callback must not unwind.
  */
 int slotmap_join(const struct slotmap_s *owner,
                  struct slotmap_sparse_s *const *sets,

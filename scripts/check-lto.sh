@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the README's cross-language-LTO recipe: in BINARY (c-tests/lto/
+# Checks the README's cross-language-LTO recipe: in BINARY (c-tests/abi/lto/
 # probe.c built with it), every probe_<name> function must have the library
 # call it makes inlined, that is contain no call or jump to slate_<name> /
 # slotmap_<name>. Prints one line per probe and a closing

@@ -2,7 +2,7 @@
 # Builds the library for another target and runs the test suites there,
 # under an emulator: every C suite of c-tests/suites.list (C11), the seed
 # check (two runs must differ), the archive linked beside another Rust
-# static library (c-tests/beside-rust; not on Windows), the C++ suites of
+# static library (c-tests/abi/beside-rust; not on Windows), the C++ suites of
 # cpp-tests/ (C++17) and the Rust tests, each recording its `N passed, M
 # failed` line through run-suite.sh as <short>-<suite>.
 #
@@ -51,9 +51,9 @@ if [ "$short" = windows ]; then
     wineserver -w
   fi
   $cc -O2 -Wall -Wextra -Werror -shared -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
-    c-tests/cross/bcryptprimitives.c -ladvapi32 || exit 1
+    c-tests/abi/cross/bcryptprimitives.c -ladvapi32 || exit 1
   # The stack of a Linux main thread (8 MiB), not Windows' 1 MiB:
-  # test_walks nests walks 1,000 deep.
+  # abi/walks nests walks 1,000 deep.
   link_extra=(-static-libgcc -static -Wl,--stack,8388608)
 elif [ "$short" = i686 ]; then
   # A 32-bit program runs on the x86-64 kernel as it is, given the loader
@@ -81,6 +81,7 @@ for part in "${parts[@]}"; do
     c)
       while read -r s flags <&3; do
         mapfile -t units < <(suite_units "$s")
+        mkdir -p "$(dirname "$out/$s")"
         $cc -std=c11 -Wall -Wextra -Werror -O1 -Iinclude "${units[@]}" "$lib" "${native[@]}" "${link_extra[@]}" \
           -o "$out/$s$exe" || { unbuilt "$s"; continue; }
         case " $flags " in
@@ -88,17 +89,17 @@ for part in "${parts[@]}"; do
           *) suite "$s" "${run[@]}" "$out/$s$exe" ;;
         esac
       done 3< <(c_suites) # (fd 3: the programs run keep their stdin)
-      suite seeds-differ bash c-tests/seeds-differ.sh "${run[@]}" "$out/test_seeds$exe"
+      suite seeds-differ bash c-tests/abi/seeds-differ.sh "${run[@]}" "$out/abi/seeds$exe"
       # The archive beside another Rust static library, --whole-archive
       # included (not on Windows, whose archive is rustc's own: docs/INSTALL.md).
       if [ "$short" != windows ]; then
         suite beside-rust env CC="$cc" TARGET="$target" LDFLAGS="${link_extra[*]}" \
-          bash c-tests/beside-rust/run.sh "$lib" "${run[@]}"
+          bash c-tests/abi/beside-rust/run.sh "$lib" "${run[@]}"
       fi
       ;;
     cpp)
       for s in test_cpp test_hpp; do
-        $cxx -std=c++17 -Wall -Wextra -Werror -O1 -Iinclude -Ic-tests "cpp-tests/$s.cpp" "$lib" "${native[@]}" \
+        $cxx -std=c++17 -Wall -Wextra -Werror -O1 -Iinclude -Ic-tests/support "cpp-tests/$s.cpp" "$lib" "${native[@]}" \
           "${link_extra[@]}" -static-libstdc++ -o "$out/$s$exe" || { unbuilt "$s"; continue; }
         suite "$s" "${run[@]}" "$out/$s$exe"
       done

@@ -19,8 +19,8 @@ c_suites() {
   awk '!/^#/ && NF' "$root/c-tests/suites.list"
 }
 
-# The source files of suite NAME (relative to the root): c-tests/NAME.c, or
-# every c-tests/NAME/*.c where that directory exists.
+# The source files of suite NAME (a path, relative to c-tests/: map/api):
+# c-tests/NAME.c, or every c-tests/NAME/*.c where that directory exists.
 suite_units() { # NAME
   if [ -d "$root/c-tests/$1" ]; then
     (cd "$root" && printf '%s\n' "c-tests/$1"/*.c)

@@ -22,7 +22,7 @@ def main() -> int:
     path = sys.argv[1]
     config = wasmtime.Config()
     # Native code's stack for the program: 2 MiB, not wasmtime's default
-    # 512 KiB, which is less than test_walks needs to nest walks 1,000
+    # 512 KiB, which is less than abi/walks needs to nest walks 1,000
     # deep (more than a few MiB does not fit this process's own stack).
     config.max_wasm_stack = 2 << 20
     try:

@@ -26,7 +26,7 @@ case "$which" in
     # emulation: WASI has no process clock.
     clock=(-D_WASI_EMULATED_PROCESS_CLOCKS -lwasi-emulated-process-clocks)
     # The stack of a native thread (8 MiB), not wasm-ld's 64 KiB:
-    # test_walks nests walks 1,000 deep.
+    # abi/walks nests walks 1,000 deep.
     stack=(-Wl,-z,stack-size=8388608)
     cc=(clang-14 --target=wasm32-wasi -O1 "${clock[@]}" "${stack[@]}")
     cxx=(clang++-14 --target=wasm32-wasi -O1 -fno-exceptions "${clock[@]}" "${stack[@]}")
@@ -38,7 +38,7 @@ case "$which" in
     # emcc finds its JavaScript dependencies in Debian's node modules.
     export NODE_PATH=/usr/share/nodejs
     # The stack of a native thread (8 MiB), not Emscripten's 64 KiB:
-    # test_walks nests walks 1,000 deep.
+    # abi/walks nests walks 1,000 deep.
     flags=(-O1 -fwasm-exceptions -sWASM_BIGINT -sALLOW_MEMORY_GROWTH -sEXIT_RUNTIME -sTOTAL_STACK=8388608)
     cc=(emcc "${flags[@]}")
     cxx=(em++ "${flags[@]}")
@@ -66,17 +66,18 @@ for part in "${parts[@]}"; do
           continue
         fi
         mapfile -t units < <(suite_units "$s")
+        mkdir -p "$(dirname "$out/$s")"
         "${cc[@]}" -std=c11 "${warn[@]}" -Iinclude "${units[@]}" "$lib" -o "$out/$s.$ext" || { unbuilt "$s"; continue; }
         case " $flags " in
           *" seeded "*) suite "$s" "${run[@]}" "$out/$s.$ext" "$((RANDOM * 32768 + RANDOM))" "$steps" ;;
           *) suite "$s" "${run[@]}" "$out/$s.$ext" ;;
         esac
       done 3< <(c_suites) # (fd 3: the programs run keep their stdin)
-      suite seeds-differ bash c-tests/seeds-differ.sh "${run[@]}" "$out/test_seeds.$ext"
+      suite seeds-differ bash c-tests/abi/seeds-differ.sh "${run[@]}" "$out/abi/seeds.$ext"
       ;;
     cpp)
       for s in test_cpp test_hpp; do
-        "${cxx[@]}" -std=c++17 "${warn[@]}" -Iinclude -Ic-tests "cpp-tests/$s.cpp" "$lib" -o "$out/$s.$ext" \
+        "${cxx[@]}" -std=c++17 "${warn[@]}" -Iinclude -Ic-tests/support "cpp-tests/$s.cpp" "$lib" -o "$out/$s.$ext" \
           || { unbuilt "$s"; continue; }
         suite "$s" "${run[@]}" "$out/$s.$ext"
       done
