@@ -51,6 +51,8 @@ use crate::layout::{slot_bytes, Kind, Slot};
 use crate::Error;
 
 mod probe;
+#[cfg(test)]
+mod tests;
 pub(crate) use probe::Search;
 pub use probe::{Lookup, Typed, Vacancy};
 
