@@ -22,7 +22,7 @@
 //!   or integer (only `u64` keys, or only `i64` keys). The layout is a
 //!   type (see [`layout`]), chosen once per operation from the kind.
 //! - **probe**: the walk over a table's groups that finds a key or the
-//!   slot it would take (see [`probe`]).
+//!   slot it would take (see [`table::Typed`]).
 //! - **directory**: `1 << global_depth` table pointers indexed by the top
 //!   `global_depth` bits of h1; a table of **local depth** `d` fills
 //!   `1 << (global_depth - d)` neighbouring entries (see [`directory`]).
@@ -71,9 +71,12 @@
 //! control word gives the candidate slots (one false candidate in 128,
 //! rejected by comparing the key); a group with an empty slot ends the
 //! probe: the key is absent. A single lookup reads top-down in the C shim
-//! (`ffi/map.rs`), the map (`Map::look`, [`map`]) and the probe
-//! (`Typed::get`, [`probe`]); every probe, for lookups, inserts, deletes,
-//! takes and batches, runs one text of a group's step (`Typed::search`).
+//! (`ffi/map.rs`), the map (`Map::look`, `get_in`, [`map`]) and the table's
+//! probe (`Typed::get`, [`table::Typed`]). Every point operation takes
+//! `find` or `find_or_vacant` (which notes the first tombstone it passes),
+//! one loop over one group step (`Typed::search`), specialised only by
+//! constants: layout, `USUAL` (all tables of the key's usual layout),
+//! `PREFETCH`, and `PEEL` (an integer key's first group inline).
 //!
 //! With the control words apart from the slots, a probe reads control
 //! words only until a fingerprint matches, so every miss, and a hit up to
@@ -113,11 +116,10 @@
 //!
 //! An insert of an absent key takes the first tombstone its probe passed,
 //! else the empty slot that ended it, spending one unit of `growth_left`.
-//! A set and a get-or-insert (`slate_entry`) take one path
-//! (`Map::upsert`): the key is hashed once and tried in place; when its
-//! table has no room, cannot hold the key's kind, or is empty and should
-//! take the key's layout, the table is changed first (`make_room`, where
-//! the layout rule lives) and the insert made.
+//! Sets and get-or-inserts take one path (`Map::upsert_then`): the key is
+//! hashed once and tried in place; a table with no room, or that cannot
+//! hold or should take the key's kind, is changed first (`make_room`,
+//! where the layout rule lives) and the insert made.
 //!
 //! When an insert finds `growth_left == 0`, only that table is rebuilt: in
 //! place at its size when a tenth of it is tombstones (so a map under
@@ -224,7 +226,6 @@ pub(crate) mod key;
 pub(crate) mod layout;
 pub(crate) mod map;
 pub(crate) mod prefetch;
-pub(crate) mod probe;
 // Proptest models: too slow for Miri, which runs the unit tests.
 #[cfg(all(test, not(miri)))]
 mod model_tests;

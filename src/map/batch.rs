@@ -41,7 +41,7 @@ use crate::hash::SHORT;
 use crate::key::{IntKey, Key, Needle, Short};
 use crate::layout::{on_layout, Uniform};
 use crate::prefetch::prefetch;
-use crate::probe::Typed;
+use crate::table::Typed;
 use crate::Error;
 
 /// Keys per chunk: enough misses in flight to keep the memory system
@@ -95,7 +95,7 @@ impl BatchKey for IntKey {
     #[inline(always)]
     unsafe fn probe<const USUAL: bool>(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY: the caller's guarantee.
-        unsafe { get_in::<USUAL, _>(e, h, self) }
+        unsafe { get_in::<USUAL, false, false, _, _>(e, h, self, |found| found) }
     }
 
     fn usual(&self) -> Uniform {
@@ -131,9 +131,9 @@ impl BatchKey for Needle<'_> {
     unsafe fn probe<const USUAL: bool>(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY (all three): the caller's guarantee.
         if let Some(short) = Short::<16>::new(*self) {
-            unsafe { get_in::<USUAL, _>(e, h, &short) }
+            unsafe { get_in::<USUAL, false, false, _, _>(e, h, &short, |found| found) }
         } else if let Some(short) = Short::<32, 17>::new(*self) {
-            unsafe { get_in::<USUAL, _>(e, h, &short) }
+            unsafe { get_in::<USUAL, false, false, _, _>(e, h, &short, |found| found) }
         } else {
             unsafe { probe_longer::<USUAL>(e, h, self) }
         }
@@ -183,7 +183,7 @@ impl<K: BatchKey> BatchKey for Option<K> {
 unsafe fn probe_longer<const USUAL: bool>(e: Entry, h: u64, n: &Needle<'_>) -> Option<*mut c_void> {
     let short = Short::<SHORT>::new(*n)?;
     // SAFETY: the caller's guarantee.
-    unsafe { get_in::<USUAL, _>(e, h, &short) }
+    unsafe { get_in::<USUAL, false, false, _, _>(e, h, &short, |found| found) }
 }
 
 impl Map {

@@ -40,6 +40,7 @@ use core::ptr;
 use super::{Map, Pending, Tried, Upsert};
 use crate::hash::SHORT;
 use crate::key::{Key, Needle, Short};
+use crate::layout::Uniform;
 use crate::Error;
 
 /// Runs code that might panic: the C layer's guard turns a panic into
@@ -59,11 +60,12 @@ impl Guard for Bare {
     }
 }
 
-/// [`Map::upsert_then`] where the fast path could not do it: the insert
-/// from the key's hash `h` (any value while the map has no tables). A
-/// get-or-insert stores a new key with the value NULL whatever `value`
-/// says, so that its instance has no use for the argument and can drop it
-/// (the call then fits the registers and is a tail call).
+/// [`Map::upsert_then`] where the insert in place could not do it: the
+/// insert of the key of hash `h` (the map has tables), with the whole
+/// probe, finished under the guard. A get-or-insert stores a new key with
+/// the value NULL whatever `value` says, so that its instance has no use
+/// for the argument (and the call fits the argument registers).
+#[inline(never)]
 fn upsert_rest<G: Guard, U: Upsert, K: Key, R>(
     m: &mut Map,
     n: K,
@@ -72,24 +74,41 @@ fn upsert_rest<G: Guard, U: Upsert, K: Key, R>(
     done: impl FnOnce(Result<U::Out, Error>) -> R,
 ) -> R {
     let value = if U::KEEP { ptr::null_mut() } else { value };
-    let tried = if m.is_tabled() {
-        m.insert::<false, U>(h, &n, value, &mut None)
-    } else {
-        Tried::Pending(Pending { hash: None })
-    };
+    let tried = m.insert::<false, false, U, K>(h, &n, value, &mut None);
     done(m.finish_guarded::<G, U>(tried, &n, value))
 }
 
-/// [`Map::take_then`] where the fast path could not do it: the removal
-/// from the key's hash `h` (any value while the map has no tables).
+/// [`Map::upsert_then`] in a map whose tables are not all of the key's
+/// usual layout, or which has none.
+#[inline(never)]
+fn upsert_other<G: Guard, U: Upsert, K: Key, R>(
+    m: &mut Map,
+    n: K,
+    value: *mut c_void,
+    done: impl FnOnce(Result<U::Out, Error>) -> R,
+) -> R {
+    if m.is_tabled() {
+        let h = m.hash(&n);
+        return upsert_rest::<G, U, K, R>(m, n, value, h, done);
+    }
+    let tried = Tried::Pending(Pending { hash: None });
+    done(m.finish_guarded::<G, U>(tried, &n, value))
+}
+
+/// [`Map::take_then`] where the removal in place could not do it: the
+/// map's tables are not all of the key's usual layout (or it has none),
+/// or the key's peeled probe (of hash `hash`) found its first group full.
+#[inline(never)]
 fn take_rest<G: Guard, K: Key, R>(
     m: &mut Map,
     n: K,
-    h: u64,
+    hash: Option<u64>,
     done: impl FnOnce(Result<*mut c_void, Error>) -> R,
 ) -> R {
     let removed = if m.is_tabled() {
-        m.remove_hashed(h, &n)
+        let h = hash.unwrap_or_else(|| m.hash(&n));
+        m.remove_hashed::<false, K>(h, &n)
+            .unwrap_or(Err(Error::NotFound))
     } else {
         Err(Error::NotFound)
     };
@@ -169,23 +188,11 @@ impl Map {
         Ok(value)
     }
 
-    /// A set or a get-or-insert, as `U` says (see [`Map::upsert`]); only
-    /// making room runs under the guard.
-    #[inline(always)]
-    pub fn upsert_guarded<G: Guard, U: Upsert>(
-        &mut self,
-        n: &impl Key,
-        value: *mut c_void,
-    ) -> Result<U::Out, Error> {
-        let tried = self.try_set::<U>(n, value);
-        self.finish_guarded::<G, U>(tried, n, value)
-    }
-
-    /// [`Map::upsert_guarded`], handing `done` the result. An integer key
-    /// takes [`Map::upsert_first`] inline, and finishes out of line
-    /// ([`upsert_rest`], which calls `done` itself) when that cannot do it:
-    /// the common set or get-or-insert of an integer key keeps few values
-    /// live.
+    /// A set or a get-or-insert, as `U` says (see [`Map::upsert`]), handing
+    /// `done` the result. In a map whose tables all have the key's usual
+    /// layout (`USUAL` of [`super::get_in`]) the insert runs inline; any other case,
+    /// and making room, runs out of line ([`upsert_rest`], [`upsert_other`],
+    /// which call `done` themselves), making room under the guard.
     #[inline(always)]
     pub fn upsert_then<G: Guard, U: Upsert, K: Key, R>(
         &mut self,
@@ -193,12 +200,14 @@ impl Map {
         value: *mut c_void,
         done: impl FnOnce(Result<U::Out, Error>) -> R,
     ) -> R {
-        if !K::INT {
-            return done(self.upsert_guarded::<G, U>(n, value));
+        if self.uniform != Uniform::usual::<K>(n) {
+            return upsert_other::<G, U, K, R>(self, *n, value, done);
         }
-        match self.upsert_first::<U>(n, value) {
-            Ok(out) => done(Ok(out)),
-            Err(h) => upsert_rest::<G, U, K, R>(self, *n, value, h, done),
+        let h = self.hash(n);
+        match self.insert::<false, true, U, K>(h, n, value, &mut None) {
+            Tried::Done(out) => done(Ok(out)),
+            Tried::Failed(e) => done(Err(e)),
+            Tried::Pending(_) => upsert_rest::<G, U, K, R>(self, *n, value, h, done),
         }
     }
 
@@ -228,7 +237,7 @@ impl Map {
         run_for::<G, _>(|| self.set_pending::<U>(pending, n, value))
     }
 
-    /// `upsert_guarded` for a byte key: one probe loop for every short key,
+    /// [`Map::upsert_then`] for a byte key: one probe loop for every short key,
     /// a long key (hashed by XXH3's long path) wholly under the guard.
     #[inline(always)]
     pub fn upsert_bytes_guarded<G: Guard, U: Upsert>(
@@ -237,7 +246,7 @@ impl Map {
         value: *mut c_void,
     ) -> Result<U::Out, Error> {
         match Short::<SHORT>::new(n) {
-            Some(short) => self.upsert_guarded::<G, U>(&short, value),
+            Some(short) => self.upsert_then::<G, U, _, _>(&short, value, |r| r),
             None => self.upsert_long::<G, U>(n.key(), value),
         }
     }
@@ -254,31 +263,25 @@ impl Map {
         run_for::<G, _>(|| self.upsert::<U>(&Needle::bytes(key), value))
     }
 
-    /// Removes a key and returns its value. Removing cannot panic; a map
-    /// left empty draws a fresh seed, which may read OS entropy: under the
-    /// guard.
-    #[inline(always)]
-    pub fn take_guarded<G: Guard>(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
-        let removed = self.remove(n);
-        self.reseed_guarded::<G>(removed)
-    }
-
-    /// [`Map::take_guarded`], handing `done` the result. An integer key
-    /// takes [`Map::take_first`] inline, and finishes out of line
-    /// ([`take_rest`], which calls `done` itself) when that cannot do it.
+    /// Removes a key, handing `done` its value. Removing cannot panic; a
+    /// map left empty draws a fresh seed, which may read OS entropy: under
+    /// the guard, out of line ([`take_rest`]). In a map whose tables all
+    /// have the key's usual layout the removal runs inline; any other case
+    /// out of line ([`take_rest`]).
     #[inline(always)]
     pub fn take_then<G: Guard, K: Key, R>(
         &mut self,
         n: &K,
         done: impl FnOnce(Result<*mut c_void, Error>) -> R,
     ) -> R {
-        if !K::INT {
-            return done(self.take_guarded::<G>(n));
+        // The map's last entry is taken out of line: the map reseeds.
+        if self.uniform != Uniform::usual::<K>(n) || self.len == 1 {
+            return take_rest::<G, K, R>(self, *n, None, done);
         }
-        match self.take_first(n) {
-            Ok(Some(value)) => done(Ok(value)),
-            Ok(None) => done(Err(Error::NotFound)),
-            Err(h) => take_rest::<G, K, R>(self, *n, h, done),
+        let h = self.hash(n);
+        match self.remove_hashed::<true, K>(h, n) {
+            Some(removed) => done(removed),
+            None => take_rest::<G, K, R>(self, *n, Some(h), done),
         }
     }
 
@@ -298,13 +301,13 @@ impl Map {
         Ok(value)
     }
 
-    /// `take_guarded` for a byte key, by its length.
+    /// [`Map::take_then`] for a byte key, by its length.
     #[inline(always)]
     pub fn take_bytes_guarded<G: Guard>(&mut self, n: Needle<'_>) -> Result<*mut c_void, Error> {
         if let Some(short) = Short::<32>::new(n) {
-            self.take_guarded::<G>(&short)
+            self.take_then::<G, _, _>(&short, |r| r)
         } else if let Some(short) = Short::<SHORT>::new(n) {
-            self.take_guarded::<G>(&short)
+            self.take_then::<G, _, _>(&short, |r| r)
         } else {
             self.take_long::<G>(n.key())
         }

@@ -41,9 +41,9 @@ use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
 use crate::hash::Seed;
 use crate::key::{Key, KeyRepr};
-use crate::layout::{kind_of, on_layout, General, Int, IntSlot, Kind, Layout, Uniform};
-use crate::probe::{Lookup, Search, Typed, Vacancy};
+use crate::layout::{kind_of, on_layout, General, Int, Kind, Layout, Uniform};
 use crate::table::Table;
+use crate::table::{Lookup, Search, Typed, Vacancy};
 use crate::Error;
 
 /// Which of the three modes (see the module docs) a map is in. A
@@ -161,90 +161,81 @@ impl Upsert for GetOrInsert {
     }
 }
 
-/// Looks `n` up in the table of entry `e`, with the whole probe inline:
-/// the batches' lookup from a directory entry, and the single lookups'
-/// for the layout a key type rarely meets ([`look_cold`]). `USUAL`: the
-/// caller found the map's tables all of the key's usual layout
-/// (`Uniform`), so the entry's kind is not read; else whatever its layout.
+/// The lookup of `n`, of hash `h`, in the table of directory entry `e`:
+/// the one lookup, which single lookups, batches and every other case
+/// take, specialised by three constants:
+///
+/// - `USUAL`: the caller found the map's tables all of the key's usual
+///   layout (`Uniform`: an integer key's own kind, or general tables for
+///   a byte key), so the entry's kind is not read; else the probe runs in
+///   whatever layout the entry has.
+/// - `PREFETCH`: each group's slots are requested with its control word
+///   (maps past the caches, see [`Typed::get`]).
+/// - `PEEL`: an integer key's probe searches its first group inline and
+///   the rest out of line (single lookups; a batch keeps the whole probe
+///   in its loop).
 ///
 /// # Safety
 /// `e` is a live table's entry (of the key's usual layout if `USUAL`).
 #[inline(always)]
-pub(super) unsafe fn get_in<const USUAL: bool, K: Key>(
-    e: directory::Entry,
-    h: u64,
-    n: &K,
-) -> Option<*mut c_void> {
-    // SAFETY (all): the caller's guarantee, in the layout the kind names;
-    // only read.
-    if USUAL {
-        debug_assert_eq!(Some(e.kind), Uniform::usual(n).kind());
-        return unsafe {
-            if K::INT {
-                let eq = Int::matcher(kind_of(n), n)?;
-                Typed::<Int>::from_groups(e.groups, e.mask)
-                    .get::<false, false, _>(h, eq, |found| found)
-            } else {
-                let eq = General::matcher(Kind::Bytes, n)?;
-                Typed::<General>::from_groups(e.groups, e.mask).get::<false, false, _>(
-                    h,
-                    eq,
-                    |found| found,
-                )
-            }
-        };
-    }
-    unsafe {
-        on_layout!(e.kind, L => {
-            let eq = L::matcher(e.kind, n)?;
-            Typed::<L>::from_groups(e.groups, e.mask).get::<false, false, _>(h, eq, |found| found)
-        })
-    }
-}
-
-/// A single lookup from the directory entry `e` of the hash `h`: the probe
-/// of the layout the key type usually meets (integer keys: the integer
-/// layout of their own kind; byte keys: the general layout) inline, any
-/// other case out of line ([`look_cold`]). `PREFETCH`: each group's slots
-/// are requested with its control word (large maps; see [`Typed::get`]).
-///
-/// # Safety
-/// `e` is the live entry of `m`'s directory for `h`, and the table's kind
-/// is the key's own ([`Map::look`] checked `uniform`).
-#[inline(always)]
-unsafe fn look_in<const PREFETCH: bool, K: Key, R>(
-    m: &Map,
+pub(super) unsafe fn get_in<
+    const USUAL: bool,
+    const PREFETCH: bool,
+    const PEEL: bool,
+    K: Key,
+    R,
+>(
     e: directory::Entry,
     h: u64,
     n: &K,
     done: impl FnOnce(Option<*mut c_void>) -> R,
 ) -> R {
-    let kind = if K::INT { kind_of(n) } else { Kind::Bytes };
-    debug_assert_eq!(e.kind, kind);
-    // SAFETY (both): the caller's guarantee, in the layout the kind
-    // names; only read.
+    // SAFETY (all): the caller's guarantee, in the layout the kind names;
+    // only read. In the usual layout the matcher always takes the key.
     unsafe {
-        if K::INT {
-            if let Some(eq) = Int::matcher(kind, n) {
-                return Typed::<Int>::from_groups(e.groups, e.mask)
-                    .get::<PREFETCH, true, _>(h, eq, done);
+        if USUAL && K::INT {
+            debug_assert_eq!(Some(e.kind), Uniform::usual(n).kind());
+            match Int::matcher(kind_of(n), n) {
+                Some(eq) => Typed::<Int>::from_groups(e.groups, e.mask)
+                    .get::<PREFETCH, PEEL, _>(h, eq, done),
+                None => done(None),
             }
-        } else if let Some(eq) = General::matcher(kind, n) {
-            let t = Typed::<General>::from_groups(e.groups, e.mask);
-            return t.get::<PREFETCH, false, _>(h, eq, done);
+        } else if USUAL {
+            debug_assert_eq!(e.kind, Kind::Bytes);
+            match General::matcher(Kind::Bytes, n) {
+                Some(eq) => Typed::<General>::from_groups(e.groups, e.mask)
+                    .get::<PREFETCH, false, _>(h, eq, done),
+                None => done(None),
+            }
+        } else {
+            on_layout!(e.kind, L => match L::matcher(e.kind, n) {
+                Some(eq) => Typed::<L>::from_groups(e.groups, e.mask)
+                    .get::<PREFETCH, false, _>(h, eq, done),
+                None => done(None),
+            })
         }
     }
-    look_cold(m, *n, done)
 }
 
-/// What [`Map::int_first`] found: the key's hash, its table's kind and
-/// typed table, the first group of its probe and that group's search.
-struct IntFirst<'t> {
-    hash: u64,
-    kind: Kind,
-    table: Typed<'t, Int>,
-    group: usize,
-    search: Search<IntSlot>,
+/// [`Map::look`] where the map is not within the caches with all its
+/// tables of the key's usual layout, out of line: an empty map; a map past
+/// the caches, whose lookups prefetch; tables of another or several kinds.
+#[inline(never)]
+fn look_other<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
+    if !m.is_tabled() {
+        return done(None);
+    }
+    let h = m.hash(&n);
+    let e = m.entry_for(h);
+    // SAFETY (both): the entry of a live table, of the key's usual layout
+    // where `uniform` says so.
+    unsafe {
+        if m.uniform == Uniform::usual::<K>(&n).far(true) {
+            get_in::<true, true, true, K, R>(e, h, &n, done)
+        } else {
+            get_in::<false, false, false, K, R>(e, h, &n, done)
+        }
+    }
 }
 
 /// What a set or get-or-insert does with a key it found in slot `s`.
@@ -254,31 +245,6 @@ fn found<L: Layout, U: Upsert>(s: *mut L::Slot, value: *mut c_void) -> U::Out {
         L::set_value(unsafe { &mut *s }, value);
     }
     U::placed(L::value_ptr(s), false)
-}
-
-/// [`Map::look`] where the map is not within the caches with all its
-/// tables of the key's own kind, out of line: a map past the caches (whose
-/// lookups wait on memory) prefetching, any other case in [`look_cold`].
-#[inline(never)]
-fn look_other<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
-    if m.uniform == Uniform::usual::<K>(&n).far(true) {
-        m.look_from::<true, K, R>(&n, done)
-    } else {
-        look_cold(m, n, done)
-    }
-}
-
-/// [`Map::look`] where the map's tables are not all of the key's own kind
-/// (an empty map, an integer key among general tables, a byte key that
-/// encodes an integer among integer tables, tables of several kinds), out
-/// of line.
-fn look_cold<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
-    if !m.is_tabled() {
-        return done(None);
-    }
-    let h = m.hash(&n);
-    // SAFETY: the entry of a live table.
-    done(unsafe { get_in::<false, K>(m.entry_for(h), h, &n) })
 }
 
 impl Map {
@@ -428,35 +394,22 @@ impl Map {
     /// Looks a key up and hands `done` its value, or `None`. Every path of
     /// the lookup calls `done` itself, so that a path that leaves the
     /// inlined code (a probe past the first group, a table of another
-    /// layout, an empty map) finishes the caller's work there, in a tail
-    /// call, and the common lookup keeps few values live.
+    /// layout, an empty map) finishes the caller's work there.
     #[inline(always)]
     pub fn look<K: Key, R>(&self, n: &K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
         // One compare tells that the map has tables, that they all have
-        // the key's layout, and whether the map is past the caches, where
-        // lookups prefetch slots (`PREFETCH_DEPTH`).
-        if self.uniform == Uniform::usual::<K>(n) {
-            self.look_from::<false, K, R>(n, done)
-        } else {
-            look_other(self, *n, done)
+        // the key's usual layout, and that the map is within the caches
+        // (`PREFETCH_DEPTH`).
+        if self.uniform != Uniform::usual::<K>(n) {
+            return look_other(self, *n, done);
         }
-    }
-
-    /// [`Map::look`] in a map whose tables all have the key's usual
-    /// layout, prefetching slots or not.
-    #[inline(always)]
-    fn look_from<const PREFETCH: bool, K: Key, R>(
-        &self,
-        n: &K,
-        done: impl FnOnce(Option<*mut c_void>) -> R,
-    ) -> R {
         let h = self.hash(n);
         // From the directory entry straight to the groups: the table's
-        // header is not loaded (one dependent cache miss less). In small
-        // mode the entry is the table's header (see `dir`).
+        // header is not loaded. In small mode the entry is the table's
+        // header (see `dir`).
         let e = self.entry_for(h);
-        // SAFETY: the entry of a live table, of the key's kind.
-        unsafe { look_in::<PREFETCH, K, R>(self, e, h, n, done) }
+        // SAFETY: the entry of a live table, of the key's usual layout.
+        unsafe { get_in::<true, false, true, K, R>(e, h, n, done) }
     }
 
     /// Inserts or replaces. On error the map is unchanged.
@@ -486,7 +439,7 @@ impl Map {
             return Tried::Pending(Pending { hash: None });
         }
         let h = self.hash(n);
-        self.insert::<false, U>(h, n, value, &mut None)
+        self.insert::<false, false, U, _>(h, n, value, &mut None)
     }
 
     /// Finishes a `set` that [`Map::try_set`] left pending: makes room for
@@ -532,7 +485,7 @@ impl Map {
             }
         };
         loop {
-            match self.insert::<true, U>(h, n, value, owned) {
+            match self.insert::<true, false, U, _>(h, n, value, owned) {
                 Tried::Done(r) => return Ok(r),
                 Tried::Failed(e) => return Err(e),
                 Tried::Pending(_) => {}
@@ -547,116 +500,63 @@ impl Map {
     /// layout). `owned`: the key's stored copy, if one was made; taken when
     /// the key is stored, left for the caller otherwise. `OWNED`: whether
     /// `owned` may hold one; the fast path has none and says so as a
-    /// constant, so that nothing of it is kept in memory. `U`: what a found
-    /// key's value becomes, and what the insert hands back.
+    /// constant. `USUAL`: the caller found the map's tables all of the
+    /// key's usual layout (as for [`get_in`]), so the entry's kind is not
+    /// read. `U`: what a found key's value becomes, and what the insert
+    /// hands back.
     #[inline(always)]
-    pub(super) fn insert<const OWNED: bool, U: Upsert>(
+    pub(super) fn insert<const OWNED: bool, const USUAL: bool, U: Upsert, K: Key>(
         &mut self,
         h: u64,
-        n: &impl Key,
+        n: &K,
         value: *mut c_void,
         owned: &mut Option<KeyRepr>,
     ) -> Tried<U::Out> {
-        let pending = Pending { hash: Some(h) };
         // The probe takes the groups, mask and kind from the directory
         // entry, as lookups do, so it need not wait for the table's header.
         let e = self.entry_for(h);
-        let (groups, mask, kind) = (e.groups, e.mask, e.kind);
-        // SAFETY: the entry of a live table of this map, in its kind's
-        // layout; `self` is borrowed uniquely.
-        on_layout!(kind, L => {
-            let mut t = unsafe { Typed::<L>::from_groups(groups, mask) };
-            let Some(eq) = L::matcher(kind, n) else {
-                return Tried::Pending(pending);
-            };
-            match t.find_or_vacant(h, eq) {
-                Lookup::Found(s) => Tried::Done(found::<L, U>(s, value)),
-                // An empty general table takes an integer key's layout
-                // (`make_room`); an integer table's matcher only takes keys
-                // of its kind.
-                Lookup::Vacant(_) if !L::INT && t.table().used() == 0 && n.int().is_some() => {
-                    Tried::Pending(pending)
-                }
-                Lookup::Vacant(v) => {
-                    let key = if OWNED { owned.take() } else { None };
-                    self.fill::<L, U>(&mut t, kind, v, h, n, key, value)
-                }
-                Lookup::NoRoom => Tried::Pending(pending),
-            }
-        })
-    }
-
-    /// The first step of the integer keys' fast paths ([`Map::upsert_first`],
-    /// [`Map::take_first`]): the key's hash, its table (its kind, and the
-    /// table seen in the integer layout), and the search of the first group
-    /// of its probe. `Err` with the key's hash (any value while the map has
-    /// no tables) unless the map's tables are all of the key's kind and
-    /// the map is within the caches (`Uniform`): the general paths, out of
-    /// line, do the rest, and prefetch where a map is past the caches.
-    ///
-    /// # Safety
-    /// The typed table is used only while the map's tables stay as they
-    /// are (its lifetime is the caller's to keep).
-    #[inline(always)]
-    unsafe fn int_first<'t>(&self, n: &impl Key) -> Result<IntFirst<'t>, u64> {
-        let kind = kind_of(n);
-        let h = self.hash(n);
-        if self.uniform != Uniform::of(kind) {
-            return Err(h);
+        if USUAL && K::INT {
+            self.insert_in::<Int, OWNED, true, U, K>(e, kind_of(n), h, n, value, owned)
+        } else if USUAL {
+            self.insert_in::<General, OWNED, false, U, K>(e, Kind::Bytes, h, n, value, owned)
+        } else {
+            on_layout!(e.kind, L => self.insert_in::<L, OWNED, false, U, K>(e, e.kind, h, n, value, owned))
         }
-        let e = self.entry_for(h);
-        debug_assert_eq!(e.kind, kind);
-        let Some(eq) = Int::matcher(kind, n) else {
-            return Err(h);
-        };
-        // SAFETY: the entry of a live table of this map, in the integer
-        // layout (its kind is the key's); the caller keeps it live.
-        let t = unsafe { Typed::<Int>::from_groups(e.groups, e.mask) };
-        let (group, search) = t.search_first::<false>(h, eq);
-        Ok(IntFirst {
-            hash: h,
-            kind,
-            table: t,
-            group,
-            search,
-        })
     }
 
-    /// The fast path of an integer key's set or get-or-insert: in a table
-    /// of the key's own kind, the key found in the first group of its
-    /// probe, or stored in that group's first empty slot while the table
-    /// has room (a group with an empty slot holds no tombstone, so that is
-    /// the slot [`Typed::find_or_vacant`] picks). `Err` with the key's hash
-    /// (any value while the map has no tables) when [`Map::insert`] must do
-    /// it.
+    /// [`Map::insert`] into the table of entry `e`, of kind `kind`, laid
+    /// out in `L`.
     #[inline(always)]
-    pub(super) fn upsert_first<U: Upsert>(
+    fn insert_in<L: Layout, const OWNED: bool, const PEEL: bool, U: Upsert, K: Key>(
         &mut self,
-        n: &impl Key,
+        e: directory::Entry,
+        kind: Kind,
+        h: u64,
+        n: &K,
         value: *mut c_void,
-    ) -> Result<U::Out, u64> {
-        // SAFETY: `t` is used only below, where the map's tables stay.
-        let IntFirst {
-            hash: h,
-            kind,
-            table: mut t,
-            group,
-            search,
-        } = unsafe { self.int_first(n)? };
-        match search {
-            Search::Found(_, s) => Ok(found::<Int, U>(s, value)),
-            Search::Absent(slot) if t.table().growth_left() > 0 => {
-                let v = Vacancy {
-                    group,
-                    slot,
-                    reuse: false,
-                };
-                match self.fill::<Int, U>(&mut t, kind, v, h, n, None, value) {
-                    Tried::Done(r) => Ok(r),
-                    _ => Err(h),
-                }
+        owned: &mut Option<KeyRepr>,
+    ) -> Tried<U::Out> {
+        debug_assert_eq!(e.kind, kind);
+        let pending = Pending { hash: Some(h) };
+        // SAFETY: the entry of a live table of this map, of kind `kind`,
+        // laid out in `L`; `self` is borrowed uniquely.
+        let mut t = unsafe { Typed::<L>::from_groups(e.groups, e.mask) };
+        let Some(eq) = L::matcher(kind, n) else {
+            return Tried::Pending(pending);
+        };
+        match t.find_or_vacant::<PEEL>(h, eq) {
+            Lookup::Found(s) => Tried::Done(found::<L, U>(s, value)),
+            // An empty general table takes an integer key's layout
+            // (`make_room`); an integer table's matcher only takes keys of
+            // its kind.
+            Lookup::Vacant(_) if !L::INT && t.table().used() == 0 && n.int().is_some() => {
+                Tried::Pending(pending)
             }
-            _ => Err(h),
+            Lookup::Vacant(v) => {
+                let key = if OWNED { owned.take() } else { None };
+                self.fill::<L, U>(&mut t, kind, v, h, n, key, value)
+            }
+            Lookup::NoRoom => Tried::Pending(pending),
         }
     }
 
@@ -751,65 +651,75 @@ impl Map {
         if self.mode == Mode::Empty {
             return Err(Error::NotFound);
         }
-        self.remove_hashed(self.hash(n), n)
+        self.remove_hashed::<false, _>(self.hash(n), n)
+            .unwrap_or(Err(Error::NotFound))
     }
 
-    /// The fast path of an integer key's removal: in a table of the key's
-    /// own kind, the key found in the first group of its probe and erased
-    /// (`Ok(Some(value))`) unless it is the map's last entry (which
-    /// reseeds the map, under the caller's guard), or found absent there
-    /// (`Ok(None)`). `Err` with the key's hash (any value while the map has no
-    /// tables) when [`Map::remove_hashed`] must do it.
+    /// [`Map::remove`] of the key of hash `h` (not in empty mode).
+    /// `USUAL`: as for [`Map::insert`]; then an integer key's probe is
+    /// peeled (see [`Typed::find_or_vacant`]): `None` when its first group
+    /// is full and the removal is left to the unpeeled probe. Always
+    /// `Some` otherwise.
     #[inline(always)]
-    pub(super) fn take_first(&mut self, n: &impl Key) -> Result<Option<*mut c_void>, u64> {
-        // SAFETY: `t` is used only below, where the map's tables stay.
-        let IntFirst {
-            hash: h,
-            table: mut t,
-            group: g,
-            search,
-            ..
-        } = unsafe { self.int_first(n)? };
-        match search {
-            Search::Found(i, s) if self.len > 1 => {
-                // SAFETY: a full slot of the table; an integer key owns
-                // nothing to release.
-                let value = Int::value(unsafe { &*s });
-                t.table().erase_at(g, i);
-                self.len -= 1;
-                self.bump_epoch();
-                Ok(Some(value))
-            }
-            Search::Absent(_) => Ok(None),
-            _ => Err(h),
+    pub(super) fn remove_hashed<const USUAL: bool, K: Key>(
+        &mut self,
+        h: u64,
+        n: &K,
+    ) -> Option<Result<*mut c_void, Error>> {
+        // From the directory entry, as in `insert`. Large maps prefetch a
+        // group's slots, as lookups do; a map whose `uniform` names the
+        // key's usual layout is within the caches.
+        let e = self.entry_for(h);
+        if USUAL && K::INT {
+            self.remove_in::<Int, false, true, K>(e, kind_of(n), h, n)
+        } else if USUAL {
+            self.remove_in::<General, false, false, K>(e, Kind::Bytes, h, n)
+        } else if self.prefetches() {
+            on_layout!(e.kind, L => self.remove_in::<L, true, false, K>(e, e.kind, h, n))
+        } else {
+            on_layout!(e.kind, L => self.remove_in::<L, false, false, K>(e, e.kind, h, n))
         }
     }
 
-    /// [`Map::remove`] of the key of hash `h` (not in empty mode). Inlined
-    /// into both its callers, so that a byte key's removal keeps the one
-    /// body it had.
+    /// [`Map::remove_hashed`] from the table of entry `e`, of kind `kind`,
+    /// laid out in `L`.
     #[inline(always)]
-    pub(super) fn remove_hashed(&mut self, h: u64, n: &impl Key) -> Result<*mut c_void, Error> {
-        // From the directory entry, as in `insert`. Large maps prefetch a
-        // group's slots, as lookups do (`get`); inserts do not (see
-        // BENCHMARKS.md).
-        let e = self.entry_for(h);
-        let pf = self.prefetches();
-        let alloc = &self.alloc;
-        // SAFETY: the entry of a live table of this map, in its kind's
-        // layout; `self` is borrowed uniquely. A found slot's key is live
-        // and owned by the table.
-        on_layout!(e.kind, L => unsafe {
-            let mut t = Typed::<L>::from_groups(e.groups, e.mask);
-            let eq = L::matcher(e.kind, n).ok_or(Error::NotFound)?;
-            let found = if pf { t.find::<true>(h, eq) } else { t.find::<false>(h, eq) };
-            let (g, i, s) = found.ok_or(Error::NotFound)?;
-            let s = *s;
-            t.table().erase_at(g, i);
-            L::release(&s, alloc);
-            self.len -= 1;
-            self.bump_epoch();
-            Ok(L::value(&s))
-        })
+    fn remove_in<L: Layout, const PREFETCH: bool, const PEEL: bool, K: Key>(
+        &mut self,
+        e: directory::Entry,
+        kind: Kind,
+        h: u64,
+        n: &K,
+    ) -> Option<Result<*mut c_void, Error>> {
+        debug_assert_eq!(e.kind, kind);
+        // SAFETY: the entry of a live table of this map, of kind `kind`,
+        // laid out in `L`; `self` is borrowed uniquely.
+        let mut t = unsafe { Typed::<L>::from_groups(e.groups, e.mask) };
+        let Some(eq) = L::matcher(kind, n) else {
+            return Some(Err(Error::NotFound));
+        };
+        let found = if PEEL {
+            match t.search_first::<PREFETCH>(h, &eq) {
+                (g, Search::Found(i, s)) => Some((g, i, s)),
+                (_, Search::Absent(_)) => None,
+                (_, Search::Further) => return None,
+            }
+        } else {
+            t.find::<PREFETCH>(h, eq)
+        };
+        let Some((g, i, s)) = found else {
+            return Some(Err(Error::NotFound));
+        };
+        // SAFETY: a full slot of the table, whose key is live, owned by
+        // the table and made by this map's allocator. Erasing marks the
+        // slot in its control word only.
+        let value = unsafe {
+            L::release(&*s, &self.alloc);
+            L::value(&*s)
+        };
+        t.table().erase_at(g, i);
+        self.len -= 1;
+        self.bump_epoch();
+        Some(Ok(value))
     }
 }

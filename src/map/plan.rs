@@ -20,7 +20,7 @@ use crate::directory::{Directory, MAX_DEPTH};
 use crate::group::SLOTS;
 use crate::hash::Seed;
 use crate::layout::{on_layout, Kind, Layout, Uniform};
-use crate::probe::Typed;
+use crate::table::Typed;
 use crate::table::{max_load, Table, FIRST_CAPACITY, MAX_CAPACITY};
 use crate::Error;
 

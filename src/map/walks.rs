@@ -5,9 +5,9 @@ use core::ffi::c_void;
 
 use crate::key::INT_LEN;
 use crate::layout::{on_layout, Layout};
-use crate::probe::Typed;
 use crate::stamp::{After, Header, Stamp};
 use crate::table::Table;
+use crate::table::Typed;
 use crate::Error;
 
 use super::{Guard, Map, Mode};

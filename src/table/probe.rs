@@ -11,22 +11,28 @@
 //!
 //! [`Typed`], a table seen in its slot layout, holds the one step of every
 //! probe ([`Typed::search`]: one group), the one probe loop that runs it
-//! (`Typed::probe_from`: lookups, deletes, takes, inserts; single
-//! integer-key lookups search the first group inline and run the loop
-//! from the second in `get_further`), and the operations
-//! that read or write slots: `find_or_vacant`, `insert_at`, `place`,
-//! `walk` and `move_into`. The table's header (`table.rs`) keeps
-//! the counters and the control words.
+//! (`Typed::probe_from`), and the two probes every point operation takes:
+//! `find` (lookups, deletes, takes, batches) and `find_or_vacant` (sets and
+//! get-or-inserts), each specialised by constants only: `PREFETCH` (maps
+//! past the caches) and `PEEL` (an integer key's first group inline, the
+//! rest of its probe out of line). It also holds the operations that
+//! read or write slots (`insert_at`, `place`, `walk`, `move_into`) and
+//! the table's whole-table operations that do (`impl Table` here). The
+//! header (`table/mod.rs`) keeps the counters and the control words.
 
 use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::mem::size_of;
+use core::ptr;
 
+use super::Table;
+use crate::alloc::Allocator;
 use crate::group::{Ctrl, DELETED, EMPTY, SLOTS};
 use crate::hash::{h1, h2};
+use crate::key::Key;
+use crate::layout::Slot;
 use crate::layout::{on_layout, slot_bytes, Layout};
 use crate::prefetch::prefetch;
-use crate::table::Table;
 use crate::Error;
 
 /// A vacant slot an insert may take (`reuse`: a tombstone).
@@ -362,37 +368,71 @@ impl<'a, L: Layout> Typed<'a, L> {
     }
 
     /// Finds the slot `eq` accepts, or the slot an insert of that key
-    /// should take.
-    ///
-    /// Two passes: the lookup's own probe, then (the key being absent) the
-    /// first empty or deleted slot along the same probe. A group never
-    /// holds both kinds (deleting leaves a tombstone only in a group with
-    /// no empty slot, and nothing but a rebuild empties one again), so that
-    /// slot is the first tombstone before the probe's end if there is one,
-    /// else the empty slot that ended it. Each pass keeps few values live.
+    /// should take: the lookup's own probe, which notes the first
+    /// tombstone it passes. The key being absent, that tombstone is the
+    /// slot, else the first empty slot of the group that ended the probe.
+    /// (A group that ends a probe has an empty slot, and so no tombstone:
+    /// deleting leaves one only in a group with no empty slot, and nothing
+    /// but a rebuild empties a slot again.)
+    /// `PEEL`: only the first group is searched, and a probe that would go
+    /// on (the group is full) returns [`Lookup::NoRoom`] at once, for the
+    /// caller to repeat unpeeled out of line.
     #[inline(always)]
-    pub fn find_or_vacant(&mut self, hash: u64, eq: impl Fn(&L::Slot) -> bool) -> Lookup<L::Slot> {
-        if let Some((_, _, s)) = self.find::<false>(hash, eq) {
-            return Lookup::Found(s);
+    pub fn find_or_vacant<const PEEL: bool>(
+        &mut self,
+        hash: u64,
+        eq: impl Fn(&L::Slot) -> bool,
+    ) -> Lookup<L::Slot> {
+        if PEEL {
+            return match self.search_first::<false>(hash, &eq) {
+                (_, Search::Found(_, s)) => Lookup::Found(s),
+                (_, Search::Absent(_)) if self.table().growth_left() == 0 => Lookup::NoRoom,
+                (group, Search::Absent(slot)) => Lookup::Vacant(Vacancy {
+                    group,
+                    slot,
+                    reuse: false,
+                }),
+                (_, Search::Further) => Lookup::NoRoom,
+            };
         }
         let mut p = Probe::new(hash, self.mask);
+        // The first tombstone passed, as `group * SLOTS + slot`; `NONE`
+        // until one is.
+        const NONE: usize = usize::MAX;
+        let mut tombstone = NONE;
         loop {
-            let ctrl = self.ctrl(p.offset);
-            if let Some(slot) = ctrl.match_empty_or_deleted().first() {
-                let reuse = ctrl.get(slot) == DELETED;
-                if !reuse && self.table().growth_left() == 0 {
-                    return Lookup::NoRoom;
+            match self.search::<false>(p.offset, h2(hash), &eq) {
+                Search::Found(_, s) => return Lookup::Found(s),
+                Search::Absent(slot) if tombstone == NONE => {
+                    if self.table().growth_left() == 0 {
+                        return Lookup::NoRoom;
+                    }
+                    let (group, reuse) = (p.offset, false);
+                    return Lookup::Vacant(Vacancy { group, slot, reuse });
                 }
-                return Lookup::Vacant(Vacancy {
-                    group: p.offset,
-                    slot,
-                    reuse,
-                });
+                Search::Absent(_) => break,
+                Search::Further if tombstone == NONE => {
+                    // A group with no empty slot: its non-full slots are
+                    // tombstones.
+                    if let Some(slot) = self.ctrl(p.offset).match_empty_or_deleted().first() {
+                        tombstone = p.offset * SLOTS + slot;
+                    }
+                }
+                Search::Further => {}
             }
             if !p.next() {
-                return Lookup::NoRoom;
+                break;
             }
         }
+        if tombstone == NONE {
+            return Lookup::NoRoom;
+        }
+        let (group, slot) = (tombstone / SLOTS, tombstone % SLOTS);
+        Lookup::Vacant(Vacancy {
+            group,
+            slot,
+            reuse: true,
+        })
     }
 
     /// Fills a vacant slot that [`Typed::find_or_vacant`] returned: `write`
@@ -520,6 +560,151 @@ fn get_further<L: Layout, const PREFETCH: bool, R>(
         None
     };
     done(found.map(|(_, _, s)| value_of::<L>(s)))
+}
+
+/// The table's whole-table operations that read or write slots: each
+/// matches the table's kind once and runs the typed code.
+impl Table {
+    /// Finds `n`'s slot, whatever the table's layout.
+    pub fn find_key(&self, hash: u64, n: &impl Key) -> Option<(usize, usize)> {
+        // SAFETY (both): the layout is the table's kind's.
+        on_layout!(self.kind, L => unsafe {
+            let t = Typed::<L>::of(self.ptr());
+            t.find::<false>(hash, L::matcher(self.kind, n)?).map(|(g, i, _)| (g, i))
+        })
+    }
+
+    /// The entry in a full slot, in the general form (an integer key as its
+    /// inline repr).
+    pub fn entry(&self, group: usize, slot: usize) -> Slot {
+        let kind = self.kind;
+        // SAFETY: the layout is the table's kind's.
+        on_layout!(kind, L => {
+            let t = unsafe { Typed::<L>::of(self.ptr()) };
+            crate::layout::General::moved::<L>(kind, t.slot(group, slot))
+        })
+    }
+
+    /// The hash under `seed` of the key in a full slot.
+    ///
+    /// # Safety
+    /// The slot's key is live.
+    pub unsafe fn hash_at(&self, seed: u64, group: usize, slot: usize) -> u64 {
+        let kind = self.kind;
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(kind, L => unsafe {
+            L::hash(seed, kind, Typed::<L>::of(self.ptr()).slot(group, slot))
+        })
+    }
+
+    /// Erases a full slot and releases what its key owns.
+    ///
+    /// # Safety
+    /// The slot's key is live and came from `alloc`.
+    pub unsafe fn erase_and_release(&mut self, group: usize, slot: usize, alloc: &Allocator) {
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(self.kind, L => unsafe {
+            let s = *Typed::<L>::of(self.ptr()).slot(group, slot);
+            self.erase_at(group, slot);
+            L::release(&s, alloc);
+        })
+    }
+
+    /// Releases the keys of every full slot (before freeing the table).
+    ///
+    /// # Safety
+    /// The keys are owned by this table and came from `alloc`.
+    pub unsafe fn release_keys(&self, alloc: &Allocator) {
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(self.kind, L => unsafe {
+            Typed::<L>::of(self.ptr()).walk(|s| {
+                L::release(s, alloc);
+                0
+            });
+        })
+    }
+
+    /// Bytes the keys hold outside the table.
+    pub fn heap_bytes(&self) -> usize {
+        let mut bytes = 0;
+        // SAFETY: the layout is the table's kind's.
+        on_layout!(self.kind, L => unsafe {
+            Typed::<L>::of(self.ptr()).walk(|s| {
+                bytes += L::heap_bytes(s);
+                0
+            });
+        });
+        bytes
+    }
+
+    /// Moves every entry into `target(hash)`'s table (see
+    /// [`Typed::move_into`]).
+    ///
+    /// # Safety
+    /// As for [`Typed::move_into`].
+    pub unsafe fn move_into(&self, seed: u64, target: impl FnMut(u64) -> *mut Table) {
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(self.kind, L => unsafe { Typed::<L>::of(self.ptr()).move_into(seed, target) })
+    }
+
+    /// An independent copy: same groups (so the same iteration order), long
+    /// keys copied. On failure nothing is left allocated.
+    ///
+    /// # Safety
+    /// Every full slot's key is live.
+    pub unsafe fn duplicate(&self, alloc: &Allocator) -> Result<*mut Table, Error> {
+        // SAFETY: the layout is the table's kind's; the caller's guarantee.
+        on_layout!(self.kind, L => unsafe { duplicate::<L>(self, alloc) })
+    }
+}
+
+/// [`Table::duplicate`] in layout `L`.
+///
+/// # Safety
+/// `t` is laid out in `L`; every full slot's key is live.
+unsafe fn duplicate<L: Layout>(t: &Table, alloc: &Allocator) -> Result<*mut Table, Error> {
+    let bytes = Table::bytes(t.capacity as usize, t.kind);
+    let copy = alloc.alloc(bytes)?.cast::<Table>();
+    // SAFETY: `copy` has room for `bytes`, as does `t`'s allocation; slots
+    // that are not full may be uninitialized, but copying them as bytes is
+    // fine and they are never read as entries.
+    unsafe {
+        copy.write(Table {
+            groups: copy.add(1).cast::<u8>(),
+            room: t.kind,
+            ..*t
+        });
+        ptr::copy_nonoverlapping(t.groups, (*copy).groups, bytes - size_of::<Table>());
+    }
+    // SAFETY: both are live tables laid out in `L`.
+    let (from, mut to) = unsafe { (Typed::<L>::of(t.ptr()), Typed::<L>::of(copy)) };
+    let mut done = 0usize;
+    let mut failed = None;
+    for (g, i) in t.full_slots() {
+        // SAFETY: full slots hold live keys.
+        match unsafe { L::duplicate(from.slot(g, i), alloc) } {
+            Ok(s) => {
+                *to.slot_mut(g, i) = s;
+                done += 1;
+            }
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    if let Some(e) = failed {
+        // SAFETY: the first `done` full slots of `copy` hold keys copied
+        // above; the rest still share `t`'s and must not be released.
+        unsafe {
+            for (g, i) in t.full_slots().take(done) {
+                L::release(to.slot(g, i), alloc);
+            }
+            Table::free(copy, alloc);
+        }
+        return Err(e);
+    }
+    Ok(copy)
 }
 
 #[cfg(test)]
