@@ -301,7 +301,6 @@ impl Layout for General {
         unsafe { &raw mut (*s).value }
     }
 
-    #[inline(always)]
     unsafe fn store<K: Key>(
         _: Kind,
         dst: *mut Slot,
@@ -403,7 +402,6 @@ impl Layout for Int {
         unsafe { &raw mut (*s).value }
     }
 
-    #[inline(always)]
     unsafe fn store<K: Key>(
         kind: Kind,
         dst: *mut IntSlot,

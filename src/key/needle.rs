@@ -250,7 +250,6 @@ impl Key for Needle<'_> {
         }
     }
 
-    #[inline(always)]
     fn int(&self) -> Option<(u8, u64)> {
         if self.len as usize != INT_LEN {
             return None;

@@ -92,7 +92,6 @@ impl BatchKey for IntKey {
         Some(self.hash(seed))
     }
 
-    #[inline(always)]
     unsafe fn probe<const USUAL: bool>(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY: the caller's guarantee.
         unsafe { get_in::<USUAL, false, false, _, _>(e, h, self, |found| found) }

@@ -64,8 +64,7 @@ impl Guard for Bare {
 /// insert of the key of hash `h` (the map has tables), with the whole
 /// probe, finished under the guard. A get-or-insert stores a new key with
 /// the value NULL whatever `value` says, so that its instance has no use
-/// for the argument (and the call fits the argument registers).
-#[inline(never)]
+/// for the argument.
 fn upsert_rest<G: Guard, U: Upsert, K: Key, R>(
     m: &mut Map,
     n: K,
@@ -178,7 +177,6 @@ impl Map {
     /// lookups and batches). Given the key's bytes, not the needle, so that
     /// the shorter keys' paths keep their needle in registers (a closure
     /// over it made every lookup store it to the stack).
-    #[inline(never)]
     pub(super) fn get_long<G: Guard>(&self, key: &[u8]) -> Result<Option<*mut c_void>, Error> {
         let mut value = None;
         G::run(|| {
@@ -213,7 +211,6 @@ impl Map {
 
     /// What an insert tried in place came to, finished: a pending insert
     /// makes room under the guard.
-    #[inline(always)]
     fn finish_guarded<G: Guard, U: Upsert>(
         &mut self,
         tried: Tried<U::Out>,

@@ -433,7 +433,6 @@ impl Map {
     /// [`Map::set_pending`] to finish. Allocates at most a long key's copy
     /// and cannot panic: the hot path of the C API's inserts, which then
     /// needs no guard.
-    #[inline(always)]
     pub fn try_set<U: Upsert>(&mut self, n: &impl Key, value: *mut c_void) -> Tried<U::Out> {
         if self.mode == Mode::Empty {
             return Tried::Pending(Pending { hash: None });
@@ -576,15 +575,10 @@ impl Map {
     ) -> Tried<U::Out> {
         let alloc = &self.alloc;
         let at = t.vacant_slot(&v);
-        let stored = t.insert_at(
-            v,
-            h,
-            #[inline(always)]
-            move |dst| {
-                // SAFETY: a vacant slot's memory.
-                unsafe { L::store(kind, dst, n, key, value, alloc) }
-            },
-        );
+        let stored = t.insert_at(v, h, move |dst| {
+            // SAFETY: a vacant slot's memory.
+            unsafe { L::store(kind, dst, n, key, value, alloc) }
+        });
         match stored {
             Ok(()) => {
                 self.len += 1;
@@ -646,7 +640,6 @@ impl Map {
 
     /// `take` without the fresh seed of a map left empty: the caller
     /// calls `reseed` then. Allocates nothing and cannot panic.
-    #[inline(always)]
     pub fn remove(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
         if self.mode == Mode::Empty {
             return Err(Error::NotFound);

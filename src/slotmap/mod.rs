@@ -404,7 +404,6 @@ impl SlotMap {
     ///
     /// # Safety
     /// As for `insert`.
-    #[inline(always)]
     pub unsafe fn try_insert<R>(
         &mut self,
         row: *const u8,
@@ -484,7 +483,6 @@ impl SlotMap {
     /// # Safety
     /// `row` as for `insert`; `len < cap`, and a free slot or
     /// `slots < slot_cap`.
-    #[inline(always)]
     unsafe fn place(&mut self, row: *const u8) -> u64 {
         self.take_slot(|m, r| {
             if m.columns == 1 {
@@ -509,7 +507,6 @@ impl SlotMap {
     /// Takes a slot (from the free list, else a new one) for dense row
     /// `len`, has `fill(self, len)` write the row, and returns the key.
     /// Needs `len < cap`, and a free slot or `slots < slot_cap`.
-    #[inline(always)]
     fn take_slot(&mut self, fill: impl FnOnce(&mut Self, u32)) -> u64 {
         let r = self.len;
         let (index, version) = if self.free_head == NONE {

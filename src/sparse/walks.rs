@@ -80,7 +80,6 @@ impl Sparse {
     /// ```
     ///
     /// Allocates nothing.
-    #[inline(always)]
     pub fn get_many(
         &self,
         count: usize,
