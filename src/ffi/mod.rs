@@ -36,6 +36,7 @@ use crate::Error;
 
 pub mod map;
 pub mod slotmap;
+pub mod snapshot;
 pub mod sparse;
 
 /// Result codes. Every function that can fail returns one of these as an
