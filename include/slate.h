@@ -60,6 +60,18 @@
  */
 #define SLATE_INT_KEY_LENGTH 10
 
+/*
+ * Snapshots (slate_snapshot_info_s): kinds, map value encodings, and the
+ * notes bits that tell the writer's byte order and pointer width.
+ */
+#define SLATE_SNAPSHOT_MAP             1
+#define SLATE_SNAPSHOT_SLOTMAP         2
+#define SLATE_SNAPSHOT_SPARSE          3
+#define SLATE_SNAPSHOT_VALUES_INTEGERS 1
+#define SLATE_SNAPSHOT_VALUES_CODEC    2
+#define SLATE_SNAPSHOT_BIG_ENDIAN      1u
+#define SLATE_SNAPSHOT_POINTERS_32     2u
+
 
 /**
  * Result codes. Every function that can fail returns one of these as an `int`; a call that fails
@@ -242,6 +254,13 @@ typedef uint64_t slotmap_key;
 typedef int (*slotmap_each_f)(slotmap_key key, void *row, void *data);
 
 /**
+ * Receives a snapshot's bytes in order, in pieces of at least one byte
+ * (valid during the call only); returns 0, or non-zero to stop the save
+ * (which then returns that value).
+ */
+typedef int (*slate_write_f)(void *context, const void *bytes, size_t length);
+
+/**
  * A sparse set keyed by slotmap keys: an entity's optional part (a velocity, a tag) beside the
  * slotmap that issues the keys. It maps slotmap keys to dense rows of its own columns, or holds
  * bare membership. A complete type, caller-allocated like `slotmap_s`: initialize it with
@@ -256,12 +275,62 @@ typedef struct slotmap_sparse_s {
 } slotmap_sparse_s;
 
 /**
+ * What `slate_snapshot_info` reads of a snapshot.
+ */
+typedef struct slate_snapshot_info_s {
+  /**
+   * Bytes of this snapshot (others may follow it).
+   */
+  uint64_t length;
+  /**
+   * Map entries, slotmap rows, set keys.
+   */
+  uint64_t count;
+  /**
+   * SLATE_SNAPSHOT_MAP, _SLOTMAP or _SPARSE.
+   */
+  uint32_t kind;
+  uint32_t format_major;
+  uint32_t format_minor;
+  /**
+   * SLATE_SNAPSHOT_BIG_ENDIAN | SLATE_SNAPSHOT_POINTERS_32: the writer's.
+   */
+  uint32_t notes;
+  /**
+   * Map: SLATE_SNAPSHOT_VALUES_*; else 0.
+   */
+  uint32_t values;
+  /**
+   * Slotmap: 1..16; sparse set: 0 (membership) .. 16; map: 0.
+   */
+  uint32_t columns;
+  /**
+   * Column sizes, `columns` of them.
+   */
+  uint32_t sizes[16];
+  /**
+   * Slotmap: slots in its index; else 0.
+   */
+  uint32_t slots;
+} slate_snapshot_info_s;
+
+/**
  * Called by `slotmap_join` once per key present in every set: `rows[i]` is the key's dense row in
  * `sets[i]` and `elements[i]` its column-0 element there (NULL for a membership set); with an
  * owner, `rows[count]` and `elements[count]` are the key's row and column-0 element in the owner.
  * Both arrays are valid during the call only. Return 0 to go on.
  */
 typedef int (*slotmap_join_f)(slotmap_key key, const uint32_t *rows, void *const *elements, void *data);
+
+/**
+ * A memory buffer that `slate_buffer_write` appends to: `bytes` has
+ * `capacity` bytes, of which `length` are written.
+ */
+typedef struct slate_buffer_s {
+  void *bytes;
+  size_t capacity;
+  size_t length;
+} slate_buffer_s;
 
 #ifdef __cplusplus
 extern "C" {
@@ -987,6 +1056,121 @@ int slotmap_clone(struct slotmap_s *copy, const struct slotmap_s *sm);
  * `sm` is NULL or an initialized slotmap.
  */
 void slotmap_free(struct slotmap_s *sm);
+
+/**
+ * Writes the slotmap's snapshot (SPEC §6c) through `write(context, ..)`:
+ * every live row, every slot's generation, the free list and the version
+ * state, so that every key means after a load what it meant here.
+ * Allocates nothing. Returns `SLATE_OK`, `write`'s non-zero return, or
+ * `SLATE_ERROR_INVALID` for a NULL argument or when `write` changed the
+ * slotmap (what was written is then no snapshot).
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; `write` is NULL or a function
+ * that may be called with `context`.
+ */
+int slotmap_save(const struct slotmap_s *sm, slate_write_f write, void *context);
+
+/**
+ * The exact number of bytes `slotmap_save` writes; 0 for NULL. O(1).
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap.
+ */
+uint64_t slotmap_save_size(const struct slotmap_s *sm);
+
+/**
+ * Loads a slotmap snapshot from exactly `length` bytes (any alignment)
+ * into `sm`, which must be initialized with the snapshot's columns and
+ * never have issued a key. Checks everything (SPEC §6c); on any error
+ * `sm` is unchanged. Returns `SLATE_OK`, `SLATE_ERROR_INVALID` (arguments,
+ * destination), `SLATE_ERROR_CORRUPT`, `SLATE_ERROR_UNSUPPORTED` (a newer
+ * format, another kind or layout), `SLATE_ERROR_FULL` (the limit) or
+ * `SLATE_ERROR_ALLOC`.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; `bytes` is NULL (with `length`
+ * 0) or has `length` readable bytes.
+ */
+int slotmap_load(struct slotmap_s *sm, const void *bytes, size_t length);
+
+/**
+ * Runs the slotmap's invariant checker: rows against slots, the free
+ * list, retired slots and the version state. On failure writes a
+ * one-line description into `message` (NUL-terminated, cut to
+ * `message_capacity` bytes; may be NULL when `message_capacity` is 0).
+ * Allocates nothing. Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a
+ * broken invariant or a NULL slotmap.
+ *
+ * # Safety
+ * `sm` is NULL or an initialized slotmap; `message` is NULL or has
+ * `message_capacity` writable bytes.
+ */
+int slotmap_check(const struct slotmap_s *sm, char *message, uint32_t message_capacity);
+
+/**
+ * Writes the set's snapshot (its keys in dense order and its rows)
+ * through `write(context, ..)`; as `slotmap_save`.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `write` as for `slotmap_save`.
+ */
+int slotmap_sparse_save(const struct slotmap_sparse_s *sp, slate_write_f write, void *context);
+
+/**
+ * The exact number of bytes `slotmap_sparse_save` writes; 0 for NULL.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set.
+ */
+uint64_t slotmap_sparse_save_size(const struct slotmap_sparse_s *sp);
+
+/**
+ * Loads a set snapshot into `sp`, which must be initialized with the
+ * snapshot's columns and hold no memory (fresh, or after free); as
+ * `slotmap_load`.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `bytes` as for `slotmap_load`.
+ */
+int slotmap_sparse_load(struct slotmap_sparse_s *sp, const void *bytes, size_t length);
+
+/**
+ * Runs the set's invariant checker (every row's key finds its row, no
+ * other index entry); as `slotmap_check`.
+ *
+ * # Safety
+ * `sp` is NULL or an initialized set; `message` as for `slotmap_check`.
+ */
+int slotmap_sparse_check(const struct slotmap_sparse_s *sp,
+                         char *message,
+                         uint32_t message_capacity);
+
+/**
+ * A ready-made `slate_write_f` whose context is a `slate_buffer_s`:
+ * appends the piece at `bytes + length` and advances `length`;
+ * `SLATE_ERROR_FULL`, writing nothing, when it would pass `capacity`;
+ * `SLATE_ERROR_INVALID` for a NULL buffer.
+ *
+ * # Safety
+ * `buffer` is NULL or a `slate_buffer_s` whose `bytes` has `capacity`
+ * writable bytes; `bytes` has `length` readable bytes.
+ */
+int slate_buffer_write(void *buffer, const void *bytes, size_t length);
+
+/**
+ * Reads the envelope and header section of the snapshot that starts at
+ * `bytes` (`length` may run past it: several snapshots in one buffer are
+ * walked with `info->length`), checks the envelope and the checksum, and
+ * fills `info`. Does not check the body: `SLATE_OK` here does not promise
+ * that a load succeeds. Returns `SLATE_OK`, or the load's codes for those
+ * checks (`info` left as it was). Allocates nothing.
+ *
+ * # Safety
+ * `bytes` is NULL (with `length` 0) or has `length` readable bytes;
+ * `info` is NULL or writable.
+ */
+int slate_snapshot_info(const void *bytes, size_t length, struct slate_snapshot_info_s *info);
 
 /**
  * Initializes `sp` as an empty set of one column of `element_size`-byte elements, or, with

@@ -231,6 +231,7 @@ pub(crate) mod prefetch;
 mod model_tests;
 pub(crate) mod seed;
 pub(crate) mod slotmap;
+pub(crate) mod snapshot;
 pub(crate) mod sparse;
 pub(crate) mod stamp;
 pub(crate) mod table;
@@ -247,4 +248,9 @@ pub enum Error {
     Alloc = -2,
     /// A size limit would be passed.
     Full = -3,
+    /// Snapshot calls only: the bytes are not a valid snapshot.
+    Corrupt = -4,
+    /// Snapshot calls only: a valid snapshot this build, platform or
+    /// destination cannot take.
+    Unsupported = -5,
 }

@@ -46,6 +46,7 @@ pub mod batch;
 pub mod iter;
 // (The slotmap and its sparse sets.)
 pub mod slotmap;
+pub mod snapshot;
 pub mod sparse;
 // (`include/slate-introspect.h`.)
 pub mod introspect;

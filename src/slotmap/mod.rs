@@ -75,9 +75,9 @@
 
 mod batch;
 mod bulk;
-#[cfg(test)]
 mod check;
 pub(crate) mod columns;
+pub(crate) mod image;
 pub(crate) mod scratch;
 #[cfg(test)]
 mod tests;

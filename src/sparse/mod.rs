@@ -62,6 +62,8 @@
 //! range of 2^20 slot indices, and 8 bytes per such range up to the
 //! highest. Every allocation goes through the set's allocator.
 
+mod check;
+pub(crate) mod image;
 pub mod join;
 mod set;
 #[cfg(test)]

@@ -1,0 +1,347 @@
+//! The C ABI of snapshots (SPEC §6c) for slotmaps and sparse sets, over
+//! [`crate::snapshot`]: the shims check and convert their arguments only.
+//!
+//! A save is a walk (SPEC §3c): it calls `write` from a plain frame, with
+//! no guard around it; what it runs between the calls (hashing, copying
+//! small fields) cannot panic in practice. A load calls no callback and
+//! runs under `guard`.
+
+use core::ffi::{c_char, c_int, c_void};
+use core::ptr;
+
+use crate::slotmap::SlotMap;
+use crate::snapshot::info::info as read_info;
+use crate::snapshot::{slotmap as snap_sm, sparse as snap_sp};
+use crate::sparse::Sparse;
+use crate::Error;
+
+use super::slotmap::slotmap_s;
+use super::sparse::slotmap_sparse_s;
+use super::{guard, read, write};
+
+/// Receives a snapshot's bytes in order, in pieces of at least one byte
+/// (valid during the call only); returns 0, or non-zero to stop the save
+/// (which then returns that value).
+pub type slate_write_f = Option<
+    unsafe extern "C" fn(context: *mut c_void, bytes: *const c_void, length: usize) -> c_int,
+>;
+
+/// A memory buffer that `slate_buffer_write` appends to: `bytes` has
+/// `capacity` bytes, of which `length` are written.
+#[repr(C)]
+pub struct slate_buffer_s {
+    pub bytes: *mut c_void,
+    pub capacity: usize,
+    pub length: usize,
+}
+
+/// What `slate_snapshot_info` reads of a snapshot.
+#[repr(C)]
+pub struct slate_snapshot_info_s {
+    /// Bytes of this snapshot (others may follow it).
+    pub length: u64,
+    /// Map entries, slotmap rows, set keys.
+    pub count: u64,
+    /// SLATE_SNAPSHOT_MAP, _SLOTMAP or _SPARSE.
+    pub kind: u32,
+    pub format_major: u32,
+    pub format_minor: u32,
+    /// SLATE_SNAPSHOT_BIG_ENDIAN | SLATE_SNAPSHOT_POINTERS_32: the writer's.
+    pub notes: u32,
+    /// Map: SLATE_SNAPSHOT_VALUES_*; else 0.
+    pub values: u32,
+    /// Slotmap: 1..16; sparse set: 0 (membership) .. 16; map: 0.
+    pub columns: u32,
+    /// Column sizes, `columns` of them.
+    pub sizes: [u32; 16],
+    /// Slotmap: slots in its index; else 0.
+    pub slots: u32,
+}
+
+/// Runs a save through `write(context, ..)`.
+///
+/// # Safety
+/// `save`'s contract: `write` is a valid callback for `context`.
+unsafe fn save_with(
+    write: slate_write_f,
+    context: *mut c_void,
+    save: impl FnOnce(&mut dyn FnMut(*const u8, usize) -> i32) -> Result<(), i32>,
+) -> c_int {
+    let Some(f) = write else {
+        return Error::Invalid as c_int;
+    };
+    // SAFETY: the caller's guarantee for `write` and `context`.
+    let mut sink = |p: *const u8, n: usize| unsafe { f(context, p.cast(), n) };
+    match save(&mut sink) {
+        Ok(()) => 0,
+        Err(rc) => rc,
+    }
+}
+
+/// The bytes `bytes, length` as a slice: NULL only with `length` 0.
+///
+/// # Safety
+/// `bytes` is NULL or has `length` readable bytes.
+unsafe fn input<'a>(bytes: *const c_void, length: usize) -> Result<&'a [u8], Error> {
+    if bytes.is_null() {
+        return if length == 0 {
+            Ok(&[])
+        } else {
+            Err(Error::Invalid)
+        };
+    }
+    // SAFETY: the caller's guarantee.
+    Ok(unsafe { core::slice::from_raw_parts(bytes.cast(), length) })
+}
+
+/// Writes a one-line message into `message` (NUL-terminated, cut to
+/// `capacity` bytes).
+///
+/// # Safety
+/// `message` is NULL or has `capacity` writable bytes.
+unsafe fn report(text: &str, message: *mut c_char, capacity: u32) {
+    if message.is_null() || capacity == 0 {
+        return;
+    }
+    let n = text.len().min(capacity as usize - 1);
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        ptr::copy_nonoverlapping(text.as_ptr(), message.cast::<u8>(), n);
+        *message.add(n) = 0;
+    }
+}
+
+/// Writes the slotmap's snapshot (SPEC §6c) through `write(context, ..)`:
+/// every live row, every slot's generation, the free list and the version
+/// state, so that every key means after a load what it meant here.
+/// Allocates nothing. Returns `SLATE_OK`, `write`'s non-zero return, or
+/// `SLATE_ERROR_INVALID` for a NULL argument or when `write` changed the
+/// slotmap (what was written is then no snapshot).
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; `write` is NULL or a function
+/// that may be called with `context`.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_save(
+    sm: *const slotmap_s,
+    write: slate_write_f,
+    context: *mut c_void,
+) -> c_int {
+    if sm.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: the caller's guarantee; the save reads the slotmap through
+    // the pointer and stops when `write` changed it.
+    unsafe { save_with(write, context, |s| snap_sm::save(sm.cast::<SlotMap>(), s)) }
+}
+
+/// The exact number of bytes `slotmap_save` writes; 0 for NULL. O(1).
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_save_size(sm: *const slotmap_s) -> u64 {
+    // SAFETY: the caller's guarantee.
+    unsafe { read(sm) }.map_or(0, snap_sm::save_size)
+}
+
+/// Loads a slotmap snapshot from exactly `length` bytes (any alignment)
+/// into `sm`, which must be initialized with the snapshot's columns and
+/// never have issued a key. Checks everything (SPEC §6c); on any error
+/// `sm` is unchanged. Returns `SLATE_OK`, `SLATE_ERROR_INVALID` (arguments,
+/// destination), `SLATE_ERROR_CORRUPT`, `SLATE_ERROR_UNSUPPORTED` (a newer
+/// format, another kind or layout), `SLATE_ERROR_FULL` (the limit) or
+/// `SLATE_ERROR_ALLOC`.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; `bytes` is NULL (with `length`
+/// 0) or has `length` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_load(
+    sm: *mut slotmap_s,
+    bytes: *const c_void,
+    length: usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let (m, b) = unsafe { (write(sm)?, input(bytes, length)?) };
+        snap_sm::load(m, b)
+    })
+}
+
+/// Runs the slotmap's invariant checker: rows against slots, the free
+/// list, retired slots and the version state. On failure writes a
+/// one-line description into `message` (NUL-terminated, cut to
+/// `message_capacity` bytes; may be NULL when `message_capacity` is 0).
+/// Allocates nothing. Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a
+/// broken invariant or a NULL slotmap.
+///
+/// # Safety
+/// `sm` is NULL or an initialized slotmap; `message` is NULL or has
+/// `message_capacity` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_check(
+    sm: *const slotmap_s,
+    message: *mut c_char,
+    message_capacity: u32,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let m = unsafe { read(sm)? };
+        m.check().map_err(|text| {
+            // SAFETY: the caller's guarantee.
+            unsafe { report(text, message, message_capacity) };
+            Error::Invalid
+        })
+    })
+}
+
+/// Writes the set's snapshot (its keys in dense order and its rows)
+/// through `write(context, ..)`; as `slotmap_save`.
+///
+/// # Safety
+/// `sp` is NULL or an initialized set; `write` as for `slotmap_save`.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_sparse_save(
+    sp: *const slotmap_sparse_s,
+    write: slate_write_f,
+    context: *mut c_void,
+) -> c_int {
+    if sp.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: as in `slotmap_save`.
+    unsafe { save_with(write, context, |s| snap_sp::save(sp.cast::<Sparse>(), s)) }
+}
+
+/// The exact number of bytes `slotmap_sparse_save` writes; 0 for NULL.
+///
+/// # Safety
+/// `sp` is NULL or an initialized set.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_sparse_save_size(sp: *const slotmap_sparse_s) -> u64 {
+    // SAFETY: the caller's guarantee.
+    unsafe { read(sp) }.map_or(0, snap_sp::save_size)
+}
+
+/// Loads a set snapshot into `sp`, which must be initialized with the
+/// snapshot's columns and hold no memory (fresh, or after free); as
+/// `slotmap_load`.
+///
+/// # Safety
+/// `sp` is NULL or an initialized set; `bytes` as for `slotmap_load`.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_sparse_load(
+    sp: *mut slotmap_sparse_s,
+    bytes: *const c_void,
+    length: usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let (s, b) = unsafe { (write(sp)?, input(bytes, length)?) };
+        snap_sp::load(s, b)
+    })
+}
+
+/// Runs the set's invariant checker (every row's key finds its row, no
+/// other index entry); as `slotmap_check`.
+///
+/// # Safety
+/// `sp` is NULL or an initialized set; `message` as for `slotmap_check`.
+#[no_mangle]
+pub unsafe extern "C" fn slotmap_sparse_check(
+    sp: *const slotmap_sparse_s,
+    message: *mut c_char,
+    message_capacity: u32,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let s = unsafe { read(sp)? };
+        s.check().map_err(|text| {
+            // SAFETY: the caller's guarantee.
+            unsafe { report(text, message, message_capacity) };
+            Error::Invalid
+        })
+    })
+}
+
+/// A ready-made `slate_write_f` whose context is a `slate_buffer_s`:
+/// appends the piece at `bytes + length` and advances `length`;
+/// `SLATE_ERROR_FULL`, writing nothing, when it would pass `capacity`;
+/// `SLATE_ERROR_INVALID` for a NULL buffer.
+///
+/// # Safety
+/// `buffer` is NULL or a `slate_buffer_s` whose `bytes` has `capacity`
+/// writable bytes; `bytes` has `length` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slate_buffer_write(
+    buffer: *mut c_void,
+    bytes: *const c_void,
+    length: usize,
+) -> c_int {
+    // SAFETY: the caller's guarantee.
+    let Some(b) = (unsafe { buffer.cast::<slate_buffer_s>().as_mut() }) else {
+        return Error::Invalid as c_int;
+    };
+    if length == 0 {
+        return 0;
+    }
+    if bytes.is_null()
+        || b.bytes.is_null()
+        || b.length > b.capacity
+        || length > b.capacity - b.length
+    {
+        return if bytes.is_null() || b.bytes.is_null() {
+            Error::Invalid as c_int
+        } else {
+            Error::Full as c_int
+        };
+    }
+    // SAFETY: the caller's guarantee; the piece fits after `length`.
+    unsafe {
+        ptr::copy_nonoverlapping(
+            bytes.cast::<u8>(),
+            b.bytes.cast::<u8>().add(b.length),
+            length,
+        )
+    };
+    b.length += length;
+    0
+}
+
+/// Reads the envelope and header section of the snapshot that starts at
+/// `bytes` (`length` may run past it: several snapshots in one buffer are
+/// walked with `info->length`), checks the envelope and the checksum, and
+/// fills `info`. Does not check the body: `SLATE_OK` here does not promise
+/// that a load succeeds. Returns `SLATE_OK`, or the load's codes for those
+/// checks (`info` left as it was). Allocates nothing.
+///
+/// # Safety
+/// `bytes` is NULL (with `length` 0) or has `length` readable bytes;
+/// `info` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_snapshot_info(
+    bytes: *const c_void,
+    length: usize,
+    info: *mut slate_snapshot_info_s,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let out = unsafe { info.as_mut() }.ok_or(Error::Invalid)?;
+        // SAFETY: the caller's guarantee.
+        let i = read_info(unsafe { input(bytes, length)? })?;
+        *out = slate_snapshot_info_s {
+            length: i.length,
+            count: i.count,
+            kind: i.kind,
+            format_major: i.format_major,
+            format_minor: i.format_minor,
+            notes: i.notes,
+            values: i.values,
+            columns: i.columns,
+            sizes: i.sizes,
+            slots: i.slots,
+        };
+        Ok(())
+    })
+}

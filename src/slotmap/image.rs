@@ -1,0 +1,251 @@
+//! The slotmap's side of a snapshot (`crate::snapshot::slotmap`): its
+//! logical state read out as the format holds it, and a loaded state put
+//! in.
+//!
+//! Reading gives slices straight into the structure (the slot array and
+//! each column's rows), so a save copies nothing it need not. Loading
+//! builds a [`Candidate`]: a slotmap value that owns fresh allocations of
+//! the destination's allocator and is filled from the bytes; it is checked
+//! with [`SlotMap::check`] and only then replaces the destination's state
+//! ([`SlotMap::adopt`]); dropped unchecked, [`Candidate::release`] returns
+//! its memory, and the destination never changed.
+
+use core::ptr;
+
+use crate::alloc::Allocator;
+use crate::Error;
+
+use super::columns::{base_of, shape};
+use super::scratch::Scratch;
+use super::{Link, SlotMap, Versions, MAX_COLUMNS, NONE};
+
+/// What a slotmap snapshot's header section holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub(crate) columns: u32,
+    pub(crate) sizes: [u32; MAX_COLUMNS],
+    pub(crate) len: u32,
+    pub(crate) slots: u32,
+    pub(crate) free_head: u32,
+    pub(crate) free_len: u32,
+    /// `next, retire_at, lowest, highest, retired`.
+    pub(crate) versions: [u32; 5],
+}
+
+impl Versions {
+    fn to_array(self) -> [u32; 5] {
+        [
+            self.next,
+            self.retire_at,
+            self.lowest,
+            self.highest,
+            self.retired,
+        ]
+    }
+
+    fn from_array(v: [u32; 5]) -> Versions {
+        Versions {
+            next: v[0],
+            retire_at: v[1],
+            lowest: v[2],
+            highest: v[3],
+            retired: v[4],
+        }
+    }
+}
+
+impl SlotMap {
+    /// The header of this slotmap's snapshot.
+    pub(crate) fn head(&self) -> Head {
+        Head {
+            columns: self.columns,
+            sizes: self.sizes,
+            len: self.len,
+            slots: self.slots,
+            free_head: self.free_head,
+            free_len: self.free_len,
+            versions: self.versions.to_array(),
+        }
+    }
+
+    /// The slot array, `slots` pairs of (version, link) in memory order.
+    pub(crate) fn slot_pairs(&self) -> &[[u32; 2]] {
+        if self.slots == 0 {
+            return &[];
+        }
+        // SAFETY: `sparse` holds `slots` initialized `Link`s, each two
+        // `u32`s (`repr(C)`, no padding), the layout of `[u32; 2]`.
+        unsafe { core::slice::from_raw_parts(self.sparse.cast(), self.slots as usize) }
+    }
+
+    /// Rows `0 .. len` of column `c` (below `columns`).
+    pub(crate) fn column_bytes(&self, c: usize) -> &[u8] {
+        let n = self.len as usize * self.sizes()[c] as usize;
+        if n == 0 {
+            return &[];
+        }
+        // SAFETY: the block holds `cap >= len` rows of column `c`,
+        // initialized below `len`.
+        unsafe { core::slice::from_raw_parts(self.column(c), n) }
+    }
+
+    pub(crate) fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    pub(crate) fn sizes_of(&self) -> &[u32] {
+        self.sizes()
+    }
+
+    /// Whether this slotmap never issued a key: no slot now, and no era
+    /// ended (an era ends only at a `free` of a slotmap that had slots).
+    pub(crate) fn never_issued(&self) -> bool {
+        self.slots == 0 && self.versions.highest == 0
+    }
+
+    /// A candidate for this slotmap's state: `slots` slots and `len` rows
+    /// (room for at least what this slotmap reserved), allocated from its
+    /// allocator, the reverse map filled with `NONE`. `head`'s counts and
+    /// versions are taken as they are: [`SlotMap::check`] judges them.
+    pub(crate) fn candidate(&self, head: &Head) -> Result<Candidate, Error> {
+        let mut c = Candidate(SlotMap {
+            len: 0,
+            cap: 0,
+            slots: 0,
+            slot_cap: 0,
+            free_head: head.free_head,
+            free_len: head.free_len,
+            limit: self.limit,
+            columns: self.columns,
+            row_size: self.row_size,
+            versions: Versions::from_array(head.versions),
+            sizes: self.sizes,
+            sparse: ptr::null_mut(),
+            block: ptr::null_mut(),
+            col0: ptr::null_mut(),
+            rev: ptr::null_mut(),
+            alloc: self.alloc,
+            epoch: 0,
+            scratch: Scratch::NONE,
+        });
+        let cap = head.len.max(self.cap);
+        if cap > 0 {
+            let l = self.shape(cap).ok_or(Error::Full)?;
+            let block = self.alloc.alloc(l.bytes)?;
+            let base = base_of(block);
+            c.0.block = block;
+            c.0.cap = cap;
+            c.0.col0 = base.wrapping_add(l.offsets[0]);
+            c.0.rev = base.wrapping_add(l.trailer).cast();
+            for r in 0..head.len as usize {
+                // SAFETY: the reverse map has `cap >= len` entries.
+                unsafe { c.0.rev.add(r).write(NONE) };
+            }
+        }
+        let slot_cap = head.slots.max(self.slot_cap);
+        if slot_cap > 0 {
+            let bytes = (slot_cap as usize)
+                .checked_mul(size_of::<Link>())
+                .ok_or(Error::Full);
+            match bytes.and_then(|b| self.alloc.alloc(b)) {
+                Ok(p) => c.0.sparse = p.cast(),
+                Err(e) => {
+                    c.release();
+                    return Err(e);
+                }
+            }
+            c.0.slot_cap = slot_cap;
+        }
+        c.0.len = head.len;
+        Ok(c)
+    }
+
+    /// Takes the candidate's state, releasing what this slotmap held;
+    /// keeps its allocator, limit, layout and scratch.
+    pub(crate) fn adopt(&mut self, c: Candidate) {
+        let mut c = c.0;
+        // SAFETY: both came from this slotmap's allocator (the candidate's
+        // is a copy of it) and nothing refers to them any more.
+        unsafe {
+            self.alloc.free(self.block, self.block_bytes());
+            self.alloc.free(self.sparse.cast(), self.sparse_bytes());
+        }
+        c.epoch = self.epoch.wrapping_add(1);
+        c.scratch = core::mem::replace(&mut self.scratch, Scratch::NONE);
+        // `SlotMap` has no destructor: the old value needs none.
+        *self = c;
+    }
+}
+
+/// A slotmap state being loaded (see the module docs).
+pub(crate) struct Candidate(SlotMap);
+
+impl Candidate {
+    /// Sets slot `i` (below the slots it was made for).
+    pub(crate) fn set_slot(&mut self, i: u32, version: u32, link: u32) {
+        debug_assert!(i < self.0.slot_cap);
+        // SAFETY: the index has room for the candidate's slots.
+        unsafe { self.0.sparse.add(i as usize).write(Link { version, link }) };
+        self.0.slots = self.0.slots.max(i + 1);
+    }
+
+    /// Records that row `row` (below `len`) is slot `slot`'s; false when a
+    /// slot already named it.
+    pub(crate) fn claim_row(&mut self, row: u32, slot: u32) -> bool {
+        debug_assert!(row < self.0.len);
+        // SAFETY: the reverse map has `len` entries, initialized.
+        let r = unsafe { &mut *self.0.rev.add(row as usize) };
+        if *r != NONE {
+            return false;
+        }
+        *r = slot;
+        true
+    }
+
+    /// Fills rows `0 .. len` of column `c` from `bytes`, which must be
+    /// exactly that long (else nothing is written and false returned).
+    pub(crate) fn fill_column(&mut self, c: usize, bytes: &[u8]) -> bool {
+        let n = self.0.len as usize * self.0.sizes()[c] as usize;
+        if bytes.len() != n {
+            return false;
+        }
+        if n > 0 {
+            // SAFETY: the block holds `cap >= len` rows of column `c`;
+            // `bytes` is input, not this block.
+            unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), self.0.column(c), n) };
+        }
+        true
+    }
+
+    /// The candidate as a slotmap, to check.
+    pub(crate) fn as_slotmap(&self) -> &SlotMap {
+        &self.0
+    }
+
+    /// Returns the candidate's memory to its allocator.
+    pub(crate) fn release(self) {
+        let c = self.0;
+        let alloc: Allocator = c.alloc;
+        // SAFETY: allocated by `candidate` with these sizes; unused.
+        unsafe {
+            alloc.free(c.block, c.block_bytes());
+            alloc.free(c.sparse.cast(), c.sparse_bytes());
+        }
+    }
+}
+
+/// The shape check a load makes before it allocates a block: whether
+/// `len` rows of `sizes` (and their reverse entries) can exist here.
+pub(crate) fn rows_fit(sizes: &[u32], len: u32) -> bool {
+    shape(sizes, len, size_of::<u32>()).is_some()
+}
+
+#[cfg(test)]
+impl SlotMap {
+    /// Starts this (fresh) slotmap's versions at `start` (odd), as a new
+    /// slotmap whose random start fell there.
+    pub(crate) fn start_versions_at(&mut self, start: u32) {
+        assert!(self.never_issued() && start & 1 == 1);
+        self.versions = Versions::new(start);
+    }
+}

@@ -1,0 +1,445 @@
+//! The envelope every snapshot shares: the 32-byte header, the sections
+//! (tag, length, payload, zero padding to 16 bytes) and the XXH3-64
+//! checksum; a streaming [`Writer`] and a validating reader ([`open`],
+//! [`Sections`]).
+//!
+//! The writer hashes each piece just before it hands it to `write`, so
+//! the checksum costs no second pass and no piece is read after a
+//! callback could have changed the structure it came from. Small fields
+//! are gathered in a stack buffer; large pieces (columns, slot arrays)
+//! go out straight from the structure in chunks small enough that the
+//! hash and the callback read them from cache.
+//!
+//! The reader never reads outside the buffer it is given, never assumes
+//! its alignment (every field is assembled from bytes), and applies the
+//! rules in SPEC §6c's order, so the first rule broken gives the code.
+
+use core::mem::size_of;
+
+use xxhash_rust::xxh3::{xxh3_64, Xxh3Default};
+
+use crate::stamp::{Header, Stamp};
+use crate::Error;
+
+/// The first 8 bytes of every snapshot (PNG's pattern: a non-ASCII byte,
+/// the name, a CR LF, a DOS end-of-file, an LF).
+pub(crate) const MAGIC: [u8; 8] = *b"\x89SLT\r\n\x1a\n";
+pub(crate) const MAJOR: u16 = 1;
+pub(crate) const MINOR: u16 = 0;
+/// Header bytes before the first section.
+pub(crate) const HEADER: usize = 32;
+/// The checksum after the last section.
+pub(crate) const TRAILER: usize = 8;
+/// The smallest snapshot: a header and a checksum.
+pub(crate) const SMALLEST: usize = HEADER + TRAILER;
+/// Every section starts, and every payload is padded, to this.
+pub(crate) const ALIGN: usize = 16;
+/// A section's tag, reserved word and payload length.
+pub(crate) const SECTION_HEAD: usize = 16;
+
+pub(crate) const KIND_MAP: u32 = 1;
+pub(crate) const KIND_SLOTMAP: u32 = 2;
+pub(crate) const KIND_SPARSE: u32 = 3;
+
+/// Notes: the writer is big-endian; the writer's pointers are 32-bit.
+pub(crate) const NOTE_BIG_ENDIAN: u32 = 1;
+pub(crate) const NOTE_POINTERS_32: u32 = 2;
+
+pub(crate) type Tag = [u8; 4];
+pub(crate) const MAPH: Tag = *b"MAPH";
+pub(crate) const MAPE: Tag = *b"MAPE";
+pub(crate) const SLTH: Tag = *b"SLTH";
+pub(crate) const SLTS: Tag = *b"SLTS";
+pub(crate) const SLTC: Tag = *b"SLTC";
+pub(crate) const SPSH: Tag = *b"SPSH";
+pub(crate) const SPSK: Tag = *b"SPSK";
+pub(crate) const SPSC: Tag = *b"SPSC";
+
+/// The critical tags of each kind (index `kind - 1`).
+const KNOWN: [[Tag; 3]; 3] = [[MAPH, MAPE, MAPE], [SLTH, SLTS, SLTC], [SPSH, SPSK, SPSC]];
+
+/// This build's notes.
+pub(crate) fn writer_notes() -> u32 {
+    let big = if cfg!(target_endian = "big") {
+        NOTE_BIG_ENDIAN
+    } else {
+        0
+    };
+    let narrow = if size_of::<usize>() == 4 {
+        NOTE_POINTERS_32
+    } else {
+        0
+    };
+    big | narrow
+}
+
+/// Bytes a section of an `n`-byte payload takes, padding included.
+pub(crate) fn section_size(n: u64) -> u64 {
+    SECTION_HEAD as u64 + n.div_ceil(ALIGN as u64) * ALIGN as u64
+}
+
+/// Zero bytes after an `n`-byte payload.
+fn padding(n: u64) -> usize {
+    (n.wrapping_neg() % ALIGN as u64) as usize
+}
+
+/// Why a save stopped: `write`'s non-zero return, or an `Error` code.
+pub(crate) type Saved = Result<(), i32>;
+
+/// Bytes gathered before a call to `write`, and the longest piece the
+/// writer hashes and hands out at once.
+const STAGE: usize = 4096;
+const CHUNK: usize = 16 * 1024;
+
+/// A save in progress: hashes and hands out bytes in order, and after
+/// every call to `write` makes sure the structure `H` did not change.
+pub(crate) struct Writer<'w, H: Header> {
+    sink: &'w mut dyn FnMut(*const u8, usize) -> i32,
+    hash: Xxh3Default,
+    stage: [u8; STAGE],
+    used: usize,
+    watched: *const H,
+    stamp: Stamp,
+}
+
+impl<'w, H: Header> Writer<'w, H> {
+    /// A writer for a snapshot of the structure at `watched`, whose
+    /// header is written first.
+    ///
+    /// # Safety
+    /// `watched` points to a live structure for as long as the writer is
+    /// used, unless a call to `sink` changes it (which the writer notices
+    /// and then stops).
+    pub(crate) unsafe fn new(
+        watched: *const H,
+        sink: &'w mut dyn FnMut(*const u8, usize) -> i32,
+        kind: u32,
+        total: u64,
+    ) -> Writer<'w, H> {
+        // SAFETY: the caller's guarantee.
+        let stamp = Stamp::of(unsafe { &*watched });
+        let mut w = Writer {
+            sink,
+            hash: Xxh3Default::new(),
+            stage: [0; STAGE],
+            used: 0,
+            watched,
+            stamp,
+        };
+        w.stage[..8].copy_from_slice(&MAGIC);
+        w.stage[8..10].copy_from_slice(&MAJOR.to_le_bytes());
+        w.stage[10..12].copy_from_slice(&MINOR.to_le_bytes());
+        w.stage[12..16].copy_from_slice(&kind.to_le_bytes());
+        w.stage[16..24].copy_from_slice(&total.to_le_bytes());
+        w.stage[24..28].copy_from_slice(&0u32.to_le_bytes());
+        w.stage[28..32].copy_from_slice(&writer_notes().to_le_bytes());
+        w.used = HEADER;
+        w
+    }
+
+    /// Hands `len` bytes at `p` to `write`, after hashing them; then
+    /// checks the structure.
+    ///
+    /// # Safety
+    /// `p` has `len` readable bytes (until `write` is called).
+    unsafe fn emit(&mut self, p: *const u8, len: usize) -> Saved {
+        // SAFETY: the caller's guarantee.
+        unsafe { emit(&mut self.hash, self.sink, self.watched, &self.stamp, p, len) }
+    }
+
+    fn flush(&mut self) -> Saved {
+        let n = core::mem::replace(&mut self.used, 0);
+        // SAFETY: the stage's first `n` bytes, borrowed apart from the
+        // fields `emit` uses; the stage is not written while `write` runs.
+        unsafe {
+            emit(
+                &mut self.hash,
+                self.sink,
+                self.watched,
+                &self.stamp,
+                self.stage.as_ptr(),
+                n,
+            )
+        }
+    }
+
+    /// Adds small bytes (fields, padding) to the stage.
+    pub(crate) fn put(&mut self, mut bytes: &[u8]) -> Saved {
+        while !bytes.is_empty() {
+            if self.used == STAGE {
+                self.flush()?;
+            }
+            let n = bytes.len().min(STAGE - self.used);
+            self.stage[self.used..self.used + n].copy_from_slice(&bytes[..n]);
+            self.used += n;
+            bytes = &bytes[n..];
+        }
+        Ok(())
+    }
+
+    pub(crate) fn u32(&mut self, v: u32) -> Saved {
+        self.put(&v.to_le_bytes())
+    }
+
+    pub(crate) fn u64(&mut self, v: u64) -> Saved {
+        self.put(&v.to_le_bytes())
+    }
+
+    /// A section's head: its tag, the reserved zero word, its length.
+    pub(crate) fn section(&mut self, tag: Tag, len: u64) -> Saved {
+        self.put(&tag)?;
+        self.u32(0)?;
+        self.u64(len)
+    }
+
+    /// The zero bytes after an `n`-byte payload.
+    pub(crate) fn pad(&mut self, n: u64) -> Saved {
+        self.put(&[0u8; ALIGN][..padding(n)])
+    }
+
+    /// Hands out `len` bytes at `p` straight from the structure, in chunks.
+    ///
+    /// # Safety
+    /// `p` has `len` readable bytes as long as the structure is unchanged.
+    pub(crate) unsafe fn direct(&mut self, p: *const u8, len: usize) -> Saved {
+        if len <= STAGE - self.used {
+            // SAFETY: the caller's guarantee; copied before any callback.
+            return self.put(unsafe { core::slice::from_raw_parts(p, len) });
+        }
+        self.flush()?;
+        let mut at = 0usize;
+        while at < len {
+            let n = (len - at).min(CHUNK);
+            // SAFETY: the caller's guarantee: every call to `write` so far
+            // left the structure unchanged (else `emit` stopped).
+            unsafe { self.emit(p.add(at), n)? };
+            at += n;
+        }
+        Ok(())
+    }
+
+    /// The checksum, and the last call to `write`.
+    pub(crate) fn finish(mut self) -> Saved {
+        self.flush()?;
+        let sum = self.hash.digest().to_le_bytes();
+        // SAFETY: a local array, which `write` cannot change.
+        unsafe { self.emit(sum.as_ptr(), sum.len()) }
+    }
+}
+
+/// `Writer::emit`, on the writer's fields, so that the stage can be
+/// borrowed beside them.
+///
+/// # Safety
+/// `p` has `len` readable bytes (until `write` is called); `watched` as
+/// for `Writer::new`.
+unsafe fn emit<H: Header>(
+    hash: &mut Xxh3Default,
+    sink: &mut dyn FnMut(*const u8, usize) -> i32,
+    watched: *const H,
+    stamp: &Stamp,
+    p: *const u8,
+    len: usize,
+) -> Saved {
+    if len == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller's guarantee; nothing has run since.
+    hash.update(unsafe { core::slice::from_raw_parts(p, len) });
+    let rc = sink(p, len);
+    if rc != 0 {
+        return Err(rc);
+    }
+    // SAFETY: the structure is live unless `write` changed it, which a
+    // changed stamp tells; its header is read, nothing behind it.
+    if !stamp.same(unsafe { &*watched }) {
+        return Err(Error::Invalid as i32);
+    }
+    Ok(())
+}
+
+/// Reads little-endian fields from a payload, in order.
+pub(crate) struct Fields<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Fields<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Fields<'a> {
+        Fields { bytes }
+    }
+
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        if n > self.bytes.len() {
+            return Err(Error::Corrupt);
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    pub(crate) fn u32(&mut self) -> Result<u32, Error> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    pub(crate) fn u64(&mut self) -> Result<u64, Error> {
+        Ok(u64_at(self.take(8)?, 0))
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+/// The little-endian `u64` at `at` of `b` (which has 8 bytes there).
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut v = [0u8; 8];
+    v.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(v)
+}
+
+/// What the header says, once checked.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Envelope<'a> {
+    pub(crate) kind: u32,
+    pub(crate) minor: u16,
+    pub(crate) notes: u32,
+    /// The snapshot's bytes, header to checksum inclusive.
+    pub(crate) bytes: &'a [u8],
+}
+
+/// Checks the header and the checksum of the snapshot at the start of
+/// `bytes`: `exact`, it must be all of `bytes` (a load); else it may be
+/// followed by more (`slate_snapshot_info`). `kind`: the kind a load
+/// wants (`None`: any this build knows).
+pub(crate) fn open(bytes: &[u8], exact: bool, kind: Option<u32>) -> Result<Envelope<'_>, Error> {
+    if bytes.len() < SMALLEST || bytes[..8] != MAGIC {
+        return Err(Error::Corrupt);
+    }
+    let major = u16::from_le_bytes([bytes[8], bytes[9]]);
+    let minor = u16::from_le_bytes([bytes[10], bytes[11]]);
+    if major > MAJOR {
+        return Err(Error::Unsupported);
+    }
+    if major == 0 {
+        return Err(Error::Corrupt);
+    }
+    let mut f = Fields::new(&bytes[12..HEADER]);
+    let found = f.u32()?;
+    let total = f.u64()?;
+    let features = f.u32()?;
+    let notes = f.u32()?;
+    let fits = if exact {
+        total == bytes.len() as u64
+    } else {
+        total <= bytes.len() as u64
+    };
+    if !fits || total < SMALLEST as u64 {
+        return Err(Error::Corrupt);
+    }
+    // `total` is at most `bytes.len()`: it fits a `usize`.
+    let bytes = &bytes[..total as usize];
+    let end = bytes.len() - TRAILER;
+    let sum = xxh3_64(&bytes[..end]);
+    if sum != u64_at(bytes, end) {
+        return Err(Error::Corrupt);
+    }
+    if features != 0 {
+        return Err(Error::Unsupported);
+    }
+    let known = (KIND_MAP..=KIND_SPARSE).contains(&found);
+    if !known || kind.is_some_and(|k| k != found) {
+        return Err(Error::Unsupported);
+    }
+    if notes & !(NOTE_BIG_ENDIAN | NOTE_POINTERS_32) != 0 {
+        return Err(Error::Corrupt);
+    }
+    Ok(Envelope {
+        kind: found,
+        minor,
+        notes,
+        bytes,
+    })
+}
+
+impl<'a> Envelope<'a> {
+    pub(crate) fn sections(&self) -> Sections<'a> {
+        Sections {
+            bytes: &self.bytes[..self.bytes.len() - TRAILER],
+            at: HEADER,
+            kind: self.kind,
+        }
+    }
+}
+
+/// The sections of a checked envelope, in byte order: the kind's
+/// critical ones are handed out, ancillary ones skipped.
+pub(crate) struct Sections<'a> {
+    /// Header and sections (no checksum).
+    bytes: &'a [u8],
+    at: usize,
+    kind: u32,
+}
+
+impl<'a> Sections<'a> {
+    /// The next critical section (tag and payload), or `None` at the end.
+    pub(crate) fn next_critical(&mut self) -> Result<Option<(Tag, &'a [u8])>, Error> {
+        loop {
+            let rest = &self.bytes[self.at..];
+            if rest.is_empty() {
+                return Ok(None);
+            }
+            if rest.len() < SECTION_HEAD {
+                return Err(Error::Corrupt);
+            }
+            let tag: Tag = [rest[0], rest[1], rest[2], rest[3]];
+            if !tag[0].is_ascii_alphabetic() || rest[4..8] != [0; 4] {
+                return Err(Error::Corrupt);
+            }
+            let len = u64_at(rest, 8);
+            let room = (rest.len() - SECTION_HEAD) as u64;
+            if len > room || len + padding(len) as u64 > room {
+                return Err(Error::Corrupt);
+            }
+            // Both fit in `rest`, a slice: they fit a `usize`.
+            let (len, pad) = (len as usize, padding(len));
+            let payload = &rest[SECTION_HEAD..SECTION_HEAD + len];
+            let zeros = &rest[SECTION_HEAD + len..SECTION_HEAD + len + pad];
+            if zeros.iter().any(|&b| b != 0) {
+                return Err(Error::Corrupt);
+            }
+            self.at += SECTION_HEAD + len + pad;
+            let ours = &KNOWN[(self.kind - 1) as usize];
+            if ours.contains(&tag) {
+                return Ok(Some((tag, payload)));
+            }
+            if KNOWN.iter().flatten().any(|t| *t == tag) {
+                return Err(Error::Corrupt);
+            }
+            if tag[0].is_ascii_uppercase() {
+                return Err(Error::Unsupported);
+            }
+        }
+    }
+
+    /// The next critical section, which must be `tag`'s: its payload.
+    pub(crate) fn expect(&mut self, tag: Tag) -> Result<&'a [u8], Error> {
+        match self.next_critical()? {
+            Some((t, payload)) if t == tag => Ok(payload),
+            _ => Err(Error::Corrupt),
+        }
+    }
+
+    /// No critical section may follow.
+    pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        match self.next_critical()? {
+            None => Ok(()),
+            Some(_) => Err(Error::Corrupt),
+        }
+    }
+
+    /// Bytes after the current section, up to the checksum.
+    pub(crate) fn remaining(&self) -> u64 {
+        (self.bytes.len() - self.at) as u64
+    }
+}
