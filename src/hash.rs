@@ -55,9 +55,8 @@ const PRIME64_1: u64 = 0x9E37_79B1_85EB_CA87;
 /// equal to [`hash`] (a test checks every length). XXH3 mixes the key's
 /// first and last 16 bytes, then for each further 32 bytes of length the
 /// next 16 from either end; this is that sum as a loop over the rounds
-/// rather than XXH3's nested tests, so every length runs the same round
-/// and the rounds stay in general registers (BENCHMARKS.md has the
-/// counts). Any other length takes [`hash`].
+/// rather than XXH3's nested tests, so every length runs the same round.
+/// Any other length takes [`hash`].
 #[inline(always)]
 pub fn hash_mid(seed: u64, key: &[u8]) -> u64 {
     let n = key.len();

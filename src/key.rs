@@ -22,9 +22,10 @@
 //! (the length and head word, the integer key's two words), it reads them
 //! little-endian ([`KeyRepr::word0_le`], [`KeyRepr::word1_le`],
 //! `load_le`), and where it writes the length it writes it little-endian
-//! (`write_inline`), so that a needle built in registers matches the
-//! stored key on big-endian hosts too. Comparisons of the key's own bytes
-//! load both sides in the host's order, which is the same on both sides.
+//! (`write_inline`), so that a needle's words, built from the caller's
+//! bytes, match the stored key on big-endian hosts too. Comparisons of the
+//! key's own bytes load both sides in the host's order, which is the same
+//! on both sides.
 //!
 //! The lookup needles are in `needle.rs`, the integer keys' encoding in
 //! `int.rs`.
@@ -221,8 +222,7 @@ pub(super) fn head_word(key: &[u8]) -> u64 {
 
 /// Writes the inline repr of `key` (at most [`INLINE`] bytes) to `dst`:
 /// zeros, the length, then the bytes in overlapping pieces. Only stores,
-/// none of which is read back soon, so nothing waits on them (a repr
-/// built in registers first would go through memory anyway).
+/// none of which is read back soon, so nothing waits on them.
 ///
 /// # Safety
 /// `dst` is valid for writes of a `KeyRepr`; `key.len() <= INLINE`.

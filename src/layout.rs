@@ -82,9 +82,9 @@ impl Uniform {
     const FAR: u8 = 0b1000_0000;
     const BYTES: u8 = 0b11;
 
-    /// The tables a lookup of `n` takes inline, in a map within the
-    /// caches: an integer key's own kind's; general ones for a byte key
-    /// (which they hold whatever it encodes).
+    /// The tables whose probe `Map::look` takes directly for `n`, in a map
+    /// within the caches: an integer key's own kind's; general ones for a
+    /// byte key (which they hold whatever it encodes).
     pub fn usual<K: Key>(n: &K) -> Uniform {
         if K::INT {
             Uniform::of(kind_of(n))
@@ -197,8 +197,8 @@ pub(crate) use on_layout;
 pub trait Layout: 'static {
     type Slot: Copy;
 
-    /// Whether this is the integer layout. Lookups keep the probe of the
-    /// layout their key type usually meets inline (see [`Key::INT`]).
+    /// Whether this is the integer layout, the one integer keys usually
+    /// meet (see [`Key::INT`]).
     const INT: bool;
 
     /// The compare for `n` in a table of `kind`: `None` when such a table

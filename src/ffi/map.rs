@@ -198,7 +198,7 @@ impl Arg for Str {
                 return Error::Full as c_int;
             };
             // SAFETY: the caller's guarantees; `bytes` is the key's.
-            return unsafe { get_longer(map, bytes.as_ptr().cast(), len, value) };
+            return unsafe { get_apart(map, bytes.as_ptr().cast(), len, value) };
         }
         // SAFETY: the caller's guarantees.
         unsafe { get_bytes(map, Ok(Needle::bytes(bytes)), value) }
@@ -227,7 +227,7 @@ impl Arg for Bytes {
     unsafe fn get(self, map: *const slate_s, value: *mut *mut c_void) -> c_int {
         if self.1 > LONGER as u32 {
             // SAFETY: the caller's guarantees.
-            return unsafe { get_longer(map, self.0, self.1, value) };
+            return unsafe { get_apart(map, self.0, self.1, value) };
         }
         // SAFETY: the caller's guarantees.
         unsafe { get_bytes(map, bytes_key(self.0, self.1), value) }
@@ -248,15 +248,15 @@ impl Arg for Bytes {
     unsafe fn take(self, map: *mut slate_s, value: *mut *mut c_void) -> c_int {
         if self.1 > LONGER as u32 {
             // SAFETY: the caller's guarantees.
-            return unsafe { take_longer(map, self.0, self.1, value) };
+            return unsafe { take_apart(map, self.0, self.1, value) };
         }
         // SAFETY: the caller's guarantees.
         unsafe { take_bytes(map, bytes_key(self.0, self.1), value) }
     }
 }
 
-/// Byte keys longer than this leave the `_bytes` shims first thing, for an out-of-line path of
-/// their own (see `get_longer`).
+/// Byte keys longer than this leave the `_bytes` shims first thing, for a path of their own (see
+/// `get_apart`).
 const LONGER: usize = 32;
 
 /// `Arg::get` for a byte key.
@@ -279,15 +279,12 @@ unsafe fn get_bytes(
     }
 }
 
-/// `slate_get_bytes` (and `slate_get`) for a key longer than [`LONGER`] bytes, called by the shim
-/// before it saves any register (`slate_get`: once it has the length): the key's pointer and length
-/// arrive in registers and the call is the shim's last, so short keys keep their own small shim and
-/// long keys pay for one function's entry and exit. A key of up to [`SHORT`] bytes is looked up as
-/// `Short<SHORT, 33>`, whose bounds drop every short-key branch from the hash and the compare; a
-/// longer one takes `get_bytes` (hashed under the guard). Kept out of line, so that
-/// `slate_get_bytes` stays small enough to inline under cross-language LTO (`make lto-test`).
+/// `slate_get_bytes` (and `slate_get`) for a key longer than [`LONGER`] bytes, apart from the
+/// shim: a key of up to [`SHORT`] bytes is looked up as `Short<SHORT, 33>`, whose bounds drop every
+/// short-key branch from the hash and the compare; a longer one takes `get_bytes` (hashed under the
+/// guard). Its attribute: `make lto-test`.
 #[inline(never)]
-unsafe fn get_longer(
+unsafe fn get_apart(
     map: *const slate_s,
     key: *const c_void,
     len: u32,
@@ -307,8 +304,8 @@ unsafe fn get_longer(
 }
 
 /// `slate_take_bytes` (and `slate_delete_bytes`, with a NULL `value`) for a key longer than
-/// [`LONGER`] bytes, as `get_longer` is for lookups.
-unsafe fn take_longer(
+/// [`LONGER`] bytes, as `get_apart` is for lookups.
+unsafe fn take_apart(
     map: *mut slate_s,
     key: *const c_void,
     len: u32,

@@ -157,10 +157,10 @@ pub(crate) fn code(r: Result<(), Error>) -> c_int {
 
 /// Runs `f`, turning a panic into `SLATE_ERROR_INVALID`.
 ///
-/// The `catch_unwind` sits in `guarded`, out of line behind an `extern "C"` call. Rust treats such
-/// calls as unable to unwind, so the shim itself keeps no unwinding path: `make symbols`
-/// (scripts/check-unwind.py) checks that no exported function has one, which proves every panic
-/// site of a shim lies inside its guard.
+/// The `catch_unwind` sits in `guarded`, a function of its own behind an `extern "C"` call. Rust
+/// treats such calls as unable to unwind, so the shim itself keeps no unwinding path: `make
+/// symbols` (scripts/check-unwind.py) checks that no exported function has one, which proves every
+/// panic site of a shim lies inside its guard.
 pub(crate) fn guard<F: FnOnce() -> Result<(), Error>>(f: F) -> c_int {
     let mut f = Some(f);
     // SAFETY: `f` is a live `Option<F>` that `guarded::<F>` reads once.

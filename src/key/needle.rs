@@ -1,7 +1,7 @@
 //! The lookup needles: what a table needs of a key being looked up or
 //! inserted ([`Key`]), for byte keys ([`Needle`], [`Short`]) and integer
-//! keys ([`IntKey`]). A needle is built in registers from the caller's key
-//! and compared with stored keys (`key.rs`) word by word.
+//! keys ([`IntKey`]). A needle is built from the caller's key without
+//! copying its bytes and compared with stored keys (`key.rs`) word by word.
 
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
@@ -14,11 +14,11 @@ use crate::Error;
 /// What a table needs of a key being looked up or inserted. Implemented by
 /// [`Needle`] (any byte key) and [`IntKey`] (the integer fast path); the
 /// map's operations are generic over it, so each kind gets its own probe.
-/// A key is a few words, passed by value where a probe goes out of line.
+/// A key is a few words, passed by value.
 pub trait Key: Copy {
-    /// Whether every key of this type is an integer key ([`IntKey`]): the
-    /// lookups keep the probe of the layout a key type usually meets
-    /// inline, and call out for the other.
+    /// Whether every key of this type is an integer key ([`IntKey`]), which
+    /// picks the layout a key type usually meets: `Map::look` takes that
+    /// layout's probe directly, any other through `look_other`.
     const INT: bool = false;
 
     /// The hash under `seed`.
@@ -90,15 +90,14 @@ impl Key for IntKey {
 /// built where the key's length class is known ([`Short`]), or by the
 /// compare itself (a key over [`crate::hash::SHORT`] bytes).
 ///
-/// Built in registers, without copying the key: lookups hash the caller's
-/// bytes where they are and compare words.
+/// Built without copying the key: lookups hash the caller's bytes where
+/// they are and compare words.
 #[derive(Clone, Copy)]
 pub struct Needle<'a> {
     /// The key's bytes, kept as a pointer and a 32-bit length rather than
-    /// a slice: when a needle goes through memory (to a probe that is not
-    /// inlined), the compiler stores a slice's length, known to fit in 32
-    /// bits, as two 4-byte halves and reloads it as one 8-byte word, which
-    /// stalls on store forwarding.
+    /// a slice: a needle passed through memory has its length written and
+    /// read back as one 4-byte field, so the read does not stall on store
+    /// forwarding.
     ptr: *const u8,
     len: u32,
     _key: PhantomData<&'a [u8]>,
@@ -163,9 +162,8 @@ unsafe fn eq_rest(p: *const u8, key: &[u8]) -> bool {
 /// Whether the `n` bytes at `p` equal the `n` at `k`, for `n` of 33 to 128
 /// (the keys of `Short<SHORT, 33>`): their first and last 32 bytes, then
 /// 16 more from either end for each further 32 bytes of length (as XXH3
-/// reads them), 16-byte compares in SSE2 registers, with no call, so a
-/// probe loop around it keeps its state in registers. Elsewhere than on
-/// x86-64, `memcmp`.
+/// reads them), in 16-byte SSE2 compares, with no `memcmp` call.
+/// Elsewhere than on x86-64, `memcmp`.
 ///
 /// # Safety
 /// `p` and `k` point to `n` readable bytes; `32 < n <= 128`.
@@ -263,12 +261,11 @@ impl Key for Needle<'_> {
 /// [`crate::hash::SHORT`]: hashing it stays on XXH3's short-input paths,
 /// which compile without any panic path, so a lookup of it needs no
 /// unwinding guard. Lookups take keys of up to 32 bytes as `Short<16>` or
-/// `Short<32, 17>` and deletes as `Short<32>`, whose comparison is
-/// straight-line code: a probe loop without a `memcmp` call keeps its
-/// state in registers. The C layer takes
-/// longer ones as `Short<SHORT, 33>` on a path of their own, where the
-/// bounds drop the code for shorter keys (XXH3's paths for up to 32 bytes,
-/// the inline compares and the inline repr).
+/// `Short<32, 17>` and deletes as `Short<32>`, whose comparison makes no
+/// `memcmp` call (`eq_rest`). The C layer takes longer ones as
+/// `Short<SHORT, 33>` on a path of their own, where the bounds drop the
+/// code for shorter keys (XXH3's paths for up to 32 bytes, the inline
+/// compares and the inline repr).
 #[derive(Clone, Copy)]
 pub struct Short<'a, const MAX: usize, const MIN: usize = 0> {
     n: Needle<'a>,

@@ -124,8 +124,8 @@ impl BatchKey for Needle<'_> {
         }
     }
 
-    /// Keys of up to 32 bytes take their own probe loops, inline, by the
-    /// length classes of a single lookup; longer ones `probe_longer`'s.
+    /// Keys of up to 32 bytes take their own probe loops, by the length
+    /// classes of a single lookup; longer ones `probe_longer`'s.
     #[inline(always)]
     unsafe fn probe<const USUAL: bool>(&self, e: Entry, h: u64) -> Option<*mut c_void> {
         // SAFETY (all three): the caller's guarantee.

@@ -19,20 +19,19 @@
 //!
 //! The C layer's `_bytes` lookups, deletes and takes send keys of more
 //! than 32 bytes down a path of their own before anything else (`ffi/
-//! map.rs`, `get_longer`): there keys of 33 to 128 bytes are
+//! map.rs`, `get_apart`): there keys of 33 to 128 bytes are
 //! `Short<128, 33>`, compared in 16-byte pieces with no call and hashed by
 //! [`crate::hash::hash_mid`], and longer ones come here.
 //!
-//! Keys of up to 32 bytes have a probe loop with no call in it, so its
-//! state stays in registers (lookups and deletes; inserts keep one loop
-//! for every short key). Only two pieces of a
-//! point operation hold code that the compiler cannot prove panic-free:
-//! hashing a key longer than [`crate::hash::SHORT`] (XXH3's long-input
-//! path) and making room for an insert (allocation, growth, drawing a
-//! seed). The `_guarded` operations run exactly those under the caller's
-//! [`Guard`], and everything else bare: the C layer passes
-//! its `catch_unwind`, and its hot paths keep no unwinding path and stay
-//! small enough to inline under cross-language LTO.
+//! Keys of up to 32 bytes have a probe loop with no call in it (lookups
+//! and deletes; inserts keep one loop for every short key). Only two
+//! pieces of a point operation hold code that the compiler cannot prove
+//! panic-free: hashing a key longer than [`crate::hash::SHORT`] (XXH3's
+//! long-input path) and making room for an insert (allocation, growth,
+//! drawing a seed). The `_guarded` operations run exactly those under the
+//! caller's [`Guard`], and everything else bare: the C layer passes its
+//! `catch_unwind`, and its hot paths keep no unwinding path (`make
+//! symbols`).
 
 use core::ffi::c_void;
 use core::ptr;
@@ -78,7 +77,7 @@ fn upsert_rest<G: Guard, U: Upsert, K: Key, R>(
 }
 
 /// [`Map::upsert_then`] in a map whose tables are not all of the key's
-/// usual layout, or which has none.
+/// usual layout, or which has none. Its attribute: `make lto-test`.
 #[inline(never)]
 fn upsert_other<G: Guard, U: Upsert, K: Key, R>(
     m: &mut Map,
@@ -96,7 +95,8 @@ fn upsert_other<G: Guard, U: Upsert, K: Key, R>(
 
 /// [`Map::take_then`] where the removal in place could not do it: the
 /// map's tables are not all of the key's usual layout (or it has none),
-/// or the key's peeled probe (of hash `hash`) found its first group full.
+/// the key's peeled probe (of hash `hash`) found its first group full, or
+/// the map has one entry. Its attribute: `make lto-test`.
 #[inline(never)]
 fn take_rest<G: Guard, K: Key, R>(
     m: &mut Map,
@@ -155,9 +155,7 @@ impl Map {
         })
     }
 
-    /// `get_bytes_guarded` for a key longer than 32 bytes. Given the key's
-    /// bytes, in registers, rather than the needle, which the shorter
-    /// keys' paths then need not store.
+    /// `get_bytes_guarded` for a key longer than 32 bytes, given its bytes.
     fn get_longer<G: Guard>(
         &self,
         key: &[u8],
@@ -174,9 +172,7 @@ impl Map {
     }
 
     /// A lookup of a key longer than [`SHORT`], under the guard (single
-    /// lookups and batches). Given the key's bytes, not the needle, so that
-    /// the shorter keys' paths keep their needle in registers (a closure
-    /// over it made every lookup store it to the stack).
+    /// lookups and batches), given its bytes.
     pub(super) fn get_long<G: Guard>(&self, key: &[u8]) -> Result<Option<*mut c_void>, Error> {
         let mut value = None;
         G::run(|| {
@@ -188,9 +184,10 @@ impl Map {
 
     /// A set or a get-or-insert, as `U` says (see [`Map::upsert`]), handing
     /// `done` the result. In a map whose tables all have the key's usual
-    /// layout (`USUAL` of [`super::get_in`]) the insert runs inline; any other case,
-    /// and making room, runs out of line ([`upsert_rest`], [`upsert_other`],
-    /// which call `done` themselves), making room under the guard.
+    /// layout (`USUAL` of [`super::get_in`]) the insert is tried in place;
+    /// any other case, and making room, goes to [`upsert_rest`] or
+    /// [`upsert_other`], which call `done` themselves and make room under
+    /// the guard.
     #[inline(always)]
     pub fn upsert_then<G: Guard, U: Upsert, K: Key, R>(
         &mut self,
@@ -248,9 +245,8 @@ impl Map {
         }
     }
 
-    /// An insert of a key longer than [`SHORT`] (see `get_long`), out of
-    /// line: the shims of byte-key inserts stay small enough to inline
-    /// under cross-language LTO (`make lto-test`).
+    /// An insert of a key longer than [`SHORT`] (see `get_long`), under the
+    /// guard. Its attribute: `make lto-test`.
     #[inline(never)]
     fn upsert_long<G: Guard, U: Upsert>(
         &mut self,
@@ -262,16 +258,16 @@ impl Map {
 
     /// Removes a key, handing `done` its value. Removing cannot panic; a
     /// map left empty draws a fresh seed, which may read OS entropy: under
-    /// the guard, out of line ([`take_rest`]). In a map whose tables all
-    /// have the key's usual layout the removal runs inline; any other case
-    /// out of line ([`take_rest`]).
+    /// the guard, in [`take_rest`]. In a map whose tables all have the
+    /// key's usual layout the removal is made in place; any other case, and
+    /// taking the last entry, goes to [`take_rest`].
     #[inline(always)]
     pub fn take_then<G: Guard, K: Key, R>(
         &mut self,
         n: &K,
         done: impl FnOnce(Result<*mut c_void, Error>) -> R,
     ) -> R {
-        // The map's last entry is taken out of line: the map reseeds.
+        // Taking the map's last entry reseeds the map: `take_rest`.
         if self.uniform != Uniform::usual::<K>(n) || self.len == 1 {
             return take_rest::<G, K, R>(self, *n, None, done);
         }

@@ -171,9 +171,9 @@ impl Upsert for GetOrInsert {
 ///   whatever layout the entry has.
 /// - `PREFETCH`: each group's slots are requested with its control word
 ///   (maps past the caches, see [`Typed::get`]).
-/// - `PEEL`: an integer key's probe searches its first group inline and
-///   the rest out of line (single lookups; a batch keeps the whole probe
-///   in its loop).
+/// - `PEEL`: an integer key's probe searches its first group in
+///   [`Typed::get`] and the rest in `get_further` (single lookups; a
+///   batch runs the whole probe in its loop).
 ///
 /// # Safety
 /// `e` is a live table's entry (of the key's usual layout if `USUAL`).
@@ -218,8 +218,9 @@ pub(super) unsafe fn get_in<
 }
 
 /// [`Map::look`] where the map is not within the caches with all its
-/// tables of the key's usual layout, out of line: an empty map; a map past
-/// the caches, whose lookups prefetch; tables of another or several kinds.
+/// tables of the key's usual layout: an empty map; a map past the caches,
+/// whose lookups prefetch; tables of another or several kinds. Its
+/// attribute: `make lto-test`.
 #[inline(never)]
 fn look_other<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
     if !m.is_tabled() {
@@ -392,9 +393,9 @@ impl Map {
     }
 
     /// Looks a key up and hands `done` its value, or `None`. Every path of
-    /// the lookup calls `done` itself, so that a path that leaves the
-    /// inlined code (a probe past the first group, a table of another
-    /// layout, an empty map) finishes the caller's work there.
+    /// the lookup calls `done` itself, those in other functions too (a
+    /// probe past the first group, a table of another layout, an empty
+    /// map).
     #[inline(always)]
     pub fn look<K: Key, R>(&self, n: &K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
         // One compare tells that the map has tables, that they all have

@@ -62,10 +62,9 @@ impl SlotMap {
                     }
                 }
             }
-            // The chunk's elements go to a local array first: stores to the
-            // caller's memory, which might alias this slotmap as far as
-            // the compiler knows, would make it load the index's fields
-            // again for every key.
+            // The chunk's elements go to a local array first, and reach
+            // `found` after the lookups: the lookup loop stores only to
+            // memory that cannot alias this slotmap (the caller's might).
             let mut elements = [core::ptr::null_mut::<u8>(); CHUNK];
             for (j, e) in elements.iter_mut().enumerate().take(n) {
                 let p = self.get(key(start + j)).unwrap_or(core::ptr::null_mut());

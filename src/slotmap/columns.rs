@@ -178,8 +178,8 @@ pub(super) unsafe fn copy_in(src: *const u8, dst: *mut u8, size: usize) {
 }
 
 /// Copies an element of 4, 8, 12 or 16 bytes (the sizes of `simple_rows`;
-/// any other size is copied as 16) in 4-byte pieces, as `copy_in` explains:
-/// straight-line code without calls, for the fast insert.
+/// any other size is copied as 16) in 4-byte pieces, as `copy_in` explains,
+/// for the fast insert.
 ///
 /// # Safety
 /// As `ptr::copy_nonoverlapping(src, dst, size)`, `size` one of the four.
@@ -195,7 +195,7 @@ pub(super) unsafe fn copy_simple(src: *const u8, dst: *mut u8, size: usize) {
     }
 }
 
-/// Copies `W` 4-byte words: straight-line code for `copy_in`.
+/// Copies `W` 4-byte words, each one unaligned load and store, for `copy_in`.
 ///
 /// # Safety
 /// `src` and `dst` have `4 * W` bytes and do not overlap.
@@ -400,15 +400,15 @@ impl SlotMap {
         self.columns == 1 && matches!(self.sizes[0], 4 | 8 | 12 | 16)
     }
 
-    /// `move_row` for `simple_rows`: straight-line code without calls.
+    /// `move_row` for `simple_rows`: one column of one of four sizes.
     #[inline(always)]
     pub(super) fn move_row_fast(&mut self, from: u32, to: u32) {
         let size = self.sizes[0] as usize;
         // SAFETY: both rows are below `len`, inside the block; distinct;
         // `size` is one of the four.
-        // Not `copy_simple`: these rows were written long ago, so a 16-byte
-        // row moves as one wide load and store (in 4-byte pieces the copy
-        // needed more registers and `slotmap_erase` a stack frame again).
+        // Not `copy_simple`: these rows were written long ago (no stores
+        // to wait on, see `copy_in`), so a 16-byte row moves as one wide
+        // load and store.
         unsafe {
             let src = self.col0.add(from as usize * size);
             let dst = self.col0.add(to as usize * size);

@@ -398,9 +398,8 @@ impl SlotMap {
     /// here allocates or can panic.
     ///
     /// The commonest case (`simple_rows`, a row given, room for it and its
-    /// slot) is straight-line code without calls; the others are out of
-    /// line and call `then` themselves, so that `slotmap_insert` keeps
-    /// nothing live across a call and needs no stack frame.
+    /// slot) is handled here; the others in `try_insert_other`, which calls
+    /// `then` itself.
     ///
     /// # Safety
     /// As for `insert`.
@@ -561,9 +560,8 @@ impl SlotMap {
         self.slot_mut(slot).link = to;
     }
 
-    /// Swap-and-pop erase. Simple rows take a path without calls (so
-    /// that `slotmap_erase` needs no stack frame); others take
-    /// `erase_general`.
+    /// Swap-and-pop erase. Simple rows move with `move_row_fast`; others
+    /// take `erase_general`.
     #[inline(always)]
     pub fn erase(&mut self, key: u64) -> Result<(), Error> {
         if self.simple_rows() {

@@ -173,8 +173,8 @@ pub struct Sparse {
 }
 
 /// What a lookup reads of a set (its index's top, column 0's base and
-/// stride), copied out so that a loop keeps it in registers. It stays
-/// right until the set's block or index top is replaced, which only
+/// stride), copied out once for a loop of lookups. It stays right until
+/// the set's block or index top is replaced, which only
 /// setting a new key, `reserve`, `sort` and the calls that empty or
 /// re-initialise the set do. A walk of the set that goes on after a
 /// callback saw at most an erase of the given key, which moves rows and

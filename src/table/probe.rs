@@ -14,8 +14,8 @@
 //! (`Typed::probe_from`), and the two probes every point operation takes:
 //! `find` (lookups, deletes, takes, batches) and `find_or_vacant` (sets and
 //! get-or-inserts), each specialised by constants only: `PREFETCH` (maps
-//! past the caches) and `PEEL` (an integer key's first group inline, the
-//! rest of its probe out of line). It also holds the operations that
+//! past the caches) and `PEEL` (an integer key's first group searched
+//! apart from the rest of its probe). It also holds the operations that
 //! read or write slots (`insert_at`, `place`, `walk`, `move_into`) and
 //! the table's whole-table operations that do (`impl Table` here). The
 //! header (`table/mod.rs`) keeps the counters and the control words.
@@ -267,8 +267,7 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// integer table (a compare of one word) each candidate is compared
     /// before it is cleared from the set, so a hit does not wait on that;
     /// a general table's longer compare clears it first (a shorter loop,
-    /// which keeps the byte-key shims small enough for cross-language LTO
-    /// to inline).
+    /// needed by `make lto-test`).
     #[inline(always)]
     fn search<const PREFETCH: bool>(
         &self,
@@ -329,13 +328,10 @@ impl<'a, L: Layout> Typed<'a, L> {
     }
 
     /// Hands `done` the value of the full slot `eq` accepts, or `None`.
-    /// `PEEL`: the first group is searched here, where the caller inlines
-    /// it, and a probe that goes on to further groups does so in
-    /// [`get_further`], out of line, which calls `done` itself so that the
-    /// call is the caller's last; the common lookup then keeps only the
-    /// first group's values live. Otherwise the whole probe is
-    /// inline (a batch stage, whose loop keeps its registers across keys,
-    /// or a key whose compare needs them anyway).
+    /// `PEEL`: the first group is searched here, and a probe that goes on
+    /// to further groups does so in [`get_further`], which calls `done`
+    /// itself. Otherwise the whole probe runs here (a batch stage, or a
+    /// key in a general table).
     #[inline(always)]
     pub fn get<const PREFETCH: bool, const PEEL: bool, R>(
         &self,
@@ -376,7 +372,7 @@ impl<'a, L: Layout> Typed<'a, L> {
     /// but a rebuild empties a slot again.)
     /// `PEEL`: only the first group is searched, and a probe that would go
     /// on (the group is full) returns [`Lookup::NoRoom`] at once, for the
-    /// caller to repeat unpeeled out of line.
+    /// caller to repeat unpeeled.
     #[inline(always)]
     pub fn find_or_vacant<const PEEL: bool>(
         &mut self,
@@ -538,8 +534,7 @@ fn value_of<L: Layout>(s: *mut L::Slot) -> *mut c_void {
 
 /// [`Typed::get`] past the first group: the rest of the probe for `hash`
 /// in the table whose groups start at `groups`. (It reads the group mask
-/// from the table's header, so that the inlined first group need not keep
-/// it for the call.)
+/// from the table's header: the caller passes only the groups.)
 #[inline(never)]
 fn get_further<L: Layout, const PREFETCH: bool, R>(
     groups: *mut u8,
