@@ -254,6 +254,25 @@ typedef uint64_t slotmap_key;
 typedef int (*slotmap_each_f)(slotmap_key key, void *row, void *data);
 
 /**
+ * How a map's values are saved and loaded when they are not integers
+ * (SPEC §6c). `encode(context, value, buffer, capacity, &length)` sets
+ * `*length` to the bytes the value needs (`< 2^32`) and writes them into
+ * `buffer` only when they fit in `capacity` (else the library grows its
+ * buffer and calls again for the same value, as `snprintf`); returns 0 or
+ * non-zero to stop the save. `decode(context, bytes, length, &value)`
+ * makes a value from exactly those bytes (valid during the call only, not
+ * aligned); returns 0 or non-zero to reject them. `discard(context,
+ * value)` undoes one successful `decode` when the load fails later; NULL
+ * when values own nothing.
+ */
+typedef struct slate_value_codec_s {
+  int (*encode)(void *context, void *value, void *buffer, uint32_t capacity, uint32_t *length);
+  int (*decode)(void *context, const void *bytes, uint32_t length, void **value);
+  void (*discard)(void *context, void *value);
+  void *context;
+} slate_value_codec_s;
+
+/**
  * Receives a snapshot's bytes in order, in pieces of at least one byte
  * (valid during the call only); returns 0, or non-zero to stop the save
  * (which then returns that value).
@@ -1056,6 +1075,70 @@ int slotmap_clone(struct slotmap_s *copy, const struct slotmap_s *sm);
  * `sm` is NULL or an initialized slotmap.
  */
 void slotmap_free(struct slotmap_s *sm);
+
+/**
+ * Writes the map's snapshot (SPEC §6c) through `write(context, ..)`:
+ * every entry, in iteration order, its key's bytes (integer keys as
+ * their 10-byte encodings) and its value: with a NULL `codec` the value
+ * itself as an integer (right for counts, indices, handles and slotmap
+ * keys; a pointer saved so means nothing in another process), else the
+ * bytes `codec->encode` makes. Never the seed nor the tables. A save
+ * with a codec allocates one scratch buffer through the map's allocator
+ * (saves of one map on several threads then call it concurrently) and
+ * may call `encode` more than once for a value. Returns `SLATE_OK`,
+ * `write`'s or `encode`'s non-zero return, `SLATE_ERROR_ALLOC`, or
+ * `SLATE_ERROR_INVALID` for a NULL argument, a codec without `encode`,
+ * or when `write` or `encode` changed the map (what was written is then
+ * no snapshot).
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `codec` is NULL or a codec whose
+ * functions may be called with its context; `write` is NULL or a
+ * function that may be called with `context`.
+ */
+int slate_save(const struct slate_s *map,
+               const struct slate_value_codec_s *codec,
+               slate_write_f write,
+               void *context);
+
+/**
+ * Sets `*size` to the exact number of bytes `slate_save` writes with
+ * this `codec`. O(n): with a codec, asks `encode` every value's length
+ * (capacity 0, NULL buffer). Returns `SLATE_OK`, the codec's non-zero
+ * return, or `SLATE_ERROR_INVALID` for a NULL map or `size`, a codec
+ * without `encode`, or when `encode` changed the map.
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `codec` as for `slate_save`;
+ * `size` is NULL or writable.
+ */
+int slate_save_size(const struct slate_s *map,
+                    const struct slate_value_codec_s *codec,
+                    uint64_t *size);
+
+/**
+ * Loads a map snapshot from exactly `length` bytes (any alignment) into
+ * `map`, which must be initialized and hold no memory (fresh, after
+ * `slate_free`, or after a `slate_compact` that left it empty). The
+ * tables are rebuilt with `map`'s seed (its pinned one, if pinned) and
+ * allocator. `codec` must match how the snapshot was saved (NULL for
+ * integer values, else a codec with `decode`). Checks everything (SPEC
+ * §6c); on any error `map` is unchanged and every value `decode` made
+ * has gone to `discard` once. Returns `SLATE_OK`, `SLATE_ERROR_INVALID`
+ * (arguments, destination), `SLATE_ERROR_CORRUPT`,
+ * `SLATE_ERROR_UNSUPPORTED` (a newer format, another kind, the other
+ * value encoding, an integer value this platform's pointers cannot
+ * hold), `SLATE_ERROR_FULL`, `SLATE_ERROR_ALLOC`, or `decode`'s non-zero
+ * return.
+ *
+ * # Safety
+ * `map` is NULL or an initialized map; `bytes` is NULL (with `length` 0)
+ * or has `length` readable bytes; `codec` as for `slate_save`.
+ */
+int slate_load(struct slate_s *map,
+               const void *bytes,
+               size_t length,
+               const struct slate_value_codec_s *codec);
 
 /**
  * Writes the slotmap's snapshot (SPEC §6c) through `write(context, ..)`:

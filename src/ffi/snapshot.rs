@@ -1,20 +1,24 @@
-//! The C ABI of snapshots (SPEC §6c) for slotmaps and sparse sets, over
+//! The C ABI of snapshots (SPEC §6c) for maps, slotmaps and sparse sets, over
 //! [`crate::snapshot`]: the shims check and convert their arguments only.
 //!
 //! A save is a walk (SPEC §3c): it calls `write` from a plain frame, with
 //! no guard around it; what it runs between the calls (hashing, copying
-//! small fields) cannot panic in practice. A load calls no callback and
-//! runs under `guard`.
+//! small fields) cannot panic in practice. A slotmap or set load calls
+//! no callback and runs under `guard`; a map load runs under `guard` too,
+//! calling the codec's `decode` and `discard` from inside it.
 
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
 
+use crate::map::Map;
 use crate::slotmap::SlotMap;
 use crate::snapshot::info::info as read_info;
-use crate::snapshot::{slotmap as snap_sm, sparse as snap_sp};
+use crate::snapshot::map::Codec;
+use crate::snapshot::{map as snap_map, slotmap as snap_sm, sparse as snap_sp};
 use crate::sparse::Sparse;
 use crate::Error;
 
+use super::map::slate_s;
 use super::slotmap::slotmap_s;
 use super::sparse::slotmap_sparse_s;
 use super::{guard, read, write};
@@ -25,6 +29,101 @@ use super::{guard, read, write};
 pub type slate_write_f = Option<
     unsafe extern "C" fn(context: *mut c_void, bytes: *const c_void, length: usize) -> c_int,
 >;
+
+/// How a map's values are saved and loaded when they are not integers
+/// (SPEC §6c). `encode(context, value, buffer, capacity, &length)` sets
+/// `*length` to the bytes the value needs (`< 2^32`) and writes them into
+/// `buffer` only when they fit in `capacity` (else the library grows its
+/// buffer and calls again for the same value, as `snprintf`); returns 0 or
+/// non-zero to stop the save. `decode(context, bytes, length, &value)`
+/// makes a value from exactly those bytes (valid during the call only, not
+/// aligned); returns 0 or non-zero to reject them. `discard(context,
+/// value)` undoes one successful `decode` when the load fails later; NULL
+/// when values own nothing.
+#[repr(C)]
+pub struct slate_value_codec_s {
+    pub encode: Option<
+        unsafe extern "C" fn(
+            context: *mut c_void,
+            value: *mut c_void,
+            buffer: *mut c_void,
+            capacity: u32,
+            length: *mut u32,
+        ) -> c_int,
+    >,
+    pub decode: Option<
+        unsafe extern "C" fn(
+            context: *mut c_void,
+            bytes: *const c_void,
+            length: u32,
+            value: *mut *mut c_void,
+        ) -> c_int,
+    >,
+    pub discard: Option<unsafe extern "C" fn(context: *mut c_void, value: *mut c_void)>,
+    pub context: *mut c_void,
+}
+
+/// A C codec, as the snapshot code calls it. Only built when the needed
+/// functions are there (`encode` to save, `decode` to load).
+struct CCodec<'a>(&'a slate_value_codec_s);
+
+impl Codec for CCodec<'_> {
+    fn encode(
+        &mut self,
+        value: *mut c_void,
+        buffer: *mut u8,
+        capacity: u32,
+        length: &mut u32,
+    ) -> i32 {
+        match self.0.encode {
+            // SAFETY: the caller of the save vouches for the codec.
+            Some(f) => unsafe { f(self.0.context, value, buffer.cast(), capacity, length) },
+            None => Error::Invalid as i32,
+        }
+    }
+
+    fn decode(&mut self, bytes: &[u8], value: &mut *mut c_void) -> i32 {
+        match self.0.decode {
+            // SAFETY: the caller of the load vouches for the codec; the
+            // bytes are a slice of the input.
+            Some(f) => unsafe {
+                f(
+                    self.0.context,
+                    bytes.as_ptr().cast(),
+                    bytes.len() as u32,
+                    value,
+                )
+            },
+            None => Error::Invalid as i32,
+        }
+    }
+
+    fn discard(&mut self, value: *mut c_void) {
+        if let Some(f) = self.0.discard {
+            // SAFETY: as for `decode`; `value` came from it.
+            unsafe { f(self.0.context, value) }
+        }
+    }
+}
+
+/// The codec argument: NULL (integers), or one with `encode` (a save)
+/// or `decode` (a load); `Err` for one without.
+///
+/// # Safety
+/// `codec` is NULL or a readable codec.
+unsafe fn codec_of<'a>(
+    codec: *const slate_value_codec_s,
+    load: bool,
+) -> Result<Option<CCodec<'a>>, Error> {
+    // SAFETY: the caller's guarantee.
+    match unsafe { codec.as_ref() } {
+        None => Ok(None),
+        Some(c) if (load && c.decode.is_some()) || (!load && c.encode.is_some()) => {
+            Ok(Some(CCodec(c)))
+        }
+        Some(_) => Err(Error::Invalid),
+    }
+}
 
 /// A memory buffer that `slate_buffer_write` appends to: `bytes` has
 /// `capacity` bytes, of which `length` are written.
@@ -108,6 +207,130 @@ unsafe fn report(text: &str, message: *mut c_char, capacity: u32) {
     unsafe {
         ptr::copy_nonoverlapping(text.as_ptr(), message.cast::<u8>(), n);
         *message.add(n) = 0;
+    }
+}
+
+/// Writes the map's snapshot (SPEC §6c) through `write(context, ..)`:
+/// every entry, in iteration order, its key's bytes (integer keys as
+/// their 10-byte encodings) and its value: with a NULL `codec` the value
+/// itself as an integer (right for counts, indices, handles and slotmap
+/// keys; a pointer saved so means nothing in another process), else the
+/// bytes `codec->encode` makes. Never the seed nor the tables. A save
+/// with a codec allocates one scratch buffer through the map's allocator
+/// (saves of one map on several threads then call it concurrently) and
+/// may call `encode` more than once for a value. Returns `SLATE_OK`,
+/// `write`'s or `encode`'s non-zero return, `SLATE_ERROR_ALLOC`, or
+/// `SLATE_ERROR_INVALID` for a NULL argument, a codec without `encode`,
+/// or when `write` or `encode` changed the map (what was written is then
+/// no snapshot).
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `codec` is NULL or a codec whose
+/// functions may be called with its context; `write` is NULL or a
+/// function that may be called with `context`.
+#[no_mangle]
+pub unsafe extern "C" fn slate_save(
+    map: *const slate_s,
+    codec: *const slate_value_codec_s,
+    write: slate_write_f,
+    context: *mut c_void,
+) -> c_int {
+    if map.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: the caller's guarantee.
+    let mut c = match unsafe { codec_of(codec, false) } {
+        Ok(c) => c,
+        Err(e) => return e as c_int,
+    };
+    // SAFETY: the caller's guarantee; the save reads the map through the
+    // pointer and stops when `write` or `encode` changed it.
+    unsafe {
+        save_with(write, context, |s| {
+            snap_map::save(
+                map.cast::<Map>(),
+                c.as_mut().map(|c| c as &mut dyn Codec),
+                s,
+            )
+        })
+    }
+}
+
+/// Sets `*size` to the exact number of bytes `slate_save` writes with
+/// this `codec`. O(n): with a codec, asks `encode` every value's length
+/// (capacity 0, NULL buffer). Returns `SLATE_OK`, the codec's non-zero
+/// return, or `SLATE_ERROR_INVALID` for a NULL map or `size`, a codec
+/// without `encode`, or when `encode` changed the map.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `codec` as for `slate_save`;
+/// `size` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slate_save_size(
+    map: *const slate_s,
+    codec: *const slate_value_codec_s,
+    size: *mut u64,
+) -> c_int {
+    if map.is_null() || size.is_null() {
+        return Error::Invalid as c_int;
+    }
+    // SAFETY: the caller's guarantee.
+    let mut c = match unsafe { codec_of(codec, false) } {
+        Ok(c) => c,
+        Err(e) => return e as c_int,
+    };
+    // SAFETY: the caller's guarantee; the walk stops when `encode`
+    // changed the map.
+    match unsafe { snap_map::save_size(map.cast::<Map>(), c.as_mut().map(|c| c as &mut dyn Codec)) }
+    {
+        Ok(n) => {
+            // SAFETY: the caller's guarantee.
+            unsafe { *size = n };
+            0
+        }
+        Err(rc) => rc,
+    }
+}
+
+/// Loads a map snapshot from exactly `length` bytes (any alignment) into
+/// `map`, which must be initialized and hold no memory (fresh, after
+/// `slate_free`, or after a `slate_compact` that left it empty). The
+/// tables are rebuilt with `map`'s seed (its pinned one, if pinned) and
+/// allocator. `codec` must match how the snapshot was saved (NULL for
+/// integer values, else a codec with `decode`). Checks everything (SPEC
+/// §6c); on any error `map` is unchanged and every value `decode` made
+/// has gone to `discard` once. Returns `SLATE_OK`, `SLATE_ERROR_INVALID`
+/// (arguments, destination), `SLATE_ERROR_CORRUPT`,
+/// `SLATE_ERROR_UNSUPPORTED` (a newer format, another kind, the other
+/// value encoding, an integer value this platform's pointers cannot
+/// hold), `SLATE_ERROR_FULL`, `SLATE_ERROR_ALLOC`, or `decode`'s non-zero
+/// return.
+///
+/// # Safety
+/// `map` is NULL or an initialized map; `bytes` is NULL (with `length` 0)
+/// or has `length` readable bytes; `codec` as for `slate_save`.
+#[no_mangle]
+pub unsafe extern "C" fn slate_load(
+    map: *mut slate_s,
+    bytes: *const c_void,
+    length: usize,
+    codec: *const slate_value_codec_s,
+) -> c_int {
+    let mut rc = 0;
+    let guarded = guard(|| {
+        // SAFETY: the caller's guarantee.
+        let (m, b) = unsafe { (write(map)?, input(bytes, length)?) };
+        // SAFETY: the caller's guarantee.
+        let mut c = unsafe { codec_of(codec, true)? };
+        if let Err(e) = snap_map::load(m, b, c.as_mut().map(|c| c as &mut dyn Codec)) {
+            rc = e;
+        }
+        Ok(())
+    });
+    if guarded != 0 {
+        guarded
+    } else {
+        rc
     }
 }
 

@@ -150,3 +150,59 @@ impl Map {
         Ok(copy)
     }
 }
+
+/// A snapshot's side of the map (`crate::snapshot::map`): a load builds
+/// the entries in a map beside the destination and hands it over only
+/// when all of it is accepted.
+impl Map {
+    /// Whether the map holds no memory: a load's destination.
+    pub(crate) fn holds_nothing(&self) -> bool {
+        self.mode == Mode::Empty
+    }
+
+    /// The allocator the map's next block comes from (a zero-filled map
+    /// takes the default in force, see `adopt_allocator`).
+    pub(crate) fn allocator(&self) -> Allocator {
+        if self.epoch == 0 {
+            Allocator::current()
+        } else {
+            self.alloc
+        }
+    }
+
+    /// An empty map beside this one, which holds nothing: its allocator,
+    /// its seed if pinned (pinned still), else a fresh one.
+    pub(crate) fn beside(&self) -> Map {
+        let seed = if self.pinned != 0 {
+            self.seed
+        } else {
+            Seed::drawn()
+        };
+        Map {
+            len: 0,
+            seed,
+            root: ptr::null_mut(),
+            uniform: Uniform::UNKNOWN,
+            mode: Mode::Empty,
+            pinned: self.pinned,
+            shift: 63,
+            epoch: crate::seed::stamp(),
+            alloc: self.allocator(),
+        }
+    }
+
+    /// Takes the structure of `built`, a map `beside` made from this one,
+    /// which still holds nothing. Cursors of this map go stale.
+    pub(crate) fn adopt(&mut self, built: Map) {
+        debug_assert!(self.holds_nothing());
+        self.len = built.len;
+        self.seed = built.seed;
+        self.root = built.root;
+        self.mode = built.mode;
+        self.uniform = built.uniform;
+        self.shift = built.shift;
+        self.alloc = built.alloc;
+        self.ensure_epoch();
+        self.bump_epoch();
+    }
+}

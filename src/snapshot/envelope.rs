@@ -218,6 +218,18 @@ impl<'w, H: Header> Writer<'w, H> {
         Ok(())
     }
 
+    /// `Error::Invalid` when a callback other than `write` (a codec's
+    /// `encode`) changed the structure.
+    pub(crate) fn unchanged(&self) -> Saved {
+        // SAFETY: as in `emit`: live unless a callback changed it, which
+        // the stamp tells from its header.
+        if self.stamp.same(unsafe { &*self.watched }) {
+            Ok(())
+        } else {
+            Err(Error::Invalid as i32)
+        }
+    }
+
     /// The checksum, and the last call to `write`.
     pub(crate) fn finish(mut self) -> Saved {
         self.flush()?;

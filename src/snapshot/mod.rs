@@ -10,22 +10,26 @@
 //! versions it may still hand out), so every key ever issued means after
 //! a load what it meant at the save, and the next inserts issue the same
 //! keys. A set's holds its keys in dense order and its rows; its index is
-//! rebuilt. Allocator, capacity, limit and column layout are the
+//! rebuilt. A map's holds its entries (key bytes, and values as integers
+//! or a codec's bytes); its tables are rebuilt with the destination's
+//! seed, so no seed is ever saved or read. Allocator, capacity, limit and column layout are the
 //! destination's: the layout is declared by the destination and must
 //! match the snapshot's.
 //!
 //! # The rules
 //!
 //! - **Canonical.** One state has one image (for a byte order and pointer
-//!   width): reserved fields and padding are zero, a retired slot's link
-//!   is `0xFFFFFFFF`, and no spare capacity, erased row or uninitialized
-//!   byte is ever written. Saving twice gives the same bytes, and so does
-//!   saving what a load accepted.
+//!   width; a map's, up to the order of its records): reserved fields and
+//!   padding are zero, a retired slot's link is `0xFFFFFFFF`, and no spare
+//!   capacity, erased row or uninitialized byte is ever written. Saving
+//!   twice gives the same bytes, and so does saving what a load accepted
+//!   (a map: the same records).
 //! - **Saving streams.** Fields go out through a small stack buffer,
 //!   columns and slot arrays straight from the structure, each piece
 //!   hashed just before `write` sees it (`envelope::Writer`). A save
-//!   allocates nothing and is a walk: a change to the structure from
-//!   `write` stops it with `Error::Invalid`.
+//!   allocates nothing (but a map's codec save, one scratch buffer) and
+//!   is a walk: a change to the structure from `write` (or `encode`)
+//!   stops it with `Error::Invalid`.
 //! - **Loading validates everything**, on every load, in SPEC §6c's
 //!   order: the envelope (`envelope::open`, `envelope::Sections`), then
 //!   each section where its bytes are read. Every count is multiplied out
@@ -45,11 +49,12 @@
 //!   `crate::sparse::image`).
 //! - `info.rs`: `slate_snapshot_info`'s reading.
 //!
-//! Map snapshots (kind 1, `MAPH`/`MAPE`) are read by `info` but not yet
-//! saved or loaded.
+//! - `map.rs`: a map's sections, save and load (values as integers or
+//!   through a codec); the map's own side is in `crate::map::lifecycle`.
 
 pub(crate) mod envelope;
 pub(crate) mod info;
+pub(crate) mod map;
 pub(crate) mod slotmap;
 pub(crate) mod sparse;
 #[cfg(test)]

@@ -532,3 +532,4 @@ fn every_bit_flip_of_a_set_is_rejected_or_loads_a_checked_set() {
 
 mod crafted;
 use crafted::set_state;
+mod map;

@@ -1,0 +1,362 @@
+//! A map's snapshot (kind 1): `MAPH` (count, value encoding), `MAPE`
+//! (the records: key length, key bytes, then the value as a `u64` or as
+//! a codec's length and bytes), records in the map's iteration order.
+//!
+//! Neither the seed nor a table is ever saved: a load inserts every key
+//! into a map built beside the destination, with the destination's
+//! allocator and seed (its pinned one, else a fresh one), so no input
+//! byte ever becomes a control byte, and no snapshot chooses the seed
+//! that hashes its keys. The built map is checked by the map's checker,
+//! then handed over; any error frees it, passes every value `decode`
+//! made to `discard`, and leaves the destination as it was.
+//!
+//! A save is a walk (SPEC §3c): the writer checks the map after every
+//! `write`, and the save after every `encode`, and stops with
+//! `Error::Invalid` when it changed. With a codec the save encodes into
+//! one scratch buffer from the map's allocator, grown when a value does
+//! not fit (`encode` is then called again, as `snprintf` is).
+
+use core::ffi::c_void;
+use core::ptr;
+
+use crate::alloc::Allocator;
+use crate::key::Needle;
+use crate::map::{GetOrInsert, Map};
+use crate::stamp::Stamp;
+use crate::Error;
+
+use super::envelope::{open, section_size, Fields, Saved, Writer, KIND_MAP, MAPE, MAPH, SMALLEST};
+
+/// `MAPH`'s bytes: the count, the value encoding, a reserved word.
+const HEAD: u64 = 16;
+/// `MAPH`'s value encodings.
+pub(crate) const VALUES_INTEGERS: u32 = 1;
+pub(crate) const VALUES_CODEC: u32 = 2;
+
+/// How a map's values become bytes and back (`slate_value_codec_s`).
+pub(crate) trait Codec {
+    /// Sets `*length` to the bytes `value` needs and writes them to
+    /// `buffer` when they fit in `capacity`; 0, or non-zero to stop.
+    fn encode(
+        &mut self,
+        value: *mut c_void,
+        buffer: *mut u8,
+        capacity: u32,
+        length: &mut u32,
+    ) -> i32;
+    /// Makes a value from exactly `bytes`; 0, or non-zero to reject them.
+    fn decode(&mut self, bytes: &[u8], value: &mut *mut c_void) -> i32;
+    /// Undoes one successful `decode`.
+    fn discard(&mut self, value: *mut c_void);
+}
+
+/// `MAPE`'s bytes: every record, the values' lengths asked of `codec`
+/// (capacity 0, no buffer). The codec's non-zero return, or
+/// `Error::Invalid` when `encode` changed the map.
+///
+/// # Safety
+/// `this` points to a live map; `encode` may change it.
+unsafe fn records_size<'c>(
+    this: *const Map,
+    mut codec: Option<&mut (dyn Codec + 'c)>,
+) -> Result<u64, i32> {
+    // SAFETY: the caller's guarantee.
+    let stamp = Stamp::of(unsafe { &*this });
+    let mut total = 0u64;
+    let mut stop = 0;
+    // SAFETY: the caller's guarantee; `f` reads no entry after `encode`.
+    let walked = unsafe {
+        Map::each(this, |_, n, v| {
+            total += 4 + n as u64;
+            match codec.as_deref_mut() {
+                None => total += 8,
+                Some(c) => {
+                    let mut len = 0u32;
+                    let rc = c.encode(v, ptr::null_mut(), 0, &mut len);
+                    if rc != 0 {
+                        stop = rc;
+                        return 1;
+                    }
+                    // SAFETY: the caller's guarantee: live unless `encode`
+                    // changed it, which the stamp tells from its header.
+                    if !stamp.same(&*this) {
+                        stop = Error::Invalid as i32;
+                        return 1;
+                    }
+                    total += 4 + len as u64;
+                }
+            }
+            0
+        })
+    };
+    match walked {
+        Err(e) => Err(e as i32),
+        Ok(_) if stop != 0 => Err(stop),
+        Ok(_) => Ok(total),
+    }
+}
+
+/// The exact bytes `save` writes (with a codec, `encode` is asked every
+/// value's length).
+///
+/// # Safety
+/// As for `save`.
+pub(crate) unsafe fn save_size(
+    this: *const Map,
+    codec: Option<&mut dyn Codec>,
+) -> Result<u64, i32> {
+    // SAFETY: the caller's guarantee.
+    let records = unsafe { records_size(this, codec)? };
+    Ok(SMALLEST as u64 + section_size(HEAD) + section_size(records))
+}
+
+/// The save's scratch buffer, from the map's allocator.
+struct Scratch {
+    alloc: Allocator,
+    bytes: *mut u8,
+    capacity: usize,
+}
+
+impl Scratch {
+    /// Room for `n` bytes at least (nothing kept: `encode` writes again).
+    fn grow(&mut self, n: usize) -> Result<(), i32> {
+        let want = n.max(256).max(self.capacity.saturating_mul(2));
+        let p = self.alloc.alloc(want).map_err(|e| e as i32)?;
+        self.release();
+        self.bytes = p;
+        self.capacity = want;
+        Ok(())
+    }
+
+    fn release(&mut self) {
+        if !self.bytes.is_null() {
+            // SAFETY: allocated by `grow` from this allocator, this size.
+            unsafe { self.alloc.free(self.bytes, self.capacity) };
+            self.bytes = ptr::null_mut();
+            self.capacity = 0;
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Writes the snapshot of the map at `this` through `sink`, its values
+/// as integers (`codec` `None`) or through `codec`.
+///
+/// # Safety
+/// `this` points to a live map; `sink` and `encode` may change it (the
+/// save then stops with `Error::Invalid`).
+pub(crate) unsafe fn save(
+    this: *const Map,
+    mut codec: Option<&mut dyn Codec>,
+    sink: &mut dyn FnMut(*const u8, usize) -> i32,
+) -> Saved {
+    // SAFETY: the caller's guarantee; nothing has been written yet.
+    let records = unsafe { records_size(this, codec.as_deref_mut())? };
+    // SAFETY: as above; `records_size` stopped if the map changed.
+    let (count, alloc) = unsafe { ((*this).len(), (*this).allocator()) };
+    let total = SMALLEST as u64 + section_size(HEAD) + section_size(records);
+    let values = if codec.is_some() {
+        VALUES_CODEC
+    } else {
+        VALUES_INTEGERS
+    };
+    // SAFETY: the caller's guarantee; the writer checks the map after
+    // every call to `write`.
+    let mut w = unsafe { Writer::new(this, sink, KIND_MAP, total) };
+    w.section(MAPH, HEAD)?;
+    w.u64(count)?;
+    w.u32(values)?;
+    w.u32(0)?;
+    w.section(MAPE, records)?;
+    let mut scratch = Scratch {
+        alloc,
+        bytes: ptr::null_mut(),
+        capacity: 0,
+    };
+    let mut written = 0u64;
+    let mut stop: Saved = Ok(());
+    let mut record = |k: *const u8, n: u32, v: *mut c_void| -> Saved {
+        w.u32(n)?;
+        if n > 0 {
+            // SAFETY: the key's `n` bytes, live while the map is unchanged
+            // (the writer stops otherwise).
+            unsafe { w.direct(k, n as usize)? };
+        }
+        let len = match codec.as_deref_mut() {
+            None => {
+                w.u64(v as usize as u64)?;
+                8
+            }
+            Some(c) => {
+                let len = encode(c, &mut scratch, v, &w)?;
+                if written + 8 + n as u64 + len as u64 > records {
+                    return Err(Error::Invalid as i32);
+                }
+                w.u32(len)?;
+                if len > 0 {
+                    // SAFETY: `encode` wrote `len` bytes into the scratch
+                    // buffer, which only `encode` writes.
+                    unsafe { w.direct(scratch.bytes, len as usize)? };
+                }
+                4 + len as u64
+            }
+        };
+        written += 4 + n as u64 + len;
+        Ok(())
+    };
+    // SAFETY: the caller's guarantee; the record reads the entry only
+    // while the writer finds the map unchanged.
+    let walked = unsafe {
+        Map::each(this, |k, n, v| match record(k, n, v) {
+            Ok(()) => 0,
+            Err(rc) => {
+                stop = Err(rc);
+                1
+            }
+        })
+    };
+    stop?;
+    walked.map_err(|e| e as i32)?;
+    if written != records {
+        return Err(Error::Invalid as i32);
+    }
+    w.pad(records)?;
+    w.finish()
+}
+
+/// One value's bytes in the scratch buffer, growing it once when they do
+/// not fit: their length.
+fn encode<'c, H: crate::stamp::Header>(
+    c: &mut (dyn Codec + 'c),
+    scratch: &mut Scratch,
+    v: *mut c_void,
+    w: &Writer<'_, H>,
+) -> Result<u32, i32> {
+    for _ in 0..2 {
+        let mut len = 0u32;
+        let cap = scratch.capacity.min(u32::MAX as usize) as u32;
+        let rc = c.encode(v, scratch.bytes, cap, &mut len);
+        if rc != 0 {
+            return Err(rc);
+        }
+        w.unchanged()?;
+        if len <= cap {
+            return Ok(len);
+        }
+        scratch.grow(len as usize)?;
+    }
+    // The value asked for more room twice: its bytes are not a function
+    // of the value.
+    Err(Error::Invalid as i32)
+}
+
+/// Loads a snapshot into `dest`, which must hold no memory; values as
+/// integers (`codec` `None`) or through `codec`. On any error `dest` is
+/// unchanged, and every value `decode` made has gone to `discard`.
+/// The error: an `Error` code, or `decode`'s non-zero return.
+pub(crate) fn load(
+    dest: &mut Map,
+    bytes: &[u8],
+    mut codec: Option<&mut dyn Codec>,
+) -> Result<(), i32> {
+    if !dest.holds_nothing() {
+        return Err(Error::Invalid as i32);
+    }
+    let env = open(bytes, true, Some(KIND_MAP)).map_err(|e| e as i32)?;
+    let mut sections = env.sections();
+    let maph = sections.expect(MAPH).map_err(|e| e as i32)?;
+    let (count, values) = read_head(maph).map_err(|e| e as i32)?;
+    if (values == VALUES_CODEC) != codec.is_some() {
+        return Err(Error::Unsupported as i32);
+    }
+    let mape = sections.expect(MAPE).map_err(|e| e as i32)?;
+    // Every record has at least its key length and its value (or value
+    // length): bound the count before anything is sized by it.
+    let least = if codec.is_some() { 8 } else { 12 };
+    if count
+        .checked_mul(least)
+        .is_none_or(|b| b > mape.len() as u64)
+    {
+        return Err(Error::Corrupt as i32);
+    }
+    let mut built = dest.beside();
+    let mut fill = || -> Result<(), i32> {
+        built.reserve(count).map_err(|e| e as i32)?;
+        let mut f = Fields::new(mape);
+        for _ in 0..count {
+            let n = f.u32().map_err(|e| e as i32)?;
+            let key = f.take(n as usize).map_err(|e| e as i32)?;
+            let value = match codec.as_deref_mut() {
+                None => {
+                    let v = f.u64().map_err(|e| e as i32)?;
+                    if v > usize::MAX as u64 {
+                        return Err(Error::Unsupported as i32);
+                    }
+                    v as usize as *mut c_void
+                }
+                Some(c) => {
+                    let len = f.u32().map_err(|e| e as i32)?;
+                    let b = f.take(len as usize).map_err(|e| e as i32)?;
+                    let mut value = ptr::null_mut();
+                    let rc = c.decode(b, &mut value);
+                    if rc != 0 {
+                        return Err(rc);
+                    }
+                    value
+                }
+            };
+            let placed = built.upsert::<GetOrInsert>(&Needle::bytes(key), value);
+            match placed {
+                Ok(p) if p.inserted => {}
+                other => {
+                    // Not stored: this value is the load's to discard.
+                    if let Some(c) = codec.as_deref_mut() {
+                        c.discard(value);
+                    }
+                    return Err(other.err().unwrap_or(Error::Corrupt) as i32);
+                }
+            }
+        }
+        if !f.is_empty() {
+            return Err(Error::Corrupt as i32);
+        }
+        sections.finish().map_err(|e| e as i32)?;
+        built.check().map_err(|_| Error::Corrupt as i32)
+    };
+    match fill() {
+        Ok(()) => {
+            dest.adopt(built);
+            Ok(())
+        }
+        Err(e) => {
+            if let Some(c) = codec {
+                built.visit(|_, v| {
+                    c.discard(v);
+                    0
+                });
+            }
+            built.free();
+            Err(e)
+        }
+    }
+}
+
+/// `MAPH`: the count and the value encoding.
+fn read_head(payload: &[u8]) -> Result<(u64, u32), Error> {
+    let mut f = Fields::new(payload);
+    let count = f.u64()?;
+    let values = f.u32()?;
+    let reserved = f.u32()?;
+    if payload.len() as u64 != HEAD || reserved != 0 {
+        return Err(Error::Corrupt);
+    }
+    if values != VALUES_INTEGERS && values != VALUES_CODEC {
+        return Err(Error::Corrupt);
+    }
+    Ok((count, values))
+}
