@@ -96,6 +96,7 @@ WALKS = [
     "slate_each", "slate_delete_if", "slotmap_each", "slotmap_erase_if",
     "slotmap_sort", "slotmap_sparse_each", "slotmap_sparse_erase_if",
     "slotmap_sparse_sort", "slotmap_join",
+    "slate_save", "slotmap_save", "slotmap_sparse_save",
 ]
 
 

@@ -157,24 +157,30 @@ pub struct slate_snapshot_info_s {
     pub slots: u32,
 }
 
-/// Runs a save through `write(context, ..)`.
+/// Runs `$save(&mut sink)`, the sink calling `write(context, ..)`:
+/// `SLATE_ERROR_INVALID` for a NULL `write`, else the save's result. A
+/// macro, so that the sink's type stays concrete and every call between
+/// the export and `write` is a plain one (no dynamic call that could
+/// unwind: `make symbols`).
 ///
-/// # Safety
-/// `save`'s contract: `write` is a valid callback for `context`.
-unsafe fn save_with(
-    write: slate_write_f,
-    context: *mut c_void,
-    save: impl FnOnce(&mut dyn FnMut(*const u8, usize) -> i32) -> Result<(), i32>,
-) -> c_int {
-    let Some(f) = write else {
-        return Error::Invalid as c_int;
-    };
-    // SAFETY: the caller's guarantee for `write` and `context`.
-    let mut sink = |p: *const u8, n: usize| unsafe { f(context, p.cast(), n) };
-    match save(&mut sink) {
-        Ok(()) => 0,
-        Err(rc) => rc,
-    }
+/// Safety, at the call: `write` is a valid callback for `context`.
+macro_rules! save_with {
+    ($write:expr, $context:expr, |$s:ident| $save:expr) => {{
+        let (write, context): (slate_write_f, *mut c_void) = ($write, $context);
+        match write {
+            None => Error::Invalid as c_int,
+            Some(f) => {
+                // The caller's guarantee for `write` and `context`; the
+                // macro runs inside the export's `unsafe` block.
+                let mut sink = move |p: *const u8, n: usize| f(context, p.cast(), n);
+                let $s = &mut sink;
+                match $save {
+                    Ok(()) => 0,
+                    Err(rc) => rc,
+                }
+            }
+        }
+    }};
 }
 
 /// The bytes `bytes, length` as a slice: NULL only with `length` 0.
@@ -246,13 +252,11 @@ pub unsafe extern "C" fn slate_save(
     // SAFETY: the caller's guarantee; the save reads the map through the
     // pointer and stops when `write` or `encode` changed it.
     unsafe {
-        save_with(write, context, |s| {
-            snap_map::save(
-                map.cast::<Map>(),
-                c.as_mut().map(|c| c as &mut dyn Codec),
-                s,
-            )
-        })
+        save_with!(write, context, |s| snap_map::save(
+            map.cast::<Map>(),
+            c.as_mut(),
+            s
+        ))
     }
 }
 
@@ -281,8 +285,7 @@ pub unsafe extern "C" fn slate_save_size(
     };
     // SAFETY: the caller's guarantee; the walk stops when `encode`
     // changed the map.
-    match unsafe { snap_map::save_size(map.cast::<Map>(), c.as_mut().map(|c| c as &mut dyn Codec)) }
-    {
+    match unsafe { snap_map::save_size(map.cast::<Map>(), c.as_mut()) } {
         Ok(n) => {
             // SAFETY: the caller's guarantee.
             unsafe { *size = n };
@@ -355,7 +358,7 @@ pub unsafe extern "C" fn slotmap_save(
     }
     // SAFETY: the caller's guarantee; the save reads the slotmap through
     // the pointer and stops when `write` changed it.
-    unsafe { save_with(write, context, |s| snap_sm::save(sm.cast::<SlotMap>(), s)) }
+    unsafe { save_with!(write, context, |s| snap_sm::save(sm.cast::<SlotMap>(), s)) }
 }
 
 /// The exact number of bytes `slotmap_save` writes; 0 for NULL. O(1).
@@ -434,7 +437,7 @@ pub unsafe extern "C" fn slotmap_sparse_save(
         return Error::Invalid as c_int;
     }
     // SAFETY: as in `slotmap_save`.
-    unsafe { save_with(write, context, |s| snap_sp::save(sp.cast::<Sparse>(), s)) }
+    unsafe { save_with!(write, context, |s| snap_sp::save(sp.cast::<Sparse>(), s)) }
 }
 
 /// The exact number of bytes `slotmap_sparse_save` writes; 0 for NULL.

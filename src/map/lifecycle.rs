@@ -162,6 +162,13 @@ impl Map {
 
     /// The allocator the map's next block comes from (a zero-filled map
     /// takes the default in force, see `adopt_allocator`).
+    /// The allocator as the map holds it, read without a lock: a
+    /// zero-filled map's takes effect when it first allocates (see
+    /// `allocator`), and such a map has no entry for a save to encode.
+    pub(crate) fn held_allocator(&self) -> Allocator {
+        self.alloc
+    }
+
     pub(crate) fn allocator(&self) -> Allocator {
         if self.epoch == 0 {
             Allocator::current()

@@ -80,7 +80,8 @@ impl SlotMap {
 
     /// Rows `0 .. len` of column `c` (below `columns`).
     pub(crate) fn column_bytes(&self, c: usize) -> &[u8] {
-        let n = self.len as usize * self.sizes()[c] as usize;
+        let size = self.sizes().get(c).copied().unwrap_or(0);
+        let n = self.len as usize * size as usize;
         if n == 0 {
             return &[];
         }

@@ -15,6 +15,7 @@
 //! rules in SPEC §6c's order, so the first rule broken gives the code.
 
 use core::mem::size_of;
+use core::ptr;
 
 use xxhash_rust::xxh3::{xxh3_64, Xxh3Default};
 
@@ -93,8 +94,8 @@ const CHUNK: usize = 16 * 1024;
 
 /// A save in progress: hashes and hands out bytes in order, and after
 /// every call to `write` makes sure the structure `H` did not change.
-pub(crate) struct Writer<'w, H: Header> {
-    sink: &'w mut dyn FnMut(*const u8, usize) -> i32,
+pub(crate) struct Writer<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> {
+    sink: &'w mut S,
     hash: Xxh3Default,
     stage: [u8; STAGE],
     used: usize,
@@ -102,7 +103,7 @@ pub(crate) struct Writer<'w, H: Header> {
     stamp: Stamp,
 }
 
-impl<'w, H: Header> Writer<'w, H> {
+impl<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> Writer<'w, H, S> {
     /// A writer for a snapshot of the structure at `watched`, whose
     /// header is written first.
     ///
@@ -112,10 +113,10 @@ impl<'w, H: Header> Writer<'w, H> {
     /// and then stops).
     pub(crate) unsafe fn new(
         watched: *const H,
-        sink: &'w mut dyn FnMut(*const u8, usize) -> i32,
+        sink: &'w mut S,
         kind: u32,
         total: u64,
-    ) -> Writer<'w, H> {
+    ) -> Writer<'w, H, S> {
         // SAFETY: the caller's guarantee.
         let stamp = Stamp::of(unsafe { &*watched });
         let mut w = Writer {
@@ -164,15 +165,21 @@ impl<'w, H: Header> Writer<'w, H> {
     }
 
     /// Adds small bytes (fields, padding) to the stage.
-    pub(crate) fn put(&mut self, mut bytes: &[u8]) -> Saved {
-        while !bytes.is_empty() {
-            if self.used == STAGE {
+    pub(crate) fn put(&mut self, bytes: &[u8]) -> Saved {
+        let (mut from, mut left) = (bytes.as_ptr(), bytes.len());
+        while left > 0 {
+            if self.used >= STAGE {
                 self.flush()?;
             }
-            let n = bytes.len().min(STAGE - self.used);
-            self.stage[self.used..self.used + n].copy_from_slice(&bytes[..n]);
+            let n = left.min(STAGE - self.used);
+            // SAFETY: `used < STAGE`, so the stage has `n` bytes of room
+            // from `used`; `from` has `left >= n` bytes of `bytes`.
+            unsafe {
+                ptr::copy_nonoverlapping(from, self.stage.as_mut_ptr().add(self.used), n);
+                from = from.add(n);
+            }
             self.used += n;
-            bytes = &bytes[n..];
+            left -= n;
         }
         Ok(())
     }
@@ -194,7 +201,7 @@ impl<'w, H: Header> Writer<'w, H> {
 
     /// The zero bytes after an `n`-byte payload.
     pub(crate) fn pad(&mut self, n: u64) -> Saved {
-        self.put(&[0u8; ALIGN][..padding(n)])
+        self.put([0u8; ALIGN].get(..padding(n)).unwrap_or(&[]))
     }
 
     /// Hands out `len` bytes at `p` straight from the structure, in chunks.
@@ -233,7 +240,16 @@ impl<'w, H: Header> Writer<'w, H> {
     /// The checksum, and the last call to `write`.
     pub(crate) fn finish(mut self) -> Saved {
         self.flush()?;
-        let sum = self.hash.digest().to_le_bytes();
+        let mut sum = 0u64;
+        // Under the guard, as the hash's updates are (see `emit`).
+        if crate::ffi::guard(|| {
+            sum = self.hash.digest();
+            Ok(())
+        }) != 0
+        {
+            return Err(Error::Invalid as i32);
+        }
+        let sum = sum.to_le_bytes();
         // SAFETY: a local array, which `write` cannot change.
         unsafe { self.emit(sum.as_ptr(), sum.len()) }
     }
@@ -245,9 +261,9 @@ impl<'w, H: Header> Writer<'w, H> {
 /// # Safety
 /// `p` has `len` readable bytes (until `write` is called); `watched` as
 /// for `Writer::new`.
-unsafe fn emit<H: Header>(
+unsafe fn emit<H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
     hash: &mut Xxh3Default,
-    sink: &mut dyn FnMut(*const u8, usize) -> i32,
+    sink: &mut S,
     watched: *const H,
     stamp: &Stamp,
     p: *const u8,
@@ -257,7 +273,16 @@ unsafe fn emit<H: Header>(
         return Ok(());
     }
     // SAFETY: the caller's guarantee; nothing has run since.
-    hash.update(unsafe { core::slice::from_raw_parts(p, len) });
+    let bytes = unsafe { core::slice::from_raw_parts(p, len) };
+    // The hash runs under the C layer's guard, which is not on the stack
+    // while `write` runs: a save's frames stay plain (SPEC 3c).
+    if crate::ffi::guard(|| {
+        hash.update(bytes);
+        Ok(())
+    }) != 0
+    {
+        return Err(Error::Invalid as i32);
+    }
     let rc = sink(p, len);
     if rc != 0 {
         return Err(rc);

@@ -56,9 +56,9 @@ pub(crate) trait Codec {
 ///
 /// # Safety
 /// `this` points to a live map; `encode` may change it.
-unsafe fn records_size<'c>(
+unsafe fn records_size(
     this: *const Map,
-    mut codec: Option<&mut (dyn Codec + 'c)>,
+    mut codec: Option<&mut (impl Codec + ?Sized)>,
 ) -> Result<u64, i32> {
     // SAFETY: the caller's guarantee.
     let stamp = Stamp::of(unsafe { &*this });
@@ -103,7 +103,7 @@ unsafe fn records_size<'c>(
 /// As for `save`.
 pub(crate) unsafe fn save_size(
     this: *const Map,
-    codec: Option<&mut dyn Codec>,
+    codec: Option<&mut (impl Codec + ?Sized)>,
 ) -> Result<u64, i32> {
     // SAFETY: the caller's guarantee.
     let records = unsafe { records_size(this, codec)? };
@@ -138,12 +138,6 @@ impl Scratch {
     }
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        self.release();
-    }
-}
-
 /// Writes the snapshot of the map at `this` through `sink`, its values
 /// as integers (`codec` `None`) or through `codec`.
 ///
@@ -152,13 +146,13 @@ impl Drop for Scratch {
 /// save then stops with `Error::Invalid`).
 pub(crate) unsafe fn save(
     this: *const Map,
-    mut codec: Option<&mut dyn Codec>,
-    sink: &mut dyn FnMut(*const u8, usize) -> i32,
+    mut codec: Option<&mut (impl Codec + ?Sized)>,
+    sink: &mut (impl FnMut(*const u8, usize) -> i32 + ?Sized),
 ) -> Saved {
     // SAFETY: the caller's guarantee; nothing has been written yet.
     let records = unsafe { records_size(this, codec.as_deref_mut())? };
     // SAFETY: as above; `records_size` stopped if the map changed.
-    let (count, alloc) = unsafe { ((*this).len(), (*this).allocator()) };
+    let (count, alloc) = unsafe { ((*this).len(), (*this).held_allocator()) };
     let total = SMALLEST as u64 + section_size(HEAD) + section_size(records);
     let values = if codec.is_some() {
         VALUES_CODEC
@@ -173,11 +167,33 @@ pub(crate) unsafe fn save(
     w.u32(values)?;
     w.u32(0)?;
     w.section(MAPE, records)?;
+    // No destructor: every frame between the export and a callback is a
+    // plain frame (SPEC 3c). The buffer is released below; a callback
+    // that leaves by `longjmp` leaves it allocated.
     let mut scratch = Scratch {
         alloc,
         bytes: ptr::null_mut(),
         capacity: 0,
     };
+    // SAFETY: the caller's guarantee.
+    let saved = unsafe { records_into(&mut w, codec, &mut scratch, this, records) };
+    scratch.release();
+    saved?;
+    w.pad(records)?;
+    w.finish()
+}
+
+/// The records of the map at `this` (`records` bytes), through `w`.
+///
+/// # Safety
+/// As for [`save`].
+unsafe fn records_into<H: crate::stamp::Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
+    w: &mut Writer<'_, H, S>,
+    mut codec: Option<&mut (impl Codec + ?Sized)>,
+    scratch: &mut Scratch,
+    this: *const Map,
+    records: u64,
+) -> Saved {
     let mut written = 0u64;
     let mut stop: Saved = Ok(());
     let mut record = |k: *const u8, n: u32, v: *mut c_void| -> Saved {
@@ -193,7 +209,7 @@ pub(crate) unsafe fn save(
                 8
             }
             Some(c) => {
-                let len = encode(c, &mut scratch, v, &w)?;
+                let len = encode(c, scratch, v, w)?;
                 if written + 8 + n as u64 + len as u64 > records {
                     return Err(Error::Invalid as i32);
                 }
@@ -225,17 +241,16 @@ pub(crate) unsafe fn save(
     if written != records {
         return Err(Error::Invalid as i32);
     }
-    w.pad(records)?;
-    w.finish()
+    Ok(())
 }
 
 /// One value's bytes in the scratch buffer, growing it once when they do
 /// not fit: their length.
-fn encode<'c, H: crate::stamp::Header>(
-    c: &mut (dyn Codec + 'c),
+fn encode<H: crate::stamp::Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
+    c: &mut (impl Codec + ?Sized),
     scratch: &mut Scratch,
     v: *mut c_void,
-    w: &Writer<'_, H>,
+    w: &Writer<'_, H, S>,
 ) -> Result<u32, i32> {
     for _ in 0..2 {
         let mut len = 0u32;

@@ -43,7 +43,7 @@ pub(crate) fn save_size(sm: &SlotMap) -> u64 {
 /// stops with `Error::Invalid`).
 pub(crate) unsafe fn save(
     this: *const SlotMap,
-    sink: &mut dyn FnMut(*const u8, usize) -> i32,
+    sink: &mut (impl FnMut(*const u8, usize) -> i32 + ?Sized),
 ) -> Saved {
     // SAFETY: the caller's guarantee; nothing has been written yet.
     let sm = unsafe { &*this };
@@ -68,7 +68,7 @@ pub(crate) unsafe fn save(
         w.u32(v)?;
     }
     w.u32(0)?;
-    for &size in &h.sizes[..h.columns as usize] {
+    for &size in h.sizes.iter().take(h.columns as usize) {
         w.u32(size)?;
     }
     w.pad(n)?;
@@ -88,7 +88,7 @@ pub(crate) unsafe fn save(
         }
     }
     w.pad(n)?;
-    for &(p, len) in &columns[..h.columns as usize] {
+    for &(p, len) in columns.iter().take(h.columns as usize) {
         w.section(SLTC, len as u64)?;
         // SAFETY: column `c`'s rows, while the slotmap is unchanged.
         unsafe { w.direct(p, len)? };

@@ -36,14 +36,16 @@ pub(crate) fn save_size(sp: &Sparse) -> u64 {
 /// stops with `Error::Invalid`).
 pub(crate) unsafe fn save(
     this: *const Sparse,
-    sink: &mut dyn FnMut(*const u8, usize) -> i32,
+    sink: &mut (impl FnMut(*const u8, usize) -> i32 + ?Sized),
 ) -> Saved {
     // SAFETY: the caller's guarantee; nothing has been written yet.
     let sp = unsafe { &*this };
     let sizes = sp.sizes();
     let columns = sizes.len();
     let mut fixed = [0u32; MAX_COLUMNS];
-    fixed[..columns].copy_from_slice(sizes);
+    for (f, &size) in fixed.iter_mut().zip(sizes) {
+        *f = size;
+    }
     let len = sp.len();
     let keys = sp.keys().as_ptr();
     let mut parts = [(core::ptr::null::<u8>(), 0usize); MAX_COLUMNS];
@@ -60,7 +62,7 @@ pub(crate) unsafe fn save(
     w.section(SPSH, n)?;
     w.u32(columns as u32)?;
     w.u32(len)?;
-    for &size in &fixed[..columns] {
+    for &size in fixed.iter().take(columns) {
         w.u32(size)?;
     }
     w.pad(n)?;
@@ -77,7 +79,7 @@ pub(crate) unsafe fn save(
         }
     }
     w.pad(n)?;
-    for &(p, bytes) in &parts[..columns] {
+    for &(p, bytes) in parts.iter().take(columns) {
         w.section(SPSC, bytes as u64)?;
         // SAFETY: the column's rows, while the set is unchanged.
         unsafe { w.direct(p, bytes)? };

@@ -23,7 +23,8 @@ impl Sparse {
 
     /// Rows `0 .. len` of column `c` (below `columns`).
     pub(crate) fn column_bytes(&self, c: usize) -> &[u8] {
-        let n = self.len as usize * self.sizes()[c] as usize;
+        let size = self.sizes().get(c).copied().unwrap_or(0);
+        let n = self.len as usize * size as usize;
         if n == 0 {
             return &[];
         }
@@ -62,7 +63,8 @@ impl Sparse {
     /// Fills rows `0 .. len` of column `c` from `bytes`, which must be
     /// exactly that long (else nothing is written and false returned).
     pub(crate) fn fill_column(&mut self, c: usize, bytes: &[u8]) -> bool {
-        let n = self.len as usize * self.sizes()[c] as usize;
+        let size = self.sizes().get(c).copied().unwrap_or(0);
+        let n = self.len as usize * size as usize;
         if bytes.len() != n {
             return false;
         }

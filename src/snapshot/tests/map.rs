@@ -104,10 +104,10 @@ fn save(m: &Map, codec: Option<&mut Table>) -> Vec<u8> {
     match codec {
         None => {
             // SAFETY: a live map nothing changes.
-            unsafe { snap_map::save(m, None, &mut sink(&mut out)) }.unwrap();
+            unsafe { snap_map::save(m, None::<&mut dyn Codec>, &mut sink(&mut out)) }.unwrap();
             // SAFETY: as above.
             assert_eq!(
-                unsafe { snap_map::save_size(m, None) },
+                unsafe { snap_map::save_size(m, None::<&mut dyn Codec>) },
                 Ok(out.len() as u64)
             );
         }
