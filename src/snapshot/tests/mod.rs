@@ -367,7 +367,9 @@ const LAYOUTS: &[&[u32]] = &[&[8], &[1, 3, 16, 255]];
 
 #[test]
 fn slotmap_round_trips_in_every_state() {
-    for &sizes in LAYOUTS {
+    // Under Miri, the layout of several columns only.
+    let layouts = if cfg!(miri) { &LAYOUTS[1..] } else { LAYOUTS };
+    for &sizes in layouts {
         for &name in STATES {
             let (mut m, mut keys) = state(name, sizes);
             let bytes = save_sm(&m);
