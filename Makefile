@@ -57,7 +57,7 @@ TEST_HEADERS := $(wildcard c-tests/support/*.h) cpp-tests/platform.h include/sla
 
 .PHONY: setup all lib demo doc test check check-suites header check-header rust-test rust-lint miri c-test \
         clang-test lto-test header-strict valgrind install-test examples doc-blocks test-cross test-wasm panic-abort-test sanitize compile-fail symbols probe-fence cli cli-test \
-        soak fuzz fuzz-smoke tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-growth clean
+        soak miri-snapshot fuzz fuzz-smoke tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-growth clean
 
 all: lib
 
@@ -200,6 +200,12 @@ rust-test:
 # shrink their loops under cfg(miri).
 miri:
 	scripts/run-suite.sh miri scripts/cargo-test.sh +nightly miri --lib
+
+# Miri over every snapshot test, those that take minutes under it too
+# (round trips in every state, every truncation, bit flip and failed
+# allocation): about half an hour, so not part of `make test`.
+miri-snapshot:
+	scripts/run-suite.sh miri-snapshot scripts/cargo-test.sh +nightly miri --lib snapshot -- --include-ignored
 
 # Every build of a C suite, one rule each: $(B)/SUITE-BUILD from the
 # suite's units and headers, and the library that build links.

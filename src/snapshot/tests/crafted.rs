@@ -239,6 +239,7 @@ fn huge_counts_in_a_tiny_snapshot_allocate_nothing_large() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn every_failed_allocation_changes_nothing() {
     for name in ["filled", "churn"] {
         let (mut m, _) = state(name, &[8, 4]);
@@ -285,6 +286,7 @@ fn every_failed_allocation_changes_nothing() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn a_save_stops_at_a_failed_write_or_a_change() {
     let (mut m, keys) = state("churn", &[8]);
     let mut calls = 0;
@@ -376,6 +378,7 @@ pub(super) fn set_state(name: &str) -> (Sparse, Vec<u64>) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn sets_round_trip() {
     for name in ["fresh", "columns", "membership", "high", "sorted"] {
         let (mut s, keys) = set_state(name);

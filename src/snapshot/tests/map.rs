@@ -263,6 +263,7 @@ fn same(a: &Map, b: &Map, codec: Option<&Table>) {
 // ---- round trips ------------------------------------------------------------------
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn integer_values_round_trip_in_every_state() {
     for name in STATES {
         let mut m = state(name, None);
@@ -281,6 +282,7 @@ fn integer_values_round_trip_in_every_state() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn codec_values_round_trip_in_every_state() {
     for name in STATES {
         let mut t = Table::default();
@@ -357,6 +359,7 @@ fn a_load_needs_a_map_that_holds_nothing() {
 // ---- damage -------------------------------------------------------------------
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn every_truncation_is_corrupt() {
     for codec in [false, true] {
         let mut t = Table::default();
@@ -373,6 +376,7 @@ fn every_truncation_is_corrupt() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn every_bit_flip_is_rejected_or_loads_a_checked_map() {
     for codec in [false, true] {
         let mut t = Table::default();
@@ -550,7 +554,13 @@ fn codec_records_are_bounded_and_decode_may_reject() {
         |count: u64, r: &[Vec<u8>]| build(KIND_MAP, &[(MAPH, maph(count, 2)), (MAPE, r.concat())]);
     let mut t = Table::default();
     let corrupt = Some(Error::Corrupt as i32);
-    let try_load = |t: &mut Table, b: &[u8]| load(b, Some(t), Allocator::default()).err();
+    let try_load = |t: &mut Table, b: &[u8]| match load(b, Some(t), Allocator::default()) {
+        Ok(mut m) => {
+            m.free();
+            None
+        }
+        Err(e) => Some(e),
+    };
     assert_eq!(
         try_load(&mut t, &img(2, &[rec(b"a", b""), rec(b"b", b"xy")])),
         None
@@ -581,6 +591,7 @@ fn codec_records_are_bounded_and_decode_may_reject() {
 // ---- failures ----------------------------------------------------------------------
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn every_failed_allocation_leaves_the_destination_unchanged() {
     for codec in [false, true] {
         let mut t = Table::default();
@@ -637,6 +648,7 @@ fn a_codec_save_allocates_one_scratch_buffer_from_the_map() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn a_save_stops_at_a_failing_or_changing_callback() {
     for codec in [false, true] {
         let mut t = Table::default();
@@ -718,6 +730,7 @@ fn a_save_stops_at_a_failing_or_changing_callback() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn random_maps_round_trip() {
     let mut rng = Rng(12345);
     let mut model: HashMap<Vec<u8>, usize> = HashMap::new();

@@ -366,6 +366,7 @@ const STATES: &[&str] = &[
 const LAYOUTS: &[&[u32]] = &[&[8], &[1, 3, 16, 255]];
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn slotmap_round_trips_in_every_state() {
     // Under Miri, the layout of several columns only.
     let layouts = if cfg!(miri) { &LAYOUTS[1..] } else { LAYOUTS };
@@ -449,6 +450,7 @@ fn a_load_needs_a_slotmap_that_never_issued_a_key() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn every_truncation_is_corrupt() {
     for &name in &["fresh", "churn", "retired", "sorted"] {
         let (mut m, _) = state(name, &[4, 3]);
@@ -482,6 +484,7 @@ fn as_rewritten(bytes: &[u8]) -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn every_bit_flip_is_rejected_or_loads_a_checked_state() {
     let (mut m, _) = state("retired", &[2]);
     // A little churn so the image has vacant, occupied and retired slots.
@@ -509,6 +512,7 @@ fn every_bit_flip_is_rejected_or_loads_a_checked_state() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn every_bit_flip_of_a_set_is_rejected_or_loads_a_checked_set() {
     let (mut s, _) = set_state("columns");
     let bytes = save_sp(&s);
