@@ -216,6 +216,13 @@ fn crafted_envelopes() {
 
 #[test]
 fn huge_counts_in_a_tiny_snapshot_allocate_nothing_large() {
+    // 2^32 - 2 slots or keys cannot be addressed on a 32-bit target: the
+    // header says so (`Full`) before the short body is read (`Corrupt`).
+    let unaddressable = if cfg!(target_pointer_width = "32") {
+        Error::Full
+    } else {
+        Error::Corrupt
+    };
     for (len, slots) in [(TOP - 1, TOP - 1), (0, TOP - 1), (1000, 1000)] {
         let mut h = vec![1, len, slots, NONE, 0];
         h.extend_from_slice(&FIRST);
@@ -224,7 +231,12 @@ fn huge_counts_in_a_tiny_snapshot_allocate_nothing_large() {
         assert!(bytes.len() < 200);
         let mut m = SlotMap::new(&[8], counting()).unwrap();
         reset(u64::MAX);
-        assert_eq!(snap_sm::load(&mut m, &bytes), Err(Error::Corrupt));
+        let want = if slots == TOP - 1 {
+            unaddressable
+        } else {
+            Error::Corrupt
+        };
+        assert_eq!(snap_sm::load(&mut m, &bytes), Err(want));
         assert_eq!(ALLOCS.with(Cell::get), 0);
     }
     // A set claiming 2^32 - 2 keys.
@@ -234,7 +246,7 @@ fn huge_counts_in_a_tiny_snapshot_allocate_nothing_large() {
     );
     let mut s = Sparse::new(&[], counting()).unwrap();
     reset(u64::MAX);
-    assert_eq!(snap_sp::load(&mut s, &bytes), Err(Error::Corrupt));
+    assert_eq!(snap_sp::load(&mut s, &bytes), Err(unaddressable));
     assert_eq!(ALLOCS.with(Cell::get), 0);
 }
 
