@@ -121,6 +121,9 @@ impl Map {
         } else if self.uniform != Uniform::UNKNOWN {
             fail!("{:?}", self.uniform);
         }
+        if self.kinds != self.uniform.far(false) {
+            fail!("writes see {:?} in a map of {:?}", self.kinds, self.uniform);
+        }
         if used != self.len {
             fail!("map length {} but tables hold {}", self.len, used);
         }

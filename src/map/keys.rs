@@ -195,7 +195,7 @@ impl Map {
         value: *mut c_void,
         done: impl FnOnce(Result<U::Out, Error>) -> R,
     ) -> R {
-        if self.uniform != Uniform::usual::<K>(n) {
+        if self.kinds != Uniform::usual::<K>(n) {
             return upsert_other::<G, U, K, R>(self, *n, value, done);
         }
         let h = self.hash(n);

@@ -47,7 +47,7 @@ impl Map {
         }
         self.root = ptr::null_mut();
         self.mode = Mode::Empty;
-        self.uniform = Uniform::UNKNOWN;
+        self.set_uniform(Uniform::UNKNOWN);
         self.set_depth(0);
     }
 
@@ -100,6 +100,7 @@ impl Map {
             seed: self.seed,
             root: ptr::null_mut(),
             uniform: self.uniform,
+            kinds: self.kinds,
             mode: self.mode,
             pinned: self.pinned,
             shift: self.shift,
@@ -190,6 +191,7 @@ impl Map {
             seed,
             root: ptr::null_mut(),
             uniform: Uniform::UNKNOWN,
+            kinds: Uniform::UNKNOWN,
             mode: Mode::Empty,
             pinned: self.pinned,
             shift: 63,
@@ -207,6 +209,7 @@ impl Map {
         self.root = built.root;
         self.mode = built.mode;
         self.uniform = built.uniform;
+        self.kinds = built.kinds;
         self.shift = built.shift;
         self.alloc = built.alloc;
         self.ensure_epoch();

@@ -66,6 +66,9 @@ pub struct Map {
     /// prefetch: what a lookup checks instead of the map's mode, its
     /// table's kind and its depth. Set by `set_uniform` and `set_depth`.
     uniform: Uniform,
+    /// `uniform` without its far bit: what a write checks, since a map
+    /// past the caches writes as one within them. Set with `uniform`.
+    kinds: Uniform,
     mode: Mode,
     /// 1 when the seed is the caller's (`slate_pin_seed`): kept when the
     /// map empties, clears or is freed.
@@ -256,6 +259,7 @@ impl Map {
             seed: Seed::drawn(),
             root: ptr::null_mut(),
             uniform: Uniform::UNKNOWN,
+            kinds: Uniform::UNKNOWN,
             mode: Mode::Empty,
             pinned: 0,
             shift: 63,
@@ -319,6 +323,7 @@ impl Map {
     /// a map of the depth it has.
     pub(super) fn set_uniform(&mut self, u: Uniform) {
         self.uniform = u.far(self.prefetches());
+        self.kinds = u.far(false);
     }
 
     /// Whether maps of this depth prefetch slots (`PREFETCH_DEPTH`); read

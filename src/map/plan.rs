@@ -124,6 +124,7 @@ impl Map {
             seed,
             root: ptr::null_mut(),
             uniform: Uniform::UNKNOWN,
+            kinds: Uniform::UNKNOWN,
             mode: Mode::Empty,
             pinned: self.pinned,
             shift: 63,
