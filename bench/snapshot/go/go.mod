@@ -1,0 +1,3 @@
+module slatebench/snapshot
+
+go 1.24
