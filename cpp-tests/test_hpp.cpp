@@ -1,7 +1,7 @@
 /*
  * test_hpp.cpp -- tests of include/slate.hpp, the C++17 wrappers
  * (slate::map, slate::slotmap<T>, slate::sparse<T>, slate::sparse<void>,
- * slate::join, slate::key, slate::status, slate::error).
+ * slate::join, slate::key, slate::status, slate::error, save / load).
  *
  * Build and run (from the repository root):
  *   cargo build --release
@@ -15,9 +15,9 @@
  * when M is 0. The differential test's PRNG seed is printed on stderr;
  * SLATE_HPP_SEED=<n> replays another one.
  *
- * Compile-time negative tests: each SLATE_HPP_COMPILE_FAIL=<n> below, 1..15,
+ * Compile-time negative tests: each SLATE_HPP_COMPILE_FAIL=<n> below, 1..16,
  * must make this file fail to compile (with -fsyntax-only), e.g.
- *   for n in $(seq 1 15); do g++ -std=c++17 -Iinclude -Ic-tests/support -fsyntax-only \
+ *   for n in $(seq 1 16); do g++ -std=c++17 -Iinclude -Ic-tests/support -fsyntax-only \
  *     -DSLATE_HPP_COMPILE_FAIL=$n cpp-tests/test_hpp.cpp 2>/dev/null \
  *     && echo "case $n compiled"; done
  * prints nothing.
@@ -337,6 +337,9 @@ static void compile_fail() {
 #elif SLATE_HPP_COMPILE_FAIL == 15
   slate::sparse<void> s;
   s.sort(); /* a membership set has nothing to sort */
+#elif SLATE_HPP_COMPILE_FAIL == 16
+  slate::slotmap<int> s;
+  (void)s.save([](const void*, std::size_t) { return true; }); /* a save's write returns void or int */
 #endif
 }
 #endif
@@ -3926,6 +3929,599 @@ static void test_sparse_move_clone_allocator() {
   CHECK_EQ_U64(fail.live, 0);
 }
 
+/* ------------------------------------------------------------------------ */
+/* snapshots: save / load (SPEC §6c)                                         */
+/* ------------------------------------------------------------------------ */
+
+using bytes_t = std::vector<unsigned char>;
+
+/* A save's write that appends every piece to a std::string. */
+struct string_writer {
+  std::string* out;
+  int calls = 0;
+  void operator()(const void* bytes, std::size_t length) {
+    out->append(static_cast<const char*>(bytes), length);
+    calls++;
+  }
+};
+
+static bool same_bytes(const bytes_t& a, const std::string& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
+}
+
+static slate_snapshot_info_s snapshot_info_of(const void* bytes, std::size_t length) {
+  slate_snapshot_info_s info;
+  std::memset(&info, 0xA5, sizeof info);
+  CHECK_EQ_INT(slate_snapshot_info(bytes, length, &info), SLATE_OK);
+  return info;
+}
+
+static int slotmap_check_of(const slotmap_s* s) {
+  char message[256] = "";
+  int rc = slotmap_check(s, message, static_cast<uint32_t>(sizeof message));
+  if (rc != SLATE_OK) fprintf(stderr, "slotmap_check: %d: %s\n", rc, message);
+  return rc;
+}
+
+static int sparse_check_of(const slotmap_sparse_s* s) {
+  char message[256] = "";
+  int rc = slotmap_sparse_check(s, message, static_cast<uint32_t>(sizeof message));
+  if (rc != SLATE_OK) fprintf(stderr, "slotmap_sparse_check: %d: %s\n", rc, message);
+  return rc;
+}
+
+/* The loads every snapshot refuses the same way, whatever the destination
+   type: cut short, one byte damaged, one byte too many, null bytes. Each
+   leaves `dest` empty and still a destination. */
+template <class Dest>
+static void check_refused_bytes(const bytes_t& bytes) {
+  Dest dest;
+  int bad = 0;
+  const std::size_t cuts[] = {0, 1, 8, 39, 40, 47, bytes.size() / 2, bytes.size() - 8, bytes.size() - 1};
+  for (std::size_t cut : cuts) bad += dest.load(bytes.data(), cut).code() != SLATE_ERROR_CORRUPT;
+  CHECK_EQ_INT(bad, 0);
+  bytes_t damaged = bytes;
+  damaged[damaged.size() / 2] ^= 0x10;
+  CHECK_EQ_INT(dest.load(damaged.data(), damaged.size()).code(), SLATE_ERROR_CORRUPT);
+  bytes_t longer = bytes;
+  longer.push_back(0);
+  CHECK_EQ_INT(dest.load(longer.data(), longer.size()).code(), SLATE_ERROR_CORRUPT);
+  CHECK_EQ_INT(dest.load(nullptr, 0).code(), SLATE_ERROR_CORRUPT);
+  CHECK_EQ_INT(dest.load(nullptr, bytes.size()).code(), SLATE_ERROR_INVALID);
+  CHECK(dest.empty());
+  CHECK(dest.load(bytes.data(), bytes.size()).ok());
+  CHECK(!dest.empty());
+}
+
+/* A codec for map values that are std::string*: saved as the string's
+   bytes, loaded as a new std::string. Counts what it decoded and discarded,
+   and fails on request. */
+struct string_codec_s {
+  int encode_fails_with = 0; /* non-zero: every encode returns it */
+  bool fail_writing = false;  /* ... only those given room, after 20 of them */
+  int writings = 0;
+  int decode_fail_at = -1;   /* the decode that returns 9 */
+  int decodes = 0;
+  long live = 0; /* strings decoded and not yet discarded or deleted */
+};
+static int string_encode(void* context, void* value, void* buffer, uint32_t capacity, uint32_t* length) {
+  auto* c = static_cast<string_codec_s*>(context);
+  if (c->encode_fails_with != 0 && (!c->fail_writing || (capacity > 0 && ++c->writings > 20))) {
+    return c->encode_fails_with;
+  }
+  const std::string& s = *static_cast<const std::string*>(value);
+  *length = static_cast<uint32_t>(s.size());
+  if (s.size() <= capacity && !s.empty()) std::memcpy(buffer, s.data(), s.size());
+  return 0;
+}
+static int string_decode(void* context, const void* bytes, uint32_t length, void** value) {
+  auto* c = static_cast<string_codec_s*>(context);
+  if (c->decodes++ == c->decode_fail_at) return 9;
+  *value = length == 0 ? new std::string() : new std::string(static_cast<const char*>(bytes), length);
+  c->live++;
+  return 0;
+}
+static void string_discard(void* context, void* value) {
+  static_cast<string_codec_s*>(context)->live--;
+  delete static_cast<std::string*>(value);
+}
+
+static void test_snapshot_map() {
+  TEST_SECTION("snapshots: map save / load, into a vector and through a callable");
+  slate::map m;
+  m.set("alpha", P(1));
+  m.set(std::string("nul\0key", 7), P(2));
+  m.set("", P(3));
+  m.set(int64_t{-5}, P(4));
+  m.set(uint64_t{5}, slate::to_value(-7));
+  for (uint64_t i = 0; i < 500; i++) m.set(i + 100, P(static_cast<uintptr_t>(i * 3)));
+
+  const bytes_t bytes = m.save();
+  CHECK_EQ_U64(bytes.size(), m.save_size());
+  uint64_t size = 0;
+  CHECK(m.save_size(nullptr, size).ok());
+  CHECK_EQ_U64(size, bytes.size());
+  CHECK(m.save() == bytes); /* an unchanged map saves the same bytes */
+  slate_snapshot_info_s info = snapshot_info_of(bytes.data(), bytes.size());
+  CHECK_EQ_INT(info.kind, SLATE_SNAPSHOT_MAP);
+  CHECK_EQ_U64(info.count, m.size());
+  CHECK_EQ_INT(info.values, SLATE_SNAPSHOT_VALUES_INTEGERS);
+  CHECK_EQ_U64(info.length, bytes.size());
+
+  /* through callables: the same bytes, in pieces; void and int returns */
+  std::string streamed;
+  string_writer w{&streamed};
+  CHECK(m.save(w).ok());
+  CHECK(same_bytes(bytes, streamed));
+  CHECK(w.calls > 1);
+  std::string streamed_int;
+  CHECK(m.save([&](const void* p, std::size_t n) -> int {
+           streamed_int.append(static_cast<const char*>(p), n);
+           return 0;
+         }).ok());
+  CHECK(same_bytes(bytes, streamed_int));
+
+  /* loads: the same keys with the same values, the invariants hold */
+  slate::map back;
+  CHECK(back.load(bytes.data(), bytes.size()).ok());
+  CHECK(back == m);
+  CHECK_MAP_OK(back.native());
+  CHECK(back.get(std::string_view("nul\0key", 7)) == std::optional<void*>(P(2)));
+  CHECK(back.get(int64_t{-5}) == std::optional<void*>(P(4)));
+  CHECK(slate::from_value<int>(*back.get(uint64_t{5})) == -7);
+  CHECK_EQ_U64(back.save_size(), bytes.size());
+  slate::map pinned; /* a pinned destination keeps its seed: the streamed copy loads the same */
+  CHECK(pinned.try_pin_seed(99).ok());
+  CHECK(pinned.load(streamed.data(), streamed.size()).ok());
+  CHECK(pinned == m);
+
+  /* save(out) appends */
+  bytes_t out{'x', 'y', 'z'};
+  CHECK(m.save(out).ok());
+  CHECK_EQ_U64(out.size(), 3 + bytes.size());
+  CHECK(out[0] == 'x' && out[2] == 'z');
+  CHECK(std::equal(bytes.begin(), bytes.end(), out.begin() + 3));
+  CHECK_EQ_U64(snapshot_info_of(out.data() + 3, out.size() - 3).length, bytes.size());
+
+  /* a used destination: INVALID, unchanged, until it holds no memory */
+  slate::map used;
+  used.set("keep", P(8));
+  CHECK_EQ_INT(used.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(used.size(), 1);
+  CHECK(used.get("keep") == std::optional<void*>(P(8)));
+  CHECK(used.erase("keep"));
+  CHECK_EQ_INT(used.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_INVALID); /* empty, holds memory */
+  CHECK(used.empty());
+  CHECK(used.try_compact().ok()); /* empty: gives its memory back */
+  CHECK(used.load(bytes.data(), bytes.size()).ok());
+  CHECK(used == m);
+  CHECK_EQ_INT(back.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_INVALID);
+  back = slate::map(); /* a new map is a destination */
+  CHECK(back.load(bytes.data(), bytes.size()).ok());
+  CHECK(back == m);
+
+  check_refused_bytes<slate::map>(bytes);
+
+  /* another kind: UNSUPPORTED both ways, the destinations unchanged */
+  slate::slotmap<int> sm;
+  CHECK_EQ_INT(sm.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  CHECK(sm.empty());
+  sm.insert(1);
+  const bytes_t sm_bytes = sm.save();
+  slate::map not_a_slotmap;
+  CHECK_EQ_INT(not_a_slotmap.load(sm_bytes.data(), sm_bytes.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  CHECK(not_a_slotmap.empty());
+
+  TEST_SECTION("snapshots: map values through a codec");
+  string_codec_s counts;
+  const slate_value_codec_s codec{string_encode, string_decode, string_discard, &counts};
+  std::vector<std::string> texts;
+  for (int i = 0; i < 40; i++) texts.push_back(std::string(static_cast<std::size_t>(i * 5), char('a' + i % 26)));
+  slate::map named;
+  for (std::size_t i = 0; i < texts.size(); i++) named.set(i, &texts[i]);
+  const bytes_t coded = named.save(&codec);
+  CHECK_EQ_INT(snapshot_info_of(coded.data(), coded.size()).values, SLATE_SNAPSHOT_VALUES_CODEC);
+  CHECK(named.save_size(&codec, size).ok());
+  CHECK_EQ_U64(size, coded.size());
+  std::string coded_streamed;
+  CHECK(named.save(string_writer{&coded_streamed}, &codec).ok());
+  CHECK(same_bytes(coded, coded_streamed));
+  slate::map decoded;
+  CHECK(decoded.load(coded.data(), coded.size(), &codec).ok());
+  CHECK_EQ_U64(decoded.size(), texts.size());
+  CHECK_EQ_INT(counts.live, static_cast<long>(texts.size()));
+  int bad = 0;
+  for (std::size_t i = 0; i < texts.size(); i++) {
+    auto v = decoded.get(i);
+    bad += !v || *static_cast<std::string*>(*v) != texts[i] || *v == &texts[i];
+  }
+  CHECK_EQ_INT(bad, 0);
+  decoded.for_each([&](std::string_view, void* v) { string_discard(&counts, v); });
+  CHECK_EQ_INT(counts.live, 0);
+
+  /* the other value encoding: UNSUPPORTED, nothing decoded */
+  slate::map wrong;
+  CHECK_EQ_INT(wrong.load(coded.data(), coded.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  CHECK_EQ_INT(wrong.load(bytes.data(), bytes.size(), &codec).code(), SLATE_ERROR_UNSUPPORTED);
+  CHECK(wrong.empty());
+  /* a decode that refuses: its code; every value decoded before discarded */
+  counts.decodes = 0;
+  counts.decode_fail_at = 25;
+  CHECK_EQ_INT(wrong.load(coded.data(), coded.size(), &codec).code(), 9);
+  CHECK_EQ_INT(counts.decodes, 26);
+  CHECK_EQ_INT(counts.live, 0);
+  CHECK(wrong.empty());
+  counts.decode_fail_at = -1;
+  /* an encode that refuses: its code from every save; out unchanged */
+  counts.encode_fails_with = 7;
+  bytes_t kept{1, 2};
+  CHECK_EQ_INT(named.save(kept, &codec).code(), 7);
+  CHECK((kept == bytes_t{1, 2}));
+  CHECK_EQ_INT(named.save(string_writer{&coded_streamed}, &codec).code(), 7);
+  CHECK_EQ_INT(named.save_size(&codec, size).code(), 7);
+#if TEST_HAVE_EXCEPTIONS
+  CHECK_EQ_INT(slate_error_of([&] { (void)named.save(&codec); }), 7);
+#endif
+  /* save_size passes, the save stops after writing some of it (values of
+     8 KiB: more than the save buffers before it writes) */
+  counts.fail_writing = true;
+  std::vector<std::string> long_texts(40, std::string(8192, 'q'));
+  slate::map long_named;
+  for (std::size_t i = 0; i < long_texts.size(); i++) long_named.set(i, &long_texts[i]);
+  CHECK(long_named.save_size(&codec, size).ok());
+  std::size_t written = 0;
+  CHECK_EQ_INT(long_named.save([&](const void*, std::size_t n) { written += n; }, &codec).code(), 7);
+  CHECK(written > 0 && written < size);
+  counts.writings = 0;
+  CHECK_EQ_INT(long_named.save(kept, &codec).code(), 7);
+  CHECK((kept == bytes_t{1, 2}));
+  counts.encode_fails_with = 0;
+  counts.fail_writing = false;
+
+  TEST_SECTION("snapshots: map save stopped by write");
+  /* a non-zero return stops the save and becomes its return */
+  int calls = 0;
+  CHECK_EQ_INT(m.save([&](const void*, std::size_t) { return ++calls == 2 ? 42 : 0; }).code(), 42);
+  CHECK_EQ_INT(calls, 2);
+  calls = 0;
+  CHECK_EQ_INT(m.save([&](const void*, std::size_t) {
+                  calls++;
+                  return SLATE_ERROR_FULL;
+                }).code(),
+               SLATE_ERROR_FULL);
+  CHECK_EQ_INT(calls, 1);
+  /* a write that changes the map: INVALID (SPEC §3c) */
+  slate::map changing = m.clone();
+  CHECK_EQ_INT(changing.save([&](const void*, std::size_t) { changing.set("new", P(1)); }).code(),
+               SLATE_ERROR_INVALID);
+  CHECK(changing.contains("new"));
+#if TEST_HAVE_EXCEPTIONS
+  /* an exception from write: rethrown after the C call, the codec's
+     scratch buffer given back, no further write */
+  counting_s alloc_counts;
+  const slate_allocator_s allocator{counting_allocate, counting_release, &alloc_counts};
+  {
+    slate::map counted = slate::map::with_allocator(allocator);
+    for (std::size_t i = 0; i < texts.size(); i++) counted.set(i, &texts[i]);
+    const uint64_t live = alloc_counts.live, allocations = alloc_counts.allocations;
+    CHECK_EQ_U64(live, info_of(counted.native()).memory);
+    calls = 0;
+    bool caught = false;
+    try {
+      (void)counted.save(
+          [&](const void*, std::size_t) {
+            if (++calls == 3) throw test_exception{38};
+          },
+          &codec);
+    } catch (const test_exception& e) {
+      caught = e.value == 38;
+    }
+    CHECK(caught);
+    CHECK_EQ_INT(calls, 3);
+    CHECK(alloc_counts.allocations > allocations); /* the scratch buffer ... */
+    CHECK_EQ_U64(alloc_counts.live, live);           /* ... went back */
+    CHECK_EQ_U64(counted.save(&codec).size(), coded.size()); /* and the map saves as before */
+  }
+  CHECK_EQ_U64(alloc_counts.live, 0);
+  CHECK_EQ_U64(alloc_counts.bad, 0);
+#endif
+}
+
+/* Every key of `keys` finds in `b` what it finds in `a` (both nothing, or
+   equal rows); returns how many differ. */
+template <class A, class B>
+static int differing_finds(const A& a, const B& b, const std::vector<slate::key>& keys) {
+  int bad = 0;
+  for (slate::key k : keys) {
+    auto* x = a.find(k);
+    auto* y = b.find(k);
+    bad += (x == nullptr) != (y == nullptr) || (x && std::memcmp(x, y, sizeof *x) != 0);
+  }
+  return bad;
+}
+
+static void test_snapshot_slotmap() {
+  TEST_SECTION("snapshots: slotmap<T> save / load, keys keep their meaning");
+  slate::slotmap<particle> s;
+  std::vector<slate::key> keys, stale;
+  for (int i = 0; i < 300; i++) {
+    keys.push_back(s.insert({float(i), float(-i), i, uint32_t(i) * 7}));
+  }
+  for (std::size_t i = 0; i < keys.size(); i += 3) {
+    CHECK(s.erase(keys[i]));
+    stale.push_back(keys[i]);
+  }
+  slate::key reused = s.insert({1, 2, 3, 4}); /* a slot of a stale key, next generation */
+  keys.push_back(reused);
+
+  const bytes_t bytes = s.save();
+  CHECK_EQ_U64(bytes.size(), s.save_size());
+  CHECK(s.save() == bytes);
+  slate_snapshot_info_s info = snapshot_info_of(bytes.data(), bytes.size());
+  CHECK_EQ_INT(info.kind, SLATE_SNAPSHOT_SLOTMAP);
+  CHECK_EQ_U64(info.count, s.size());
+  CHECK_EQ_INT(info.columns, 1);
+  CHECK_EQ_INT(info.sizes[0], sizeof(particle));
+  std::string streamed;
+  string_writer w{&streamed};
+  CHECK(s.save(w).ok());
+  CHECK(same_bytes(bytes, streamed));
+
+  for (int via = 0; via < 2; via++) {
+    slate::slotmap<particle> back;
+    const void* data = via == 0 ? static_cast<const void*>(bytes.data()) : streamed.data();
+    CHECK(back.load(data, bytes.size()).ok());
+    CHECK_EQ_INT(slotmap_check_of(back.native()), SLATE_OK);
+    CHECK_EQ_U64(back.size(), s.size());
+    CHECK(std::memcmp(back.data(), s.data(), s.size() * sizeof(particle)) == 0); /* dense order too */
+    int bad = 0;
+    for (std::size_t r = 0; r < s.size(); r++) bad += back.key_at(r) != s.key_at(r);
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(differing_finds(s, back, keys), 0);
+    for (slate::key k : stale) bad += back.contains(k);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(back.contains(reused));
+    CHECK(back.save() == bytes); /* the loaded slotmap saves the same bytes */
+    if (via == 1) {
+      /* the next keys are the ones the original issues, and the stale
+         keys stay stale through the reuse of their slots */
+      slate::slotmap<particle> original = s.clone();
+      CHECK(original.save() == bytes); /* (a clone keeps the key history) */
+      std::vector<slate::key> more;
+      for (int i = 0; i < 150; i++) {
+        slate::key a = original.insert({0, 0, i, 0});
+        slate::key b = back.insert({0, 0, i, 0});
+        bad += a != b;
+        more.push_back(b);
+      }
+      CHECK_EQ_INT(bad, 0);
+      for (slate::key k : stale) bad += back.contains(k);
+      CHECK_EQ_INT(bad, 0);
+      CHECK_EQ_INT(differing_finds(original, back, more), 0);
+    }
+  }
+
+  TEST_SECTION("snapshots: slotmap<T> layout and destination checks");
+  /* another sizeof(T): UNSUPPORTED, the destination unchanged */
+  slate::slotmap<uint64_t> narrow;
+  CHECK_EQ_INT(narrow.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  CHECK(narrow.empty());
+  slate::slotmap<odd_size> odd;
+  CHECK_EQ_INT(odd.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  CHECK(odd.empty());
+  slate::slotmap<uint64_t> narrow_source; /* the refused loads left it a destination */
+  const slate::key n1 = narrow_source.insert(1);
+  const bytes_t narrow_bytes = narrow_source.save();
+  CHECK(narrow.load(narrow_bytes.data(), narrow_bytes.size()).ok());
+  CHECK(narrow.find(n1) != nullptr && *narrow.find(n1) == 1);
+  /* the check is by size: a T of the same size loads its bytes as they are */
+  static_assert(sizeof(vec4) == sizeof(particle));
+  slate::slotmap<vec4> same_size;
+  CHECK(same_size.load(bytes.data(), bytes.size()).ok());
+  CHECK(std::memcmp(same_size.data(), s.data(), s.size() * sizeof(particle)) == 0);
+  /* a set's snapshot, or a map's: another kind */
+  slate::sparse<particle> set_of;
+  set_of.set(reused, {});
+  const bytes_t set_bytes = set_of.save();
+  slate::slotmap<particle> not_a_set;
+  CHECK_EQ_INT(not_a_set.load(set_bytes.data(), set_bytes.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  CHECK(not_a_set.empty());
+
+  /* the destination's limit: FULL, unchanged; a higher limit takes it */
+  slate::slotmap<particle> small;
+  small.limit(10);
+  CHECK_EQ_INT(small.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_FULL);
+  CHECK(small.empty());
+  small.limit(s.size());
+  CHECK(small.load(bytes.data(), bytes.size()).ok());
+  CHECK_EQ_U64(small.size(), s.size());
+
+  /* a slotmap that issued keys is no destination (INVALID), even empty */
+  slate::slotmap<particle> used;
+  slate::key u = used.insert({9, 9, 9, 9});
+  CHECK_EQ_INT(used.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_INVALID);
+  CHECK(used.contains(u) && used.size() == 1);
+  CHECK(used.erase(u));
+  CHECK_EQ_INT(used.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_INVALID);
+  CHECK(used.empty());
+  used.clear();
+  CHECK_EQ_INT(used.load(bytes.data(), bytes.size()).code(), SLATE_ERROR_INVALID);
+  used = slate::slotmap<particle>(); /* a new one is */
+  CHECK(used.load(bytes.data(), bytes.size()).ok());
+  CHECK_EQ_INT(differing_finds(s, used, keys), 0);
+
+  check_refused_bytes<slate::slotmap<particle>>(bytes);
+
+  TEST_SECTION("snapshots: slotmap<T> save stopped by write");
+  int calls = 0;
+  CHECK_EQ_INT(s.save([&](const void*, std::size_t) { return ++calls == 2 ? 42 : 0; }).code(), 42);
+  CHECK_EQ_INT(calls, 2);
+  calls = 0;
+  CHECK_EQ_INT(s.save([&](const void*, std::size_t) -> int { return ++calls == 1 ? -77 : 0; }).code(), -77);
+  CHECK_EQ_INT(calls, 1);
+  slate::slotmap<particle> changing = s.clone();
+  CHECK_EQ_INT(changing.save([&](const void*, std::size_t) { changing.insert({}); }).code(),
+               SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(changing.size(), s.size() + 1);
+  /* a write that only reads the slotmap goes on */
+  std::size_t seen = 0;
+  CHECK(s.save([&](const void*, std::size_t) { seen += s.size(); }).ok());
+  CHECK(seen > 0);
+#if TEST_HAVE_EXCEPTIONS
+  calls = 0;
+  bool caught = false;
+  try {
+    (void)s.save([&](const void*, std::size_t) {
+      if (++calls == 2) throw test_exception{2};
+    });
+  } catch (const test_exception& e) {
+    caught = e.value == 2;
+  }
+  CHECK(caught);
+  CHECK_EQ_INT(calls, 2);
+  CHECK(s.save() == bytes); /* the slotmap is as it was */
+  caught = false;
+  try {
+    (void)s.save([&](const void*, std::size_t) { throw std::runtime_error("disk full"); });
+  } catch (const std::runtime_error& e) {
+    caught = std::string(e.what()) == "disk full";
+  }
+  CHECK(caught);
+#else
+  TEST_SKIPPED("snapshots: an exception from write", TEST_NO_EXCEPTIONS);
+#endif
+}
+
+static void test_snapshot_sparse() {
+  TEST_SECTION("snapshots: sparse<T> and sparse<void>, one buffer with their slotmap");
+  slate::slotmap<int> world;
+  slate::sparse<vel2> vel;
+  slate::sparse<void> tag;
+  std::vector<slate::key> keys;
+  for (int i = 0; i < 200; i++) keys.push_back(world.insert(i));
+  for (int i = 0; i < 200; i++) {
+    if (i % 2 == 0) vel.set(world, keys[std::size_t(i)], {float(i), float(i) / 2});
+    if (i % 3 == 0) tag.set(world, keys[std::size_t(i)]);
+  }
+  for (int i = 0; i < 200; i += 5) CHECK(world.erase(keys[std::size_t(i)])); /* some sets' keys die */
+  CHECK(vel.erase(keys[2]));
+
+  bytes_t all;
+  CHECK(world.save(all).ok());
+  CHECK(vel.save(all).ok());
+  CHECK(tag.save(all).ok());
+  CHECK_EQ_U64(all.size(), world.save_size() + vel.save_size() + tag.save_size());
+  const bytes_t vel_bytes = vel.save(), tag_bytes = tag.save();
+  std::string streamed;
+  string_writer w{&streamed};
+  CHECK(vel.save(w).ok());
+  CHECK(same_bytes(vel_bytes, streamed));
+
+  /* walk the buffer with slate_snapshot_info, load each into a new container */
+  slate::slotmap<int> world2;
+  slate::sparse<vel2> vel2_;
+  slate::sparse<void> tag2;
+  std::size_t at = 0;
+  uint32_t kinds[3] = {0, 0, 0};
+  for (int i = 0; i < 3 && at < all.size(); i++) {
+    slate_snapshot_info_s info = snapshot_info_of(all.data() + at, all.size() - at);
+    kinds[i] = info.kind;
+    const std::size_t n = static_cast<std::size_t>(info.length);
+    slate::status st;
+    if (i == 0) st = world2.load(all.data() + at, n);
+    if (i == 1) st = vel2_.load(all.data() + at, n);
+    if (i == 2) st = tag2.load(all.data() + at, n);
+    CHECK(st.ok());
+    at += n;
+  }
+  CHECK_EQ_U64(at, all.size());
+  CHECK(kinds[0] == SLATE_SNAPSHOT_SLOTMAP && kinds[1] == SLATE_SNAPSHOT_SPARSE &&
+        kinds[2] == SLATE_SNAPSHOT_SPARSE);
+  CHECK_EQ_INT(snapshot_info_of(vel_bytes.data(), vel_bytes.size()).columns, 1);
+  CHECK_EQ_INT(snapshot_info_of(vel_bytes.data(), vel_bytes.size()).sizes[0], sizeof(vel2));
+  CHECK_EQ_INT(snapshot_info_of(tag_bytes.data(), tag_bytes.size()).columns, 0);
+  CHECK_EQ_INT(slotmap_check_of(world2.native()), SLATE_OK);
+  CHECK_EQ_INT(sparse_check_of(vel2_.native()), SLATE_OK);
+  CHECK_EQ_INT(sparse_check_of(tag2.native()), SLATE_OK);
+
+  /* the same keys in the same dense order, the same rows */
+  CHECK_EQ_U64(vel2_.size(), vel.size());
+  CHECK_EQ_U64(tag2.size(), tag.size());
+  CHECK(std::equal(vel.keys().begin(), vel.keys().end(), vel2_.keys().begin()));
+  CHECK(std::equal(tag.keys().begin(), tag.keys().end(), tag2.keys().begin()));
+  CHECK(std::memcmp(vel2_.data(), vel.data(), vel.size() * sizeof(vel2)) == 0);
+  CHECK_EQ_INT(differing_finds(vel, vel2_, keys), 0);
+  int bad = 0;
+  for (slate::key k : keys) bad += tag.contains(k) != tag2.contains(k) || world.contains(k) != world2.contains(k);
+  CHECK_EQ_INT(bad, 0);
+  CHECK(vel2_.save() == vel_bytes);
+  CHECK(tag2.save() == tag_bytes);
+  /* and they agree with their loaded slotmap as the originals do */
+  std::size_t joined = 0, joined2 = 0;
+  slate::join(world, vel, tag, [&](slate::key, vel2&) { joined++; });
+  slate::join(world2, vel2_, tag2, [&](slate::key, vel2&) { joined2++; });
+  CHECK(joined > 0);
+  CHECK_EQ_U64(joined2, joined);
+  const std::size_t pruned = vel.prune(world);
+  CHECK(pruned > 0);
+  CHECK_EQ_U64(vel2_.prune(world2), pruned);
+  CHECK(std::equal(vel.keys().begin(), vel.keys().end(), vel2_.keys().begin()));
+
+  TEST_SECTION("snapshots: sparse layout and destination checks");
+  /* another layout: UNSUPPORTED, unchanged */
+  slate::sparse<int> narrow; /* 4 bytes, not 8 */
+  CHECK_EQ_INT(narrow.load(vel_bytes.data(), vel_bytes.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  slate::sparse<void> members;
+  CHECK_EQ_INT(members.load(vel_bytes.data(), vel_bytes.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  slate::sparse<vel2> rows;
+  CHECK_EQ_INT(rows.load(tag_bytes.data(), tag_bytes.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  slate::slotmap<vel2> not_a_slotmap;
+  CHECK_EQ_INT(not_a_slotmap.load(vel_bytes.data(), vel_bytes.size()).code(), SLATE_ERROR_UNSUPPORTED);
+  CHECK(narrow.empty() && members.empty() && rows.empty() && not_a_slotmap.empty());
+  CHECK(members.load(tag_bytes.data(), tag_bytes.size()).ok()); /* still destinations */
+  CHECK(rows.load(vel_bytes.data(), vel_bytes.size()).ok());
+
+  /* a set that holds memory is no destination */
+  slate::sparse<vel2> used;
+  used.set(keys[1], {});
+  CHECK_EQ_INT(used.load(vel_bytes.data(), vel_bytes.size()).code(), SLATE_ERROR_INVALID);
+  CHECK_EQ_U64(used.size(), 1);
+  CHECK(used.erase(keys[1]));
+  CHECK_EQ_INT(used.load(vel_bytes.data(), vel_bytes.size()).code(), SLATE_ERROR_INVALID);
+  used = slate::sparse<vel2>();
+  CHECK(used.load(vel_bytes.data(), vel_bytes.size()).ok());
+  CHECK_EQ_U64(used.size(), snapshot_info_of(vel_bytes.data(), vel_bytes.size()).count);
+
+  check_refused_bytes<slate::sparse<vel2>>(vel_bytes);
+  check_refused_bytes<slate::sparse<void>>(tag_bytes);
+
+  TEST_SECTION("snapshots: sparse save stopped by write");
+  std::string tag_streamed;
+  string_writer pieces{&tag_streamed};
+  CHECK(tag.save(pieces).ok());
+  CHECK(pieces.calls > 1);
+  int calls = 0; /* stopped at the last piece: still the write's code */
+  CHECK_EQ_INT(tag.save([&](const void*, std::size_t) { return ++calls == pieces.calls ? 5 : 0; }).code(), 5);
+  CHECK_EQ_INT(calls, pieces.calls);
+  CHECK_EQ_INT(vel.save([&](const void*, std::size_t) { vel.erase(vel.key_at(0)); }).code(),
+               SLATE_ERROR_INVALID);
+#if TEST_HAVE_EXCEPTIONS
+  const bytes_t tag_now = tag.save();
+  calls = 0;
+  bool caught = false;
+  try {
+    (void)tag.save([&](const void*, std::size_t) {
+      if (++calls == 1) throw test_exception{1};
+    });
+  } catch (const test_exception& e) {
+    caught = e.value == 1;
+  }
+  CHECK(caught);
+  CHECK_EQ_INT(calls, 1);
+  CHECK(tag.save() == tag_now);
+#endif
+}
+
 int main() {
   uint64_t seed = 20260131;
   if (const char* env = std::getenv("SLATE_HPP_SEED")) seed = std::strtoull(env, nullptr, 0);
@@ -3964,5 +4560,8 @@ int main() {
   test_join();
   test_sparse_differential(seed);
   test_sparse_move_clone_allocator();
+  test_snapshot_map();
+  test_snapshot_slotmap();
+  test_snapshot_sparse();
   return TEST_SUMMARY();
 }

@@ -37,6 +37,11 @@
  *     });
  *     vel.prune(ps);                       // drop the rows of dead entities
  *
+ *     std::vector<unsigned char> bytes = ps.save();   // snapshots (SPEC §6c)
+ *     slate::slotmap<particle> copy;                  // a fresh destination
+ *     if (copy.load(bytes.data(), bytes.size()).ok()) // same keys, same rows;
+ *       assert(copy.find(k) == nullptr);              // stale keys stay stale
+ *
  * Link exactly as for C: libslate.a (or libslate.so) plus -lpthread -ldl -lm.
  * Nothing here is compiled into the library; the header needs C++17 and the
  * standard library, nothing else.
@@ -89,6 +94,12 @@
  *    instead (try_set, try_reserve, try_compact, try_clone, try_insert,
  *    try_sort; sparse::try_set also for the owner check). Use them in code built with -fno-exceptions, or where a
  *    failure is expected.
+ *  - Snapshots (save, load; SPEC §6c) return their codes as a slate::status
+ *    and never throw them: SLATE_ERROR_CORRUPT and SLATE_ERROR_UNSUPPORTED
+ *    for bytes a load refuses, SLATE_ERROR_INVALID for a destination in
+ *    use, the non-zero int a save's `write` returned, and the codes above.
+ *    The one exception is save() returning a std::vector, which throws
+ *    as clone() does; save(std::vector&) is its twin returning the status.
  *  - Preconditions that the caller must guarantee (a valid key for
  *    slotmap::operator[]) are checked anyway, because the lookup validates
  *    the key for free: a violation calls std::abort(). slotmap::at() is the
@@ -97,7 +108,7 @@
  * ----------------------------------------------------------------------------
  * Callbacks and exceptions
  * ----------------------------------------------------------------------------
- * for_each, erase_if, sort and slate::join take any callable (lambda, function object,
+ * for_each, erase_if, sort, slate::join and save take any callable (lambda, function object,
  * function pointer). The C library calls it through a small trampoline that
  * catches every exception the callable throws, stops the walk at once (no
  * further calls of the callable), and rethrows the exception, unchanged,
@@ -111,6 +122,12 @@
  * Range does): `true` means "go on". A callable that returns void visits
  * everything. (This is the opposite of the raw C callbacks, where non-zero
  * stops; the wrappers translate.)
+ *
+ * A save's `write(const void* bytes, std::size_t length)` is the exception:
+ * its answer is a code, so it returns void (go on) or int as in C: 0 goes
+ * on, non-zero stops the save and becomes save's return (a bool is
+ * refused at compile time). An exception from `write` is caught, stops the
+ * save and is rethrown after the C call has returned, like the others.
  *
  * ----------------------------------------------------------------------------
  * Building without exceptions (-fno-exceptions)
@@ -155,6 +172,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #ifndef SLATE_HPP_EXCEPTIONS
 #if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
@@ -190,7 +208,9 @@ struct slate {
     constexpr bool ok() const noexcept { return code_ == SLATE_OK; }
     /** The same as ok(): `if (m.try_set(k, v)) ...` tests for success. */
     constexpr explicit operator bool() const noexcept { return ok(); }
-    /** The raw code: SLATE_OK, SLATE_ERROR_NOT_FOUND, _INVALID, _ALLOC, _FULL. */
+    /** The raw code: SLATE_OK, SLATE_ERROR_NOT_FOUND, _INVALID, _ALLOC, _FULL;
+     * from snapshots also _CORRUPT, _UNSUPPORTED, or a save's `write`'s own
+     * non-zero return. */
     constexpr int code() const noexcept { return code_; }
     /** A short static English description of the code (never NULL). */
     const char* message() const noexcept { return describe(code_); }
@@ -426,6 +446,80 @@ struct slate {
 
   template <class R>
   static constexpr bool void_or_bool_v = std::is_void_v<R> || std::is_convertible_v<R, bool>;
+
+  /* A save's `write`: callable as write(const void* bytes, std::size_t length). */
+  template <class W>
+  static constexpr bool is_writer_v = std::is_invocable_v<W&, const void*, std::size_t>;
+
+  /*
+   * The trampoline of the saves (slate_write_f): calls `write(bytes,
+   * length)` and returns 0 for a void `write`, else its int. An exception
+   * is caught into `caught` and returns non-zero, which stops the save;
+   * the caller rethrows it once the C call has returned.
+   */
+  template <class W>
+  struct writer {
+    W& write;
+    pending caught;
+
+    static int call(void* context, const void* bytes, std::size_t length) noexcept {
+      auto* self = static_cast<writer*>(context);
+#if SLATE_HPP_EXCEPTIONS
+      try {
+#endif
+        if constexpr (std::is_void_v<std::invoke_result_t<W&, const void*, std::size_t>>) {
+          std::invoke(self->write, bytes, length);
+          return 0;
+        } else {
+          return static_cast<int>(std::invoke(self->write, bytes, length));
+        }
+#if SLATE_HPP_EXCEPTIONS
+      } catch (...) {
+        self->caught.exception = std::current_exception();
+        return SLATE_ERROR_INVALID;  // stops the save; the exception is what the caller sees
+      }
+#endif
+    }
+  };
+
+  /* Runs `c_save(slate_write_f, context)` with `write` behind the
+     trampoline, and rethrows what `write` threw. */
+  template <class W, class Save>
+  static status save_through(W& write, Save c_save) {
+    using R = std::invoke_result_t<W&, const void*, std::size_t>;
+    static_assert(std::is_void_v<R> || std::is_same_v<R, int> || std::is_same_v<R, slate_error_e>,
+                  "slate: save's write must return void, or int (0 to go on, non-zero to stop the "
+                  "save with that code); not bool");
+    writer<W> w{write, {}};
+    int rc = c_save(&writer<W>::call, static_cast<void*>(&w));
+    w.caught.rethrow();
+    return status(rc);
+  }
+
+  /* Appends a snapshot of `size` bytes to `out` through `c_save` and
+     slate_buffer_write; `out` keeps its old size on failure. */
+  template <class Save>
+  static status append_snapshot(std::vector<unsigned char>& out, std::uint64_t size, Save c_save) noexcept {
+    const std::size_t before = out.size();
+    if (size > out.max_size() - before) {
+      return status(SLATE_ERROR_FULL);
+    }
+#if SLATE_HPP_EXCEPTIONS
+    try {
+#endif
+      out.resize(before + static_cast<std::size_t>(size));
+#if SLATE_HPP_EXCEPTIONS
+    } catch (const std::bad_alloc&) {
+      return status(SLATE_ERROR_ALLOC);
+    } catch (...) {
+      return status(SLATE_ERROR_FULL);  // std::length_error
+    }
+#endif
+    slate_buffer_s buffer{out.data() + before, static_cast<std::size_t>(size), 0};
+    const int rc = c_save(&slate_buffer_write, static_cast<void*>(&buffer));
+    out.resize(rc == SLATE_OK ? before + buffer.length : before);  // never grows: cannot throw
+    return status(rc);
+  }
 
  public:
   // --------------------------------------------------------------------------
@@ -980,6 +1074,108 @@ struct slate {
       return it;
     }
 
+    // ---- snapshots (SPEC §6c) -----------------------------------------------
+
+    /**
+     * Writes the map's snapshot through `write(const void* bytes,
+     * std::size_t length)`, in order, in pieces of at least one byte (valid
+     * during that call only). `write` returns void (go on), or int: 0 to go
+     * on, non-zero to stop the save, which then returns that value (what
+     * was written is then no snapshot). Each entry is saved as its key's
+     * bytes (integer keys as their 10-byte encodings) and its value: with
+     * no `codec`, the value as an integer, (uint64_t)(uintptr_t)value,
+     * right for counts, indices, slate::key raw values and to_value's
+     * numbers (a pointer saved so means nothing in another process); else
+     * the bytes `codec->encode` makes (see slate_value_codec_s; its
+     * functions are called from C and must not throw). The seed and the
+     * tables are never saved. Only reads the map; allocates nothing
+     * without a codec, one scratch buffer (through the map's allocator)
+     * with one.
+     *
+     * Returns SLATE_OK, `write`'s or `encode`'s non-zero return,
+     * SLATE_ERROR_ALLOC (a codec's scratch buffer), or SLATE_ERROR_INVALID
+     * for a codec without `encode` or when `write` or `encode` changed the
+     * map (SPEC §3c). An exception from `write` stops the save and is
+     * rethrown once the C call has returned.
+     */
+    template <class W, std::enable_if_t<is_writer_v<W>, int> = 0>
+    status save(W&& write, const slate_value_codec_s* codec = nullptr) const {
+      return save_through(write, [&](slate_write_f f, void* context) noexcept {
+        return slate_save(&raw_, codec, f, context);
+      });
+    }
+
+    /**
+     * Appends the map's snapshot to `out` (so that several snapshots, such
+     * as a slotmap's, its sets' and its maps', can share one buffer, which
+     * slate_snapshot_info walks). Sizes `out` once, with save_size. Returns
+     * SLATE_OK; SLATE_ERROR_ALLOC or SLATE_ERROR_FULL when `out` cannot
+     * grow that much; or the codes of save(write, codec). On failure `out`
+     * holds what it held (its capacity may have grown).
+     */
+    status save(std::vector<unsigned char>& out, const slate_value_codec_s* codec = nullptr) const noexcept {
+      std::uint64_t size = 0;
+      const int rc = slate_save_size(&raw_, codec, &size);
+      if (rc != SLATE_OK) {
+        return status(rc);
+      }
+      return append_snapshot(out, size, [&](slate_write_f f, void* context) noexcept {
+        return slate_save(&raw_, codec, f, context);
+      });
+    }
+
+    /**
+     * The map's snapshot in a new vector: save(out, codec) into an empty
+     * one. Throws std::bad_alloc, or slate::error with save's code (an
+     * `encode`'s non-zero return included). Without exceptions use
+     * save(out, codec).
+     */
+    std::vector<unsigned char> save(const slate_value_codec_s* codec = nullptr) const {
+      std::vector<unsigned char> out;
+      check(save(out, codec));
+      return out;
+    }
+
+    /** The exact number of bytes save() writes with integer values. O(n). */
+    std::uint64_t save_size() const noexcept {
+      std::uint64_t size = 0;
+      (void)slate_save_size(&raw_, nullptr, &size);  // cannot fail without a codec
+      return size;
+    }
+    /**
+     * The exact number of bytes save() writes with `codec` (or none): asks
+     * `encode` every value's length. SLATE_OK with `size` set, `encode`'s
+     * non-zero return, or SLATE_ERROR_INVALID (a codec without `encode`,
+     * or `encode` changed the map); `size` unchanged then.
+     */
+    status save_size(const slate_value_codec_s* codec, std::uint64_t& size) const noexcept {
+      return status(slate_save_size(&raw_, codec, &size));
+    }
+
+    /**
+     * Loads a map snapshot from exactly `length` bytes (any alignment; read
+     * during the call only) into this map, which must hold no memory: new,
+     * moved from, assigned `slate::map()`, or left empty by compact() (else
+     * SLATE_ERROR_INVALID). The tables are rebuilt with this map's seed
+     * (its pinned one if pin_seed came first) and allocator. `codec` must
+     * match the save's: none for integer values, else one with `decode`
+     * (and `discard` if values own something); its functions must not
+     * throw. Every byte is checked (SPEC §6c): any input either loads or
+     * is refused.
+     *
+     * Returns SLATE_OK, or (the map unchanged, every value `decode` made
+     * passed to `discard`) SLATE_ERROR_INVALID (the destination, or null
+     * `bytes` with a non-zero length), SLATE_ERROR_CORRUPT (not a valid
+     * snapshot: truncated, damaged), SLATE_ERROR_UNSUPPORTED (a newer
+     * format, another kind of snapshot, the other value encoding, an
+     * integer value this platform's pointers cannot hold),
+     * SLATE_ERROR_FULL, SLATE_ERROR_ALLOC, or `decode`'s non-zero return.
+     * Never throws.
+     */
+    status load(const void* bytes, std::size_t length, const slate_value_codec_s* codec = nullptr) noexcept {
+      return status(slate_load(&raw_, bytes, length, codec));
+    }
+
     // ---- C interop ----------------------------------------------------------
 
     /**
@@ -1298,6 +1494,9 @@ struct slate {
     static constexpr auto each = &slotmap_each;
     static constexpr auto erase_if = &slotmap_erase_if;
     static constexpr auto sort = &slotmap_sort;
+    static constexpr auto save = &slotmap_save;
+    static constexpr auto save_size = &slotmap_save_size;
+    static constexpr auto load = &slotmap_load;
   };
   template <class V>
   struct c_calls<slotmap_sparse_s, V> {
@@ -1316,6 +1515,9 @@ struct slate {
     static constexpr auto each = &slotmap_sparse_each;
     static constexpr auto erase_if = &slotmap_sparse_erase_if;
     static constexpr auto sort = &slotmap_sparse_sort;
+    static constexpr auto save = &slotmap_sparse_save;
+    static constexpr auto save_size = &slotmap_sparse_save_size;
+    static constexpr auto load = &slotmap_sparse_load;
   };
 
   /**
@@ -1451,6 +1653,95 @@ struct slate {
       return status(C::reserve(&raw_, static_cast<std::uint32_t>(n)));
     }
 
+    // ---- snapshots (SPEC §6c) -------------------------------------------
+
+    /**
+     * Writes the snapshot through `write(const void* bytes, std::size_t
+     * length)`, in order, in pieces of at least one byte (valid during that
+     * call only; a piece may point straight into the rows). `write` returns
+     * void (go on), or int: 0 to go on, non-zero to stop the save, which
+     * then returns that value (what was written is then no snapshot).
+     *
+     * A slotmap's snapshot holds its rows in dense order, every slot's
+     * generation, the free list and every retired slot, so that after a
+     * load every key means what it meant here: live keys find the same
+     * rows, stale keys stay stale, the next inserts issue the keys this
+     * slotmap would issue. A set's holds its keys and rows in dense order.
+     * The rows' bytes are saved as they are (as with memcpy); the
+     * allocator, the capacity and a slotmap's limit are not saved. Only
+     * reads; allocates nothing.
+     *
+     * Returns SLATE_OK, `write`'s non-zero return, or SLATE_ERROR_INVALID
+     * when `write` changed this container (SPEC §3c). An exception from
+     * `write` stops the save and is rethrown once the C call has returned.
+     */
+    template <class W, std::enable_if_t<is_writer_v<W>, int> = 0>
+    status save(W&& write) const {
+      return save_through(write, [this](slate_write_f f, void* context) noexcept {
+        return C::save(&raw_, f, context);
+      });
+    }
+
+    /**
+     * Appends the snapshot to `out` (several snapshots, such as a slotmap's
+     * and its sets', may share one buffer: slate_snapshot_info walks them),
+     * growing it once. Returns SLATE_OK, or SLATE_ERROR_ALLOC or
+     * SLATE_ERROR_FULL when `out` cannot grow that much; `out` then holds
+     * what it held (its capacity may have grown).
+     */
+    status save(std::vector<unsigned char>& out) const noexcept {
+      return append_snapshot(out, C::save_size(&raw_), [this](slate_write_f f, void* context) noexcept {
+        return C::save(&raw_, f, context);
+      });
+    }
+
+    /**
+     * The snapshot in a new vector. Throws std::bad_alloc (or slate::error
+     * with SLATE_ERROR_FULL for a snapshot no vector can hold). Without
+     * exceptions use save(out).
+     */
+    std::vector<unsigned char> save() const {
+      std::vector<unsigned char> out;
+      check(save(out));
+      return out;
+    }
+
+    /** The exact number of bytes save() writes. O(1). */
+    std::uint64_t save_size() const noexcept { return C::save_size(&raw_); }
+
+    /**
+     * Loads a snapshot from exactly `length` bytes (any alignment; read
+     * during the call only) into this container. The destination must be
+     * unused: a slotmap that has never issued a key (new, moved from or
+     * assigned a new one; limit(), reserve() and an allocator allowed, but
+     * not after an insert, even one erased or cleared since, because the
+     * load takes the snapshot's key history), a set that holds no memory
+     * (new, moved from or assigned a new one); else SLATE_ERROR_INVALID.
+     * The container keeps its allocator (and a slotmap its limit).
+     *
+     * The snapshot must have this container's layout, which the load
+     * checks: for slotmap<T>, a slotmap of one column of sizeof(T) bytes;
+     * for sparse<T>, a set of one column of sizeof(T) bytes; for
+     * sparse<void>, a membership set. Any other layout (another size,
+     * several columns, a membership set for a sparse<T>) is
+     * SLATE_ERROR_UNSUPPORTED. Only the size is checked: the rows' bytes
+     * are taken as they are, so T must be the type that was saved, with
+     * the same representation (slate_snapshot_info's `notes` tell the
+     * writer's byte order and pointer width).
+     *
+     * Returns SLATE_OK, or (this container unchanged, nothing leaked)
+     * SLATE_ERROR_INVALID (the destination, or null `bytes` with a non-zero
+     * length), SLATE_ERROR_CORRUPT (not a valid snapshot: truncated,
+     * damaged), SLATE_ERROR_UNSUPPORTED (a newer format, another kind of
+     * snapshot, another layout), SLATE_ERROR_FULL (more rows than a
+     * slotmap's limit()) or SLATE_ERROR_ALLOC. Every byte is checked (SPEC
+     * §6c): any input either loads into a valid container or is refused.
+     * Never throws.
+     */
+    status load(const void* bytes, std::size_t length) noexcept {
+      return status(C::load(&raw_, bytes, length));
+    }
+
     /**
      * The C struct this object owns, for the C API. Do not free or
      * re-initialize it through this pointer.
@@ -1583,8 +1874,8 @@ struct slate {
     ~slotmap() = default;
 
     /* swap, clone, try_clone, with_allocator, set_allocator, contains,
-       row_of, key_at, erase, size, empty, clear, reserve, native: see
-       keyed_base. */
+       row_of, key_at, erase, size, empty, clear, reserve, save,
+       save_size, load, native: see keyed_base. */
 
     // ---- insert -----------------------------------------------------------
 
