@@ -54,7 +54,10 @@ case "${1:-}" in
     embed > "$embedded"
     ;;
   check)
-    if embed | cmp -s - "$embedded"; then
+    tmp=$(mktemp)
+    trap 'rm -f "$tmp"' EXIT
+    embed > "$tmp"
+    if cmp -s "$tmp" "$embedded"; then
       echo "$embedded matches $dir"
       echo "1 passed, 0 failed"
     else
