@@ -74,7 +74,6 @@ void image_free(image_s* image);
 typedef enum same_e {
   SAME_BYTES,         /* byte for byte */
   SAME_NOTES_ASIDE,   /* byte for byte but the notes and the checksum */
-  SAME_RECORDS_ORDER, /* a map's: the same records in the same order, notes aside */
   SAME_RECORDS        /* a map's: the same records in any order, notes aside */
 } same_e;
 
@@ -149,7 +148,7 @@ typedef struct source_s {
   const char* dir; /* NULL: the embedded goldens */
 } source_s;
 
-/* Every check of one snapshot set; returns the number of snapshots read. */
+/* Every check of one snapshot set (each recipe's snapshot from `source`). */
 void check_all(const source_s* source);
 
 /* Writes every recipe this platform builds into `dir`. */

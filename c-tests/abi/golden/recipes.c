@@ -178,9 +178,9 @@ static void b_slotmap_exhausted(state_s* st) {
 static uint64_t set_key(uint32_t slot, uint32_t version) { return (uint64_t)version << 32 | slot; }
 
 /* Slot indices from 0 to the top of the index, spread over its pages. */
-static const uint32_t SLOTS[] = {0,      1,          2,          63,         64,         4095,       4096,
-                                 65535,  65536,      1u << 20,   0x7FFFFFFF, 0x80000000, 0xFFFFFFFD, 0xFFFFFFFE,
-                                 0xFFFFFFFF};
+static const uint32_t SLOTS[] = {0,          1,          2,          63,         64,
+                                 4095,       4096,       65535,      65536,      1u << 20,
+                                 0x7FFFFFFF, 0x80000000, 0xFFFFFFFD, 0xFFFFFFFE, 0xFFFFFFFF};
 enum { SLOT_COUNT = sizeof SLOTS / sizeof SLOTS[0] };
 
 static void sp_begin(state_s* st, const uint32_t* sizes, uint32_t columns) {
@@ -279,7 +279,8 @@ static void free_value(const state_s* st, void* value) {
 }
 
 /* Sets an entry, replacing any expectation of the same key. */
-static void map_put(state_s* st, int type, const void* key, uint32_t key_length, uint64_t int_key, uint64_t value) {
+static void map_put(state_s* st, int type, const void* key, uint32_t key_length, uint64_t int_key,
+                    uint64_t value) {
   expect_s* e = NULL;
   for (uint32_t i = 0; i < st->count; i++) {
     expect_s* x = &st->expect[i];
@@ -299,12 +300,14 @@ static void map_put(state_s* st, int type, const void* key, uint32_t key_length,
   void* old = NULL;
   void** slot = NULL;
   int inserted = 0;
+  int rc;
   switch (type) {
-    case KEY_BYTES_KEY: CHECK_EQ_INT(slate_entry_bytes(&st->map, key, key_length, &slot, &inserted), SLATE_OK); break;
-    case KEY_STRING: CHECK_EQ_INT(slate_entry(&st->map, (const char*)key, &slot, &inserted), SLATE_OK); break;
-    case KEY_I64: CHECK_EQ_INT(slate_entry_i64(&st->map, (int64_t)int_key, &slot, &inserted), SLATE_OK); break;
-    default: CHECK_EQ_INT(slate_entry_u64(&st->map, int_key, &slot, &inserted), SLATE_OK); break;
+    case KEY_BYTES_KEY: rc = slate_entry_bytes(&st->map, key, key_length, &slot, &inserted); break;
+    case KEY_STRING: rc = slate_entry(&st->map, (const char*)key, &slot, &inserted); break;
+    case KEY_I64: rc = slate_entry_i64(&st->map, (int64_t)int_key, &slot, &inserted); break;
+    default: rc = slate_entry_u64(&st->map, int_key, &slot, &inserted); break;
   }
+  CHECK_EQ_INT(rc, SLATE_OK);
   if (slot == NULL) abort();
   old = *slot;
   *slot = v;
@@ -317,25 +320,29 @@ static void map_str(state_s* st, const char* key, uint64_t value) {
 static void map_bytes(state_s* st, const void* key, uint32_t n, uint64_t value) {
   map_put(st, KEY_BYTES_KEY, key, n, 0, value);
 }
-static void map_i64(state_s* st, int64_t key, uint64_t value) { map_put(st, KEY_I64, NULL, 0, (uint64_t)key, value); }
+static void map_i64(state_s* st, int64_t key, uint64_t value) {
+  map_put(st, KEY_I64, NULL, 0, (uint64_t)key, value);
+}
 static void map_u64(state_s* st, uint64_t key, uint64_t value) { map_put(st, KEY_U64, NULL, 0, key, value); }
 
 /* Deletes expectation `index`'s key (its value freed). */
 static void map_delete(state_s* st, uint32_t index) {
   expect_s* e = &st->expect[index];
   void* v = NULL;
+  int rc;
   switch (e->key_type) {
-    case KEY_BYTES_KEY: CHECK_EQ_INT(slate_take_bytes(&st->map, e->bytes, e->key_length, &v), SLATE_OK); break;
+    case KEY_BYTES_KEY: rc = slate_take_bytes(&st->map, e->bytes, e->key_length, &v); break;
     case KEY_STRING: {
       char s[KEY_BYTES + 1];
       memcpy(s, e->bytes, e->key_length);
       s[e->key_length] = 0;
-      CHECK_EQ_INT(slate_take(&st->map, s, &v), SLATE_OK);
+      rc = slate_take(&st->map, s, &v);
       break;
     }
-    case KEY_I64: CHECK_EQ_INT(slate_take_i64(&st->map, (int64_t)e->key, &v), SLATE_OK); break;
-    default: CHECK_EQ_INT(slate_take_u64(&st->map, e->key, &v), SLATE_OK); break;
+    case KEY_I64: rc = slate_take_i64(&st->map, (int64_t)e->key, &v); break;
+    default: rc = slate_take_u64(&st->map, e->key, &v); break;
   }
+  CHECK_EQ_INT(rc, SLATE_OK);
   e->live = 0;
   free_value(st, v);
 }
