@@ -57,7 +57,7 @@ TEST_HEADERS := $(wildcard c-tests/support/*.h) cpp-tests/platform.h include/sla
 
 .PHONY: setup all lib demo doc test check check-suites header check-header rust-test rust-lint miri c-test \
         clang-test lto-test header-strict valgrind install-test examples doc-blocks test-cross test-wasm panic-abort-test sanitize compile-fail symbols probe-fence cli cli-test \
-        soak miri-snapshot fuzz fuzz-smoke tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-snapshot bench-growth clean
+        soak miri-snapshot golden fuzz fuzz-smoke tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-snapshot bench-growth clean
 
 all: lib
 
@@ -264,6 +264,14 @@ $(B)/%-shared: cpp-tests/%.cpp $(TEST_HEADERS) $(SHARED) include/slate.h include
 c-test: $(C_BINS) $(CPP_BINS)
 	@$(call run_suites,$^)
 	scripts/run-suite.sh seeds-differ bash c-tests/abi/seeds-differ.sh ./$(B)/abi/seeds-c-static
+	scripts/run-suite.sh golden-embedded scripts/golden.sh check
+
+# The golden snapshots (c-tests/snapshots/README): written anew by this
+# platform's abi/golden (x86-64 is the reference), and embedded in the
+# suite, which then checks that its recipes still save to exactly them.
+# Only for a deliberate change of the format or of a recipe.
+golden: $(B)/abi/golden-c-static
+	scripts/golden.sh write ./$(B)/abi/golden-c-static
 
 # The edit-compile-test loop (a few minutes from a warm build): formatting,
 # lints, the Rust tests, and every C suite against the static library,

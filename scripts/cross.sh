@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the library for another target and runs the test suites there,
 # under an emulator: every C suite of c-tests/suites.list (C11), the seed
-# check (two runs must differ), the archive linked beside another Rust
+# check (two runs must differ), the golden snapshots written here and read
+# by the native program (not on Windows), the archive linked beside another Rust
 # static library (c-tests/abi/beside-rust; not on Windows), the C++ suites of
 # cpp-tests/ (C++17) and the Rust tests, each recording its `N passed, M
 # failed` line through run-suite.sh as <short>-<suite>.
@@ -90,6 +91,18 @@ for part in "${parts[@]}"; do
         esac
       done 3< <(c_suites) # (fd 3: the programs run keep their stdin)
       suite seeds-differ bash c-tests/abi/seeds-differ.sh "${run[@]}" "$out/abi/seeds$exe"
+      # Every golden recipe saved here and loaded by the native program
+      # (c-tests/snapshots/README): snapshots of this byte order and
+      # pointer width read on x86-64.
+      if [ "$short" != windows ]; then
+        rm -rf "$out/snapshots" && mkdir -p "$out/snapshots"
+        if make --no-print-directory -s "build/abi/golden-c-static" >/dev/null; then
+          suite golden-written bash -c '"${@:3}" write "$1" && "$2" check "$1"' _ \
+            "$out/snapshots" ./build/abi/golden-c-static "${run[@]}" "$out/abi/golden$exe"
+        else
+          unbuilt golden-written
+        fi
+      fi
       # The archive beside another Rust static library, --whole-archive
       # included (not on Windows, whose archive is rustc's own: docs/INSTALL.md).
       if [ "$short" != windows ]; then
