@@ -293,9 +293,10 @@ static blob_s* new_blob(uint32_t n, unsigned seed, int canary) {
 
 /* A change a callback (`write`, `encode`) makes to the map being saved, at
    its call number `at`. */
-enum { CH_NONE, CH_INSERT, CH_DELETE, CH_CLEAR, CH_REPLACE, CH_DELETE_ABSENT, CH_KINDS };
-static const char* const change_names[CH_KINDS] = {"none",  "insert",  "delete",
-                                                   "clear", "replace", "delete an absent key"};
+enum { CH_NONE, CH_INSERT, CH_DELETE, CH_CLEAR, CH_FREE, CH_REPLACE, CH_DELETE_ABSENT, CH_KINDS };
+static const char* const change_names[CH_KINDS] = {"none",    "insert", "delete",
+                                                   "clear",   "free",   "replace",
+                                                   "delete an absent key"};
 
 typedef struct changer_s {
   slate_s* map;
@@ -322,6 +323,10 @@ static int changer_tick(changer_s* c) {
       break;
     case CH_CLEAR:
       c->changed = slate_clear(c->map);
+      break;
+    case CH_FREE:
+      slate_free(c->map);
+      c->changed = SLATE_OK;
       break;
     case CH_REPLACE:
       c->changed = slate_get(c->map, c->victim, &c->old_value);
@@ -801,6 +806,7 @@ static int change_stands(const changer_s* c, uint64_t length) {
       return slate_get(c->map, c->victim, NULL) == SLATE_ERROR_NOT_FOUND &&
              slate_length(c->map) == length - 1;
     case CH_CLEAR:
+    case CH_FREE:
       return slate_length(c->map) == 0;
     case CH_REPLACE:
       return slate_get(c->map, c->victim, &v) == SLATE_OK && v == c->new_value &&
@@ -864,7 +870,7 @@ static void change_once(slate_s* map, const slate_s* twin, const slate_value_cod
   if (slate_check(map, message, sizeof message) != SLATE_OK) (*bad)++;
   if (!change_stands(&c, length)) (*bad)++;
   /* back to the twin's entries (and, through a clone, its order) */
-  if (kind == CH_CLEAR) {
+  if (kind == CH_CLEAR || kind == CH_FREE) {
     slate_free(map);
     if (slate_clone(map, twin) != SLATE_OK) (*bad)++;
   } else {
@@ -904,7 +910,8 @@ static void test_changes_in_callbacks(void) {
     for (int c = 0; c < 2; c++) {
       unsigned long calls = c ? codec_writes : int_writes;
       for (unsigned long at = 1; at <= calls; at++) {
-        if (kind == CH_CLEAR && at != 1 && at != calls / 2 && at != calls) continue;
+        if ((kind == CH_CLEAR || kind == CH_FREE) && at != 1 && at != calls / 2 && at != calls)
+          continue;
         change_once(&map, &twin, c ? &codec : NULL, &st, 0, kind, at, 0, &bad);
       }
       /* the last write: the change still stops the save; a code with it stands */
@@ -913,7 +920,7 @@ static void test_changes_in_callbacks(void) {
       change_once(&map, &twin, c ? &codec : NULL, &st, 0, kind, 1, -77, &bad);
     }
     /* every call of encode (lengths first, then bytes) */
-    for (unsigned long at = 1; at <= encodes; at += kind == CH_CLEAR ? 97 : 1)
+    for (unsigned long at = 1; at <= encodes; at += kind == CH_CLEAR || kind == CH_FREE ? 97 : 1)
       change_once(&map, &twin, &codec, &st, 1, kind, at, 0, &bad);
     change_once(&map, &twin, &codec, &st, 1, kind, encodes, 0, &bad);
     change_once(&map, &twin, &codec, &st, 1, kind, encodes / 2, 55, &bad);

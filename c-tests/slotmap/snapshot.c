@@ -499,9 +499,18 @@ static const sink_s* fixture_load(int which, slotmap_s* sm, slotmap_sparse_s* sp
 static const char* const which_names[3] = {"slotmap", "set", "membership set"};
 
 /* A change from inside `write`, by kind. */
-enum { CH_INSERT, CH_ERASE, CH_CLEAR, CH_OTHER_GENERATION, CH_REWRITE, CH_ERASE_ABSENT, CH_KINDS };
+enum {
+  CH_INSERT,
+  CH_ERASE,
+  CH_CLEAR,
+  CH_FREE,
+  CH_OTHER_GENERATION,
+  CH_REWRITE,
+  CH_ERASE_ABSENT,
+  CH_KINDS
+};
 static const char* const change_names[CH_KINDS] = {
-    "insert", "erase", "clear", "another generation of a present slot", "rewrite a row",
+    "insert", "erase", "clear", "free", "another generation of a present slot", "rewrite a row",
     "erase an absent key"};
 
 typedef struct trial_s {
@@ -541,6 +550,13 @@ static int trial_write(void* context, const void* bytes, size_t length) {
     case CH_CLEAR:
       t->changed = t->sp ? slotmap_sparse_clear(t->sp) : slotmap_clear(t->sm);
       break;
+    case CH_FREE: /* the rows `write` was handed pieces of, released */
+      if (t->sp)
+        slotmap_sparse_free(t->sp);
+      else
+        slotmap_free(t->sm);
+      t->changed = SLATE_OK;
+      break;
     case CH_OTHER_GENERATION: /* a set takes the row over; a slotmap: an insert into the free slot */
       t->changed = t->sp ? slotmap_sparse_set(t->sp, NULL, t->key + (2ull << 32), row)
                          : slotmap_insert(t->sm, row, &t->key);
@@ -572,6 +588,7 @@ static int change_stands(const trial_s* t) {
     case CH_ERASE:
       return n == t->length - 1 && !has;
     case CH_CLEAR:
+    case CH_FREE:
       return n == 0;
     case CH_OTHER_GENERATION:
       return t->sp ? n == t->length && !has && slotmap_sparse_contains(t->sp, t->key + (2ull << 32))
