@@ -656,7 +656,7 @@ static void test_failures(void) {
   TEST_SECTION("map: write, encode and decode failing at each call");
   codec_state_s st;
   slate_value_codec_s codec = blob_codec(&st);
-  counter_s own = {0, 0, 0, 0, 0, 0};
+  counter_s own = {0, 0, 0, 0};
   slate_allocator_s alloc = counter_allocator(&own);
   slate_s map, dest;
   sink_s ref_int, ref_codec;
@@ -730,7 +730,7 @@ static void test_failures(void) {
 
   /* decode: each value in turn; the destination has its own allocator */
   {
-    counter_s dest_own = {0, 0, 0, 0, 0, 0};
+    counter_s dest_own = {0, 0, 0, 0};
     slate_allocator_s dest_alloc = counter_allocator(&dest_own);
     unsigned long bad_rc = 0, bad_discards = 0, changed = 0;
     uint64_t count = slate_length(&map);

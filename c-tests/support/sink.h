@@ -1,12 +1,12 @@
-/* What the snapshot suites share (map/snapshot.c, slotmap/snapshot.c, the
- * saves of abi/longjmp.c): a `write` callback that keeps the bytes of a save
+/* What the snapshot suites share (map/snapshot.c, slotmap/snapshot.c): a
+ * `write` callback that keeps the bytes of a save
  * and, where the host has POSIX file descriptors, also hands every piece to
  * the kernel with write(2) on /dev/null. Memcheck checks every byte a
  * system call is given, so under Valgrind a save that wrote one
  * uninitialized byte (padding, spare capacity, a stale stage) is an error
  * of the run. Elsewhere (Windows, WASI, Emscripten) the bytes are only
- * kept. And a search for a byte run in saved bytes (canaries), and the
- * canary pattern itself. Include after slate.h and test.h. */
+ * kept. And a search for a byte run in saved bytes, the canary pattern
+ * searched for, and a counting allocator. Include after slate.h and test.h. */
 #ifndef SLATE_TEST_SINK_H
 #define SLATE_TEST_SINK_H
 
@@ -130,17 +130,15 @@ static inline int holds_canary(const void* bytes, size_t n) {
 }
 
 /* A structure's own allocator (slate_set_allocator and its slotmap and
-   set forms) that counts: attempts, blocks and bytes out, and fails
-   attempt `fail_at` (0: none). Its context is the counter_s. */
+   set forms) that counts blocks and bytes out. Its context is the
+   counter_s. */
 typedef struct counter_s {
-  unsigned long long attempts, allocations, releases, live, fail_at;
+  unsigned long long allocations, releases, live;
   unsigned long long bad; /* a release of another size than allocated, or of NULL */
 } counter_s;
 
 static inline void* counter_allocate(void* context, size_t size) {
   counter_s* c = (counter_s*)context;
-  c->attempts++;
-  if (c->fail_at != 0 && c->attempts == c->fail_at) return NULL;
   size_t* block = (size_t*)malloc(size + 16);
   if (block == NULL) return NULL;
   block[0] = size;
