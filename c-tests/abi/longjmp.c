@@ -4,7 +4,8 @@
  * A callback may leave any walk (slate_each, slate_delete_if,
  * slotmap_each, slotmap_erase_if, slotmap_sort's comparator,
  * slotmap_sparse_each, slotmap_sparse_erase_if, slotmap_sparse_sort's
- * comparator, slotmap_join) with longjmp, as C error handling does. A walk
+ * comparator, slotmap_join, and a save's write and a codec's encode) with
+ * longjmp, as C error handling does. A walk
  * keeps no state outside its own frame, so afterwards the walked structure
  * holds what the walk had done, and every call on it and on every other
  * structure behaves as if the walk had returned: writes are carried out,
@@ -24,7 +25,10 @@
  * change, also one that was left). Under Valgrind and AddressSanitizer
  * nothing leaks or is read after it was freed (a sort left by a jump
  * leaves its scratch memory with the structure, until its next sort or
- * free).
+ * free). Saves of every structure are left from `write` at its first, a
+ * middle and its last call, and a codec save from `encode` at several
+ * calls, some right after the callback changed the saved structure; the
+ * memory a left save never gave back is measured (see leave_saves).
  */
 #include <setjmp.h>
 #include <stdint.h>
@@ -1025,9 +1029,305 @@ static void leave_after_write(void) {
   world_free();
 }
 
+/* --- leaving a save by longjmp (SPEC 3c, 6c) --------------------------- */
+
+/* A save is a walk: its `write` (and a codec's `encode`) may leave it with
+   longjmp. The saved structure is then as it was (with what the callback
+   wrote before the jump), passes its checker, saves the same bytes again
+   and takes every later call. Saves of the slotmap, the sets and a map
+   without a codec allocate nothing. A map save with a codec allocates one
+   scratch buffer through the map's allocator, held by the save's frame
+   only: a jump while it is allocated loses it. SPEC 3c says a jump leaks
+   nothing; the loss is measured here (the blocks the map's allocator handed
+   out during the save and never got back), printed, and the lost blocks
+   are freed by the test so that the rest of the run stays leak-checked.
+   Built with -DSAVE_JUMP_MUST_NOT_LEAK, a lost block is a failure. */
+
+/* The map's own allocator while saves are left: every live block on a
+   list, with the serial number of its allocation. */
+typedef struct tracked_s {
+  struct tracked_s *prev, *next;
+  size_t size;
+  unsigned long serial;
+} tracked_s;
+
+static tracked_s track_list_ = {&track_list_, &track_list_, 0, 0};
+static unsigned long track_serial_;
+static unsigned long long track_live_;
+/* While set, blocks are the map's own (the callback's write before its
+   jump may grow the map): serial 0, never reclaimed. */
+static int track_map_owns_;
+
+static void* track_allocate(void* context, size_t size) {
+  (void)context;
+  tracked_s* t = (tracked_s*)malloc(sizeof(tracked_s) + size);
+  if (t == NULL) return NULL;
+  t->size = size;
+  t->serial = track_map_owns_ ? 0 : ++track_serial_;
+  t->next = track_list_.next;
+  t->prev = &track_list_;
+  track_list_.next->prev = t;
+  track_list_.next = t;
+  track_live_ += size;
+  return t + 1;
+}
+
+static void track_unlink_free(tracked_s* t) {
+  t->prev->next = t->next;
+  t->next->prev = t->prev;
+  track_live_ -= t->size;
+  free(t);
+}
+
+static void track_release(void* context, void* pointer, size_t size) {
+  (void)context;
+  tracked_s* t = (tracked_s*)pointer - 1;
+  if (t->size != size) bad++;
+  track_unlink_free(t);
+}
+
+/* The blocks allocated after serial `since` and still out (of a save that
+   was left: nobody holds them); frees them. Their bytes in `*bytes`. */
+static unsigned long track_reclaim(unsigned long since, unsigned long long* bytes) {
+  unsigned long n = 0;
+  *bytes = 0;
+  tracked_s* t = track_list_.next;
+  while (t != &track_list_) {
+    tracked_s* next = t->next;
+    if (t->serial > since && t->serial != 0) {
+      n++;
+      *bytes += t->size;
+      track_unlink_free(t);
+    }
+    t = next;
+  }
+  return n;
+}
+
+/* The saves: the map with integer values, with a codec; the slotmap; the
+   set; the tags. */
+enum { S_MAP, S_MAP_CODEC, S_SM, S_SP, S_TAG, SAVE_KINDS };
+static const char* const save_names[SAVE_KINDS] = {"slate_save", "slate_save with a codec",
+                                                   "slotmap_save", "slotmap_sparse_save",
+                                                   "slotmap_sparse_save (membership)"};
+
+/* The structure (as written_by numbers it) a save saves. */
+static int saved_structure(int which) {
+  return which <= S_MAP_CODEC ? 0 : which == S_SM ? 1 : which == S_SP ? 2 : 3;
+}
+
+/* One save in progress: the callback to leave it from, at which call, and
+   what that callback writes to the saved structure first. */
+typedef struct save_jump_s {
+  int which;
+  int from_encode;
+  long writes, encodes; /* the calls so far */
+  long target;          /* jump at this call of `write` or `encode`; 0: never */
+  int write;            /* W_NONE, W_INSERT or W_REMOVE */
+  long jumped_at;
+} save_jump_s;
+
+static save_jump_s SJ;
+static jmp_buf save_outside;
+
+/* The saved structure's own write before the jump: X1 inserted, or entry
+   5 removed (both undone by restore()). */
+static void save_jump_write(void) {
+  int s = saved_structure(SJ.which);
+  track_map_owns_ = 1;
+  if (SJ.write == W_INSERT) {
+    if (s == 0) map_put(X1);
+    if (s == 1) sm_put(X1);
+    if (s == 2) sp_put(X1);
+    if (s == 3) tag_put(X1);
+  } else if (SJ.write == W_REMOVE) {
+    if (s == 0) map_remove(5);
+    if (s == 1) sm_remove(5);
+    if (s == 2) sp_remove(5);
+    if (s == 3) tag_remove(5);
+  }
+  track_map_owns_ = 0;
+}
+
+static int jump_write(void* context, const void* bytes, size_t length) {
+  (void)context;
+  (void)bytes;
+  if (length == 0) bad++;
+  if (!SJ.from_encode && ++SJ.writes == SJ.target) {
+    SJ.jumped_at = SJ.writes;
+    save_jump_write();
+    longjmp(save_outside, 1);
+  }
+  if (SJ.from_encode) SJ.writes++;
+  return 0;
+}
+
+/* Value V(i) as 8 + 3i bytes (past 256: the scratch buffer grows). */
+static int jump_encode(void* context, void* value, void* buffer, uint32_t capacity, uint32_t* length) {
+  uint64_t i = (uintptr_t)value;
+  (void)context;
+  *length = (uint32_t)(8 + 3 * i);
+  if (*length <= capacity) memset(buffer, (int)i, *length);
+  if (SJ.from_encode && ++SJ.encodes == SJ.target) {
+    SJ.jumped_at = SJ.encodes;
+    save_jump_write();
+    longjmp(save_outside, 1);
+  }
+  if (!SJ.from_encode) SJ.encodes++;
+  return 0;
+}
+
+static const slate_value_codec_s jump_codec = {jump_encode, NULL, NULL, NULL};
+
+static int run_save(int which, slate_write_f write, void* context) {
+  switch (which) {
+    case S_MAP: return slate_save(&W.map, NULL, write, context);
+    case S_MAP_CODEC: return slate_save(&W.map, &jump_codec, write, context);
+    case S_SM: return slotmap_save(&W.sm, write, context);
+    case S_SP: return slotmap_sparse_save(&W.sp, write, context);
+    default: return slotmap_sparse_save(&W.tag, write, context);
+  }
+}
+
+/* The bytes a save of `which` gives now (malloc'd), and the calls it made. */
+typedef struct save_ref_s {
+  slate_buffer_s buf;
+  long writes, encodes;
+} save_ref_s;
+
+static int ref_write(void* context, const void* bytes, size_t length) {
+  save_ref_s* r = (save_ref_s*)context;
+  r->writes++;
+  return slate_buffer_write(&r->buf, bytes, length);
+}
+
+static void save_reference(int which, save_ref_s* r) {
+  memset(r, 0, sizeof *r);
+  r->buf.capacity = 1 << 20;
+  r->buf.bytes = malloc(r->buf.capacity);
+  memset(&SJ, 0, sizeof SJ);
+  SJ.from_encode = 1; /* (never reached: counts the encodes) */
+  CHECK_EQ_INT(run_save(which, ref_write, r), SLATE_OK);
+  r->encodes = SJ.encodes;
+}
+
+static int same_save(int which, const save_ref_s* want) {
+  save_ref_s now;
+  save_reference(which, &now);
+  int same = now.buf.length == want->buf.length &&
+             memcmp(now.buf.bytes, want->buf.bytes, now.buf.length) == 0;
+  free(now.buf.bytes);
+  return same;
+}
+
+static void check_checkers(void) {
+  char message[128];
+  CHECK_MAP_OK(&W.map);
+  CHECK_EQ_INT(slotmap_check(&W.sm, message, sizeof message), SLATE_OK);
+  CHECK_EQ_INT(slotmap_sparse_check(&W.sp, message, sizeof message), SLATE_OK);
+  CHECK_EQ_INT(slotmap_sparse_check(&W.tag, message, sizeof message), SLATE_OK);
+}
+
+static unsigned long save_jumps_, lost_jumps_, lost_blocks_;
+static unsigned long long lost_bytes_;
+
+/* One save of `which`, left from `write` (from_encode 0) or `encode` at
+   its call `target`, after the callback's own `write`. */
+static void leave_save_once(int which, int from_encode, long target, int write, int round) {
+  save_ref_s ref;
+  save_reference(which, &ref);
+  unsigned long serial = track_serial_;
+  unsigned long long live = track_live_;
+  memset(&SJ, 0, sizeof SJ);
+  SJ.which = which;
+  SJ.from_encode = from_encode;
+  SJ.target = target;
+  SJ.write = write;
+  if (setjmp(save_outside) == 0) {
+    run_save(which, jump_write, NULL);
+    CHECK_MSG(0, save_names[which]); /* the save returned instead of jumping */
+  }
+  save_jumps_++;
+  CHECK_EQ_INT(SJ.jumped_at, target);
+  /* What the left save allocated and never gave back. */
+  unsigned long long bytes = 0;
+  unsigned long lost = track_reclaim(serial, &bytes);
+  if (lost != 0) {
+    lost_jumps_++;
+    lost_blocks_ += lost;
+    lost_bytes_ += bytes;
+  }
+  if (which == S_MAP_CODEC) {
+    CHECK(lost <= 1); /* at most its one scratch buffer */
+  } else {
+    CHECK_EQ_U64(lost, 0); /* these saves allocate nothing */
+  }
+#ifdef SAVE_JUMP_MUST_NOT_LEAK
+  CHECK_MSG(lost == 0, "a save left by longjmp lost memory");
+#endif
+  if (write == W_NONE) CHECK_EQ_U64(track_live_, live);
+  check_world();
+  check_checkers();
+  /* Unchanged by the save: the same bytes again (when the callback did
+     not write it). */
+  if (write == W_NONE) CHECK_MSG(same_save(which, &ref), save_names[which]);
+  free(ref.buf.bytes);
+  after_jump(round);
+  restore();
+  check_world();
+  check_checkers();
+}
+
+static void leave_saves(void) {
+  TEST_SECTION("longjmp out of a save's write and a codec's encode");
+  static const slate_allocator_s tracked = {track_allocate, track_release, NULL};
+  world_init();
+  /* The map on the tracked allocator, with the same entries. */
+  for (uint64_t i = 1; i <= CAP; i++)
+    if (W.in_map[i]) map_remove(i);
+  slate_free(&W.map);
+  CHECK_EQ_INT(slate_set_allocator(&W.map, &tracked), SLATE_OK);
+  restore();
+  check_world();
+  for (int round = 0; round < 8; round++) {
+    for (int which = 0; which < SAVE_KINDS; which++) {
+      save_ref_s ref;
+      save_reference(which, &ref);
+      free(ref.buf.bytes);
+      CHECK(ref.writes >= 2);
+      int write = round % 3 == 0 ? W_NONE : round % 3 == 1 ? W_INSERT : W_REMOVE;
+      /* out of write: its first, a middle and its last call */
+      leave_save_once(which, 0, 1, write, round);
+      leave_save_once(which, 0, 1 + ref.writes / 2, write, round);
+      leave_save_once(which, 0, ref.writes, write, round);
+      if (which != S_MAP_CODEC) continue;
+      /* out of encode: the first length asked, the first value's bytes
+         (capacity 0: no scratch buffer yet), the next, a middle one, the
+         last */
+      long lengths = count_in(W.in_map);
+      CHECK(ref.encodes > lengths + 1);
+      leave_save_once(which, 1, 1, write, round);
+      leave_save_once(which, 1, lengths + 1, write, round);
+      leave_save_once(which, 1, lengths + 2 + round, write, round);
+      leave_save_once(which, 1, lengths + (ref.encodes - lengths) / 2, write, round);
+      leave_save_once(which, 1, ref.encodes, write, round);
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+  fprintf(stderr,
+          "   %lu saves left; %lu of them (codec saves left while their scratch buffer was\n"
+          "   allocated) lost %lu blocks, %llu bytes, which SPEC 3c says a jump never loses\n",
+          save_jumps_, lost_jumps_, lost_blocks_, lost_bytes_);
+  for (uint64_t i = 1; i <= CAP; i++)
+    if (W.in_map[i]) map_remove(i);
+  world_free();
+  CHECK_EQ_U64(track_live_, 0);
+}
+
 int main(void) {
   leave_each_walk();
   leave_nested_walks();
   leave_after_write();
+  leave_saves();
   return TEST_SUMMARY();
 }

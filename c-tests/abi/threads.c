@@ -3,7 +3,11 @@
  * a slotmap and two sparse sets keyed by its keys that nobody modifies:
  * lookups, walks, slate_equal, slate_info, clones from them, cursors
  * (slate_iter, slate_iter_next), the sets' get, get_many, contains, row,
- * keys, each, and joins of the sets with the slotmap as their owner. Built
+ * keys, each, and joins of the sets with the slotmap as their owner, and
+ * saves (SPEC 6c: a save only reads) of the map with and without a codec,
+ * of the slotmap and of both sets, each of whose bytes must equal the
+ * reference save made before the threads started (the same map saves in
+ * the same iteration order, so the same bytes). Built
  * twice by `make tsan-test`: natively,
  * and under ThreadSanitizer with the library instrumented too, where any
  * write a read-only call made into the shared structure would be a
@@ -15,6 +19,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define V(n) ((void*)(uintptr_t)(n))
@@ -30,8 +35,69 @@ static slotmap_sparse_s parts_, tags_;
 
 typedef struct worker_s {
   int id;
-  unsigned long bad, walked;
+  unsigned long bad, walked, saves;
 } worker_s;
+
+/* The codec of the map's saves: a value as its 8 bytes and n % 400 more
+   (the scratch buffer grows in some saves); no state, so any thread may
+   run it. */
+static int encode_n(void* context, void* value, void* buffer, uint32_t capacity, uint32_t* length) {
+  uint64_t n = (uint64_t)(uintptr_t)value;
+  (void)context;
+  *length = (uint32_t)(8 + n % 400);
+  if (*length <= capacity) {
+    unsigned char* b = (unsigned char*)buffer;
+    for (int i = 0; i < 8; i++) b[i] = (unsigned char)(n >> (8 * i));
+    memset(b + 8, (int)(n & 0xFF), *length - 8);
+  }
+  return 0;
+}
+
+static const slate_value_codec_s codec_ = {encode_n, NULL, NULL, NULL};
+
+/* The reference saves: the map (integer values, codec values), the
+   slotmap, the set of u64 rows, the membership set. */
+enum { SAVES = 5 };
+static slate_buffer_s reference_[SAVES];
+
+static int save_one(int which, slate_buffer_s* buf) {
+  switch (which) {
+    case 0: return slate_save(&shared_, NULL, slate_buffer_write, buf);
+    case 1: return slate_save(&shared_, &codec_, slate_buffer_write, buf);
+    case 2: return slotmap_save(&rows_, slate_buffer_write, buf);
+    case 3: return slotmap_sparse_save(&parts_, slate_buffer_write, buf);
+    default: return slotmap_sparse_save(&tags_, slate_buffer_write, buf);
+  }
+}
+
+static void save_references(void) {
+  for (int i = 0; i < SAVES; i++) {
+    uint64_t size = 0;
+    if (i < 2)
+      CHECK_EQ_INT(slate_save_size(&shared_, i ? &codec_ : NULL, &size), SLATE_OK);
+    else
+      size = i == 2 ? slotmap_save_size(&rows_) : slotmap_sparse_save_size(i == 3 ? &parts_ : &tags_);
+    reference_[i].bytes = malloc((size_t)size);
+    reference_[i].capacity = (size_t)size;
+    reference_[i].length = 0;
+    CHECK_EQ_INT(save_one(i, &reference_[i]), SLATE_OK);
+    CHECK_EQ_U64(reference_[i].length, size);
+  }
+}
+
+/* A save on this thread gives the reference's bytes. */
+static void save_and_compare(worker_s* w, int which) {
+  slate_buffer_s buf;
+  buf.capacity = reference_[which].capacity;
+  buf.bytes = malloc(buf.capacity);
+  buf.length = 0;
+  if (buf.bytes == NULL || save_one(which, &buf) != SLATE_OK ||
+      buf.length != reference_[which].length ||
+      memcmp(buf.bytes, reference_[which].bytes, buf.length) != 0)
+    w->bad++;
+  free(buf.bytes);
+  w->saves++;
+}
 
 static int count_cb(const char* key, uint32_t length, void* value, void* data) {
   worker_s* w = (worker_s*)data;
@@ -167,6 +233,9 @@ static void* reader(void* arg) {
     w->walked = 0;
     if (slotmap_each(&rows_, row_cb, w) != SLATE_OK || w->walked != ROWS) w->bad++;
     read_sets(w);
+    /* saves, each thread starting at another one */
+    save_and_compare(w, (round + w->id) % SAVES);
+    if (round % 4 == 0) save_and_compare(w, (round + w->id + 1) % SAVES);
   }
   return NULL;
 }
@@ -247,6 +316,8 @@ int main(void) {
     if (r % 2 == 0) CHECK_EQ_INT(slotmap_sparse_set(&tags_, &rows_, row_keys_[r], NULL), SLATE_OK);
   }
 
+  save_references();
+
   pthread_t threads[THREADS + 2];
   worker_s workers[THREADS + 2];
   memset(workers, 0, sizeof workers);
@@ -254,12 +325,15 @@ int main(void) {
     workers[i].id = i;
     CHECK_EQ_INT(pthread_create(&threads[i], NULL, i < THREADS ? reader : writer, &workers[i]), 0);
   }
-  unsigned long bad = 0;
+  unsigned long bad = 0, saves = 0;
   for (int i = 0; i < THREADS + 2; i++) {
     CHECK_EQ_INT(pthread_join(threads[i], NULL), 0);
     bad += workers[i].bad;
+    saves += workers[i].saves;
   }
   CHECK_EQ_U64(bad, 0);
+  CHECK_EQ_U64(saves, THREADS * (ROUNDS + ROUNDS / 4));
+  for (int i = 0; i < SAVES; i++) free(reference_[i].bytes);
   /* after the readers, the map is as it was and may be modified again */
   CHECK_EQ_INT(slate_equal(&shared_, &twin_), 1);
   CHECK_EQ_INT(slate_set(&shared_, "after", V(9)), SLATE_OK);

@@ -13,12 +13,15 @@
  * The failure-injection part counts the allocations of a scripted workload
  * (u64 and long string inserts through table doubling, splits and directory
  * doublings; replacements; deletes; clone; compact; reserve; delete_if;
- * clear), then reruns it once for every N, failing allocation N.  In each
+ * saves with and without a codec, and loads of their images into empty
+ * maps; clear), then reruns it once for every N, failing allocation N.  In each
  * run: the call that met the failure returns SLATE_ERROR_ALLOC (no other call
  * does, and no failure is swallowed); the map is unchanged (shape, memory,
  * every entry with its value, slate_check OK); the same call then succeeds;
  * the rest of the workload succeeds; at the end allocations == frees.  After
- * a failed clone the copy is an empty map that slate_free accepts (twice).
+ * a failed clone the copy is an empty map that slate_free accepts (twice);
+ * a failed load leaves its destination an empty map that a load accepts,
+ * and has passed every value its codec decoded to `discard`, once.
  * The injection runs twice: through the hooks, and through the maps' own
  * allocator (slate_set_allocator).
  *
@@ -237,12 +240,18 @@ enum {
   OP_ENTRY_STR,
   OP_ENTRY_I64,
   OP_TAKE_U64,
+  OP_SAVE,     /* slate_save with the codec: its scratch buffer */
+  OP_SAVE_INT, /* slate_save with integer values: allocates nothing */
+  OP_LOAD,     /* slate_load of the codec image into an empty map */
+  OP_LOAD_INT, /* ... of the integer image */
   OP_COUNT
 };
 static const char* const op_names[] = {"set_u64",   "delete_u64", "set",       "delete",
                                        "set_i64",   "delete_i64", "clone",     "compact",
                                        "reserve",   "clear",      "delete_if", "entry_u64",
-                                       "entry",     "entry_i64",  "take_u64"};
+                                       "entry",     "entry_i64",  "take_u64",
+                                       "save",      "save_int",   "load",
+                                       "load_int"};
 
 /* The set or delete whose model an entry or take follows. */
 static int model_kind(int kind) {
@@ -270,10 +279,71 @@ static int entry_then_write(int rc, void** slot, int inserted, uintptr_t value) 
   return rc;
 }
 
+/* The saves' bytes (plain malloc, neither counted nor failed). */
+typedef struct image_s {
+  unsigned char* bytes;
+  size_t length, capacity;
+} image_s;
+
+static int image_write(void* context, const void* bytes, size_t length) {
+  image_s* im = (image_s*)context;
+  if (im->length + length > im->capacity) {
+    size_t want = im->capacity ? im->capacity * 2 : 65536;
+    while (want < im->length + length) want *= 2;
+    unsigned char* grown = (unsigned char*)realloc(im->bytes, want);
+    if (grown == NULL) return -200;
+    im->bytes = grown;
+    im->capacity = want;
+  }
+  memcpy(im->bytes + im->length, bytes, length);
+  im->length += length;
+  return 0;
+}
+
+/* The codec of the saves and loads: a value V(n) as its 8 bytes and n % 300
+   more (so that the scratch buffer grows), decoded back; it counts the
+   values decode made and discard undid. */
+typedef struct codec_count_s {
+  unsigned long made, discarded;
+} codec_count_s;
+
+static int encode_n(void* context, void* value, void* buffer, uint32_t capacity, uint32_t* length) {
+  uint64_t n = (uint64_t)(uintptr_t)value;
+  (void)context;
+  *length = (uint32_t)(8 + n % 300);
+  if (*length <= capacity) {
+    unsigned char* b = (unsigned char*)buffer;
+    for (int i = 0; i < 8; i++) b[i] = (unsigned char)(n >> (8 * i));
+    memset(b + 8, (int)(n & 0xFF), *length - 8);
+  }
+  return 0;
+}
+
+static int decode_n(void* context, const void* bytes, uint32_t length, void** value) {
+  codec_count_s* c = (codec_count_s*)context;
+  const unsigned char* b = (const unsigned char*)bytes;
+  uint64_t n = 0;
+  if (length < 8) return -300;
+  for (int i = 0; i < 8; i++) n |= (uint64_t)b[i] << (8 * i);
+  if (length != 8 + n % 300) return -300;
+  *value = V(n);
+  c->made++;
+  return 0;
+}
+
+static void discard_n(void* context, void* value) {
+  (void)value;
+  ((codec_count_s*)context)->discarded++;
+}
+
 typedef struct run_s {
   slate_s m, c;       /* the map and its clone */
   slate_s s;          /* small maps switching layout */
+  slate_s l, li;      /* maps loaded from the codec and the integer image */
   model_s mm, mc, ms; /* what they should hold */
+  model_s ml, mli, saved; /* (saved: the model of the map saved) */
+  image_s image, image_int;
+  codec_count_s counts;
   int c_live;         /* c has been cloned */
   unsigned ops;
   injection_s inj;    /* what the failures did (inject.h) */
@@ -418,6 +488,25 @@ static int exec_op(run_s* r, int kind, slate_s* m, uint64_t key, uintptr_t value
       int rc = slate_take_u64(m, key, &v);
       return rc == SLATE_ERROR_NOT_FOUND && v != SENTINEL ? -100 : rc;
     }
+    case OP_SAVE:
+    case OP_SAVE_INT: {
+      slate_value_codec_s codec = {encode_n, decode_n, discard_n, &r->counts};
+      image_s* im = kind == OP_SAVE ? &r->image : &r->image_int;
+      im->length = 0;
+      return slate_save(m, kind == OP_SAVE ? &codec : NULL, image_write, im);
+    }
+    case OP_LOAD:
+    case OP_LOAD_INT: {
+      /* a failed load discarded every value it decoded, once; a load
+         that succeeded, none (else -100) */
+      slate_value_codec_s codec = {encode_n, decode_n, discard_n, &r->counts};
+      const image_s* im = kind == OP_LOAD ? &r->image : &r->image_int;
+      r->counts.made = r->counts.discarded = 0;
+      int rc = slate_load(m, im->bytes, im->length, kind == OP_LOAD ? &codec : NULL);
+      if (rc == SLATE_OK ? r->counts.discarded != 0 : r->counts.discarded != r->counts.made)
+        return -100;
+      return rc;
+    }
   }
   return -100;
 }
@@ -464,9 +553,9 @@ static int map_empty_copy(inject_call_s* call) {
 }
 
 /* The kinds of call that must meet a failure (inject_suite_s). */
-static const int must_fail_[] = {OP_CLONE,   OP_COMPACT,   OP_RESERVE,   OP_SET_U64,
-                                 OP_SET_STR, OP_ENTRY_U64, OP_ENTRY_STR, -1};
-static const int never_fail_[] = {-1};
+static const int must_fail_[] = {OP_CLONE,    OP_COMPACT, OP_RESERVE, OP_SET_U64, OP_SET_STR,
+                                 OP_ENTRY_U64, OP_ENTRY_STR, OP_SAVE, OP_LOAD, OP_LOAD_INT, -1};
+static const int never_fail_[] = {OP_SAVE_INT, -1};
 
 static const inject_suite_s map_suite = {
     op_names, OP_COUNT, "map", OP_CLONE,
@@ -474,13 +563,15 @@ static const inject_suite_s map_suite = {
     map_picture, same_shape, &shape_before_, &shape_after_,
     map_make, map_changes, map_empty_copy, must_fail_, never_fail_};
 
-/* One call of the workload, on m (target 0), c (target 1) or s (target 2),
-   made through the driver; the model follows it. */
+/* One call of the workload, on m (target 0), c (target 1), s (target 2),
+   l (3) or li (4), made through the driver; the model follows it. */
 static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) {
   map_call_s c;
+  slate_s* maps[5] = {&r->m, &r->c, &r->s, &r->l, &r->li};
+  model_s* models[5] = {&r->mm, &r->mc, &r->ms, &r->ml, &r->mli};
   c.r = r;
-  c.m = target == 2 ? &r->s : target ? &r->c : &r->m;
-  c.md = target == 2 ? &r->ms : target ? &r->mc : &r->mm;
+  c.m = maps[target];
+  c.md = models[target];
   c.key = key;
   c.value = value;
   int expected = SLATE_OK;
@@ -505,6 +596,13 @@ static void step(run_s* r, int kind, int target, uint64_t key, uintptr_t value) 
       break;
     case OP_CLEAR:
       memset(md, 0, sizeof *md);
+      break;
+    case OP_SAVE:
+      memcpy(&r->saved, md, sizeof r->saved);
+      break;
+    case OP_LOAD:
+    case OP_LOAD_INT:
+      memcpy(md, &r->saved, sizeof *md);
       break;
     case OP_DELETE_IF:
       for (uint64_t k = 0; k < NU; k += 3) model_remove(md, OP_DEL_U64, k);
@@ -560,6 +658,21 @@ static unsigned workload(run_s* r) {
   for (uint64_t i = 0; i < NI; i++) step(r, OP_ENTRY_I64, 0, i, 85000 + i);
   for (uint64_t k = 4500; k < 4800; k += 3) step(r, OP_TAKE_U64, 0, k, 0);
   step(r, OP_DELETE_IF, 0, 0, 0);
+  /* saved, then loaded into empty maps: every allocation of a load fails
+     in turn (the destination unchanged, every decoded value discarded) */
+  step(r, OP_SAVE_INT, 0, 0, 0);
+  step(r, OP_SAVE, 0, 0, 0);
+  if (init_map(&r->l) != SLATE_OK || init_map(&r->li) != SLATE_OK) bad++;
+  step(r, OP_LOAD, 3, 0, 0);
+  step(r, OP_LOAD_INT, 4, 0, 0);
+  bad += verify_model(&r->l, &r->ml);
+  bad += verify_model(&r->li, &r->mli);
+  if (slate_equal(&r->l, &r->m) != 1 || slate_equal(&r->li, &r->m) != 1) bad++;
+  slate_free(&r->l);
+  slate_free(&r->li);
+  free(r->image.bytes);
+  free(r->image_int.bytes);
+  r->image.bytes = r->image_int.bytes = NULL;
   step(r, OP_COMPACT, 1, 0, 0);
   step(r, OP_CLEAR, 1, 0, 0);
   for (uint64_t k = 0; k < 100; k++) step(r, OP_SET_U64, 1, k, k + 7);

@@ -13,14 +13,16 @@
  *
  * The failure-injection part counts the allocations of a scripted workload
  * (inserts through several growths of the rows and of the index, erases,
- * stale erases, reserve, sort, clone and work on the clone, erase_if,
- * clear, limit), then reruns it once for every N, failing allocation N.  In
+ * stale erases, reserve, sort, clone and work on the clone, erase_if, a
+ * save and a load of its image, clear, limit), then reruns it once for
+ * every N, failing allocation N.  In
  * each run: the call that met the failure returns SLATE_ERROR_ALLOC (no
  * other call does, and no failure is swallowed); the slotmap is unchanged
  * (length, row order, every byte of every column, every key with its data,
  * every stale key still stale); the same call then succeeds; the rest of
  * the workload succeeds; at the end allocations == frees.  After a failed
- * clone the copy is an empty, usable slotmap of the same columns. The
+ * clone the copy is an empty, usable slotmap of the same columns; after a
+ * failed load the destination is as it was, and a load accepts it. The
  * injection runs twice: through the hooks, and through the slotmaps' own
  * allocator (slotmap_set_allocator).
  *
@@ -294,14 +296,41 @@ enum {
   OP_ERASE_IF,
   OP_CLEAR,
   OP_LIMIT,
+  OP_SAVE, /* slotmap_save: allocates nothing */
+  OP_LOAD, /* slotmap_load of the saved image into a slotmap that issued no key */
   OP_COUNT
 };
-static const char* const op_names[OP_COUNT] = {"insert", "erase", "reserve", "sort",
-                                               "clone",  "erase_if", "clear", "limit"};
+static const char* const op_names[OP_COUNT] = {"insert", "erase",    "reserve", "sort",
+                                               "clone",  "erase_if", "clear",   "limit",
+                                               "save",   "load"};
+
+/* A save's bytes (plain malloc: neither counted nor failed). */
+typedef struct image_s {
+  unsigned char* bytes;
+  size_t length, capacity;
+} image_s;
+
+static int image_write(void* context, const void* bytes, size_t length) {
+  image_s* im = (image_s*)context;
+  if (im->length + length > im->capacity) {
+    size_t want = im->capacity ? im->capacity * 2 : 65536;
+    while (want < im->length + length) want *= 2;
+    unsigned char* grown = (unsigned char*)realloc(im->bytes, want);
+    if (grown == NULL) return -200;
+    im->bytes = grown;
+    im->capacity = want;
+  }
+  memcpy(im->bytes + im->length, bytes, length);
+  im->length += length;
+  return 0;
+}
 
 typedef struct run_s {
   slotmap_s m, c;     /* the slotmap and its clone */
+  slotmap_s l;        /* loaded from the image */
   model_s mm, mc;     /* what they should hold */
+  model_s ml, saved;  /* (saved: the model of the slotmap saved) */
+  image_s image;
   unsigned ops;
   injection_s inj;    /* what the failures did (inject.h) */
 } run_s;
@@ -357,6 +386,11 @@ static int exec_op(run_s* r, int kind, slotmap_s* sm, model_s* md, uint32_t arg,
       return slotmap_clear(sm);
     case OP_LIMIT:
       return slotmap_limit(sm, arg);
+    case OP_SAVE:
+      r->image.length = 0;
+      return slotmap_save(sm, image_write, &r->image);
+    case OP_LOAD:
+      return slotmap_load(sm, r->image.bytes, r->image.length);
   }
   return -100;
 }
@@ -416,8 +450,8 @@ static int sm_empty_copy(inject_call_s* call) {
 
 /* The kinds of call that must meet a failure, and that never may
    (inject_suite_s): erase_if erases as it walks, allocating nothing. */
-static const int must_fail_[] = {OP_INSERT, OP_RESERVE, OP_SORT, OP_CLONE, -1};
-static const int never_fail_[] = {OP_ERASE_IF, -1};
+static const int must_fail_[] = {OP_INSERT, OP_RESERVE, OP_SORT, OP_CLONE, OP_LOAD, -1};
+static const int never_fail_[] = {OP_ERASE_IF, OP_SAVE, -1};
 
 static const inject_suite_s sm_suite = {
     op_names, OP_COUNT, "slotmap", OP_CLONE,
@@ -425,14 +459,16 @@ static const inject_suite_s sm_suite = {
     sm_picture, same_rows, &rows_before_, &rows_after_,
     sm_make, sm_changes, sm_empty_copy, must_fail_, never_fail_};
 
-/* One call of the workload on m (target 0) or c (target 1), made through
-   the driver; `expected` is its result when no allocation fails. The model
-   follows it. */
+/* One call of the workload on m (target 0), c (target 1) or l (2), made
+   through the driver; `expected` is its result when no allocation fails.
+   The model follows it. */
 static void step(run_s* r, int kind, int target, uint32_t arg, int expected) {
   sm_call_s c;
+  slotmap_s* sms[3] = {&r->m, &r->c, &r->l};
+  model_s* models[3] = {&r->mm, &r->mc, &r->ml};
   c.r = r;
-  c.sm = target ? &r->c : &r->m;
-  c.md = target ? &r->mc : &r->mm;
+  c.sm = sms[target];
+  c.md = models[target];
   c.watched = kind == OP_CLONE ? &r->m : c.sm;
   c.watched_md = kind == OP_CLONE ? &r->mm : c.md;
   c.arg = arg;
@@ -459,6 +495,12 @@ static void step(run_s* r, int kind, int target, uint32_t arg, int expected) {
       break;
     case OP_CLEAR:
       for (uint32_t id = 0; id < MAXID; id++) model_stale(md, id);
+      break;
+    case OP_SAVE:
+      memcpy(&r->saved, md, sizeof r->saved);
+      break;
+    case OP_LOAD:
+      memcpy(md, &r->saved, sizeof *md);
       break;
     default:
       break;
@@ -491,6 +533,17 @@ static unsigned workload(run_s* r) {
   step(r, OP_SORT, 1, 0, SLATE_OK);
   /* erase_if and more growth of the source */
   step(r, OP_ERASE_IF, 0, 0, SLATE_OK);
+  /* saved, and loaded into a slotmap that issued no key: every allocation
+     of the load fails in turn (the destination unchanged and still a
+     destination); the copy holds the same keys, rows and stale keys */
+  step(r, OP_SAVE, 0, 0, SLATE_OK);
+  if (slotmap_columns(&r->l, SIZES3, 3) != SLATE_OK) bad++;
+  if (inject_own != NULL && slotmap_set_allocator(&r->l, inject_own) != SLATE_OK) bad++;
+  step(r, OP_LOAD, 2, 0, SLATE_OK);
+  bad += verify_model(&r->l, &r->ml);
+  slotmap_free(&r->l);
+  free(r->image.bytes);
+  r->image.bytes = NULL;
   for (uint32_t id = 4800; id < 6000; id++) step(r, OP_INSERT, 0, id, SLATE_OK);
   step(r, OP_SORT, 0, 0, SLATE_OK);
   /* clear and refill the copy, erase from it, reserve on it */

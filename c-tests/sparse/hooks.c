@@ -5,13 +5,15 @@
  * the rows and of the index's top, mid arrays and pages, takeovers of a
  * slot's other generation, sets checked against an owner, erases,
  * reserve, sort, clone and work on the clone, erase_if, clear; a
- * three-column set and a membership set) runs once to count its
+ * three-column set and a membership set, each saved and its image loaded
+ * into an empty set) runs once to count its
  * allocations, then once for every N with allocation N failing. In each
  * run the call that met the failure returns SLATE_ERROR_ALLOC (no other
  * call does, no failure is swallowed), the set is unchanged (length, row
  * order, every byte of every column, every key with its record, every
  * absent key still absent), the same call then succeeds, and at the end
- * nothing leaked. After a failed clone the copy is an empty set. The whole
+ * nothing leaked. After a failed clone the copy is an empty set; after a
+ * failed load the destination is as it was, and a load accepts it. The whole
  * injection runs twice: through the SLATE_* hooks, and through the sets'
  * own allocator (hk_own_allocate/hk_own_release), where every release
  * must come with its block's size. The driver of the injection, and main,
@@ -149,15 +151,41 @@ enum {
   OP_ERASE_IF,
   OP_CLEAR,
   OP_PRUNE,
+  OP_SAVE, /* slotmap_sparse_save: allocates nothing */
+  OP_LOAD, /* slotmap_sparse_load of the saved image into an empty set */
   OP_COUNT
 };
 static const char* const op_names[OP_COUNT] = {"set",   "set_owner", "set_gen",  "erase",
                                                "reserve", "sort",    "clone",    "erase_if",
-                                               "clear", "prune"};
+                                               "clear", "prune",     "save",     "load"};
+
+/* A save's bytes (plain malloc: neither counted nor failed). */
+typedef struct image_s {
+  unsigned char* bytes;
+  size_t length, capacity;
+} image_s;
+
+static int image_write(void* context, const void* bytes, size_t length) {
+  image_s* im = (image_s*)context;
+  if (im->length + length > im->capacity) {
+    size_t want = im->capacity ? im->capacity * 2 : 65536;
+    while (want < im->length + length) want *= 2;
+    unsigned char* grown = (unsigned char*)realloc(im->bytes, want);
+    if (grown == NULL) return -200;
+    im->bytes = grown;
+    im->capacity = want;
+  }
+  memcpy(im->bytes + im->length, bytes, length);
+  im->length += length;
+  return 0;
+}
 
 typedef struct run_s {
   slotmap_sparse_s m, c, b; /* three columns, its clone, a membership set */
-  model_s mm, mc, mb;
+  slotmap_sparse_s l, lb;   /* loaded from the images of m and b */
+  model_s mm, mc, mb, ml, mlb;
+  model_s saved[2];         /* the models of m and b when saved */
+  image_s image[2];         /* their images */
   unsigned ops;
   injection_s inj;
 } run_s;
@@ -209,6 +237,13 @@ static int exec_op(sp_call_s* c) {
       return slotmap_sparse_clear(c->sp);
     case OP_PRUNE:
       return slotmap_sparse_prune(c->sp, &owner_);
+    case OP_SAVE:
+      c->r->image[c->md->membership].length = 0;
+      return slotmap_sparse_save(c->sp, image_write, &c->r->image[c->md->membership]);
+    case OP_LOAD: {
+      const image_s* im = &c->r->image[c->md->membership];
+      return slotmap_sparse_load(c->sp, im->bytes, im->length);
+    }
   }
   return -100;
 }
@@ -253,8 +288,8 @@ static int sp_empty_copy(inject_call_s* call) {
 
 /* The kinds of call that must meet a failure, and that never may
    (inject_suite_s): erase_if erases as it walks, allocating nothing. */
-static const int must_fail_[] = {OP_SET, OP_SET_OWNER, OP_RESERVE, OP_SORT, OP_CLONE, -1};
-static const int never_fail_[] = {OP_ERASE_IF, -1};
+static const int must_fail_[] = {OP_SET, OP_SET_OWNER, OP_RESERVE, OP_SORT, OP_CLONE, OP_LOAD, -1};
+static const int never_fail_[] = {OP_ERASE_IF, OP_SAVE, -1};
 
 static const inject_suite_s sp_suite = {
     op_names, OP_COUNT, "sparse set", OP_CLONE,
@@ -262,12 +297,12 @@ static const inject_suite_s sp_suite = {
     sp_picture, same_rows, &rows_before_, &rows_after_,
     sp_make, sp_changes, sp_empty_copy, must_fail_, never_fail_};
 
-/* One call on m (target 0), c (1) or b (2), through the driver; the model
-   follows it. */
+/* One call on m (target 0), c (1), b (2), l (3) or lb (4), through the
+   driver; the model follows it. */
 static void step(run_s* r, int kind, int target, uint32_t arg, int expected) {
   sp_call_s c;
-  slotmap_sparse_s* sets[3] = {&r->m, &r->c, &r->b};
-  model_s* models[3] = {&r->mm, &r->mc, &r->mb};
+  slotmap_sparse_s* sets[5] = {&r->m, &r->c, &r->b, &r->l, &r->lb};
+  model_s* models[5] = {&r->mm, &r->mc, &r->mb, &r->ml, &r->mlb};
   c.r = r;
   c.sp = sets[target];
   c.md = models[target];
@@ -307,6 +342,12 @@ static void step(run_s* r, int kind, int target, uint32_t arg, int expected) {
     case OP_PRUNE:
       for (uint32_t id = 0; id < MAXID; id++)
         if (md->present[id] && !slotmap_contains(&owner_, key_of(md, id))) model_gone(md, id);
+      break;
+    case OP_SAVE:
+      memcpy(&r->saved[md->membership], md, sizeof *md);
+      break;
+    case OP_LOAD:
+      memcpy(md, &r->saved[md->membership], sizeof *md);
       break;
     default:
       break;
@@ -362,6 +403,26 @@ static unsigned workload(run_s* r) {
   step(r, OP_ERASE_IF, 2, 0, SLATE_OK);
   step(r, OP_SORT, 2, 0, SLATE_ERROR_INVALID);
   step(r, OP_RESERVE, 2, 3000, SLATE_OK);
+  /* both saved, and loaded into empty sets: every allocation of a load
+     fails in turn (the destination unchanged and still a destination) */
+  r->ml.membership = 0;
+  r->mlb.membership = 1;
+  if (slotmap_sparse_columns(&r->l, SIZES3, 3) != SLATE_OK) bad++;
+  if (slotmap_sparse(&r->lb, 0) != SLATE_OK) bad++;
+  if (inject_own != NULL && slotmap_sparse_set_allocator(&r->l, inject_own) != SLATE_OK) bad++;
+  if (inject_own != NULL && slotmap_sparse_set_allocator(&r->lb, inject_own) != SLATE_OK) bad++;
+  step(r, OP_SAVE, 0, 0, SLATE_OK);
+  step(r, OP_SAVE, 2, 0, SLATE_OK);
+  step(r, OP_LOAD, 3, 0, SLATE_OK);
+  step(r, OP_LOAD, 4, 0, SLATE_OK);
+  bad += verify_model(&r->l, &r->ml);
+  bad += verify_model(&r->lb, &r->mlb);
+  slotmap_sparse_free(&r->l);
+  slotmap_sparse_free(&r->lb);
+  for (int i = 0; i < 2; i++) {
+    free(r->image[i].bytes);
+    r->image[i].bytes = NULL;
+  }
   bad += verify_model(&r->m, &r->mm);
   bad += verify_model(&r->c, &r->mc);
   bad += verify_model(&r->b, &r->mb);
