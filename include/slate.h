@@ -1304,8 +1304,8 @@ int slotmap_sparse_reserve(struct slotmap_sparse_s *sp, uint32_t n);
  * With a non-NULL `owner`, a key the owner does not accept (`slotmap_contains(owner, key) == 0`: a
  * dead entity's, a forged one) is `SLATE_ERROR_NOT_FOUND` and changes nothing, so a stale handle
  * never writes a live entity's row; with a NULL `owner` any non-zero key is taken as given.
- * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` (above); `SLATE_ERROR_INVALID` for a NULL `sp`, key
- * 0, or from inside a walk of `sp`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (nothing changed).
+ * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` (above); `SLATE_ERROR_INVALID` for a NULL `sp` or key
+ * 0; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (nothing changed).
  * # Safety
  * `sp` is NULL or an initialized set; `owner` is NULL or an initialized slotmap; `row` is NULL or
  * holds the columns' sizes in bytes.
@@ -1451,7 +1451,7 @@ int slotmap_sparse_clone(struct slotmap_sparse_s *copy, const struct slotmap_spa
 
 /**
  * Releases everything. The set stays usable (same columns, empty); freeing twice is harmless. Does
- * nothing for NULL, or from inside a walk of the set.
+ * nothing for NULL.
  * # Safety
  * `sp` is NULL or an initialized set.
  */

@@ -184,7 +184,6 @@ impl<K: Key> Arg for K {
 }
 
 impl Arg for Str {
-    #[inline(always)]
     unsafe fn get(self, map: *const slate_s, value: *mut *mut c_void) -> c_int {
         // SAFETY: the caller's guarantees.
         let bytes = match unsafe { string_bytes(self.0) } {
@@ -204,7 +203,6 @@ impl Arg for Str {
         unsafe { get_bytes(map, Ok(Needle::bytes(bytes)), value) }
     }
 
-    #[inline(always)]
     unsafe fn upsert<U: Upsert>(
         self,
         map: *mut slate_s,
@@ -233,7 +231,6 @@ impl Arg for Bytes {
         unsafe { get_bytes(map, bytes_key(self.0, self.1), value) }
     }
 
-    #[inline(always)]
     unsafe fn upsert<U: Upsert>(
         self,
         map: *mut slate_s,
@@ -282,8 +279,7 @@ unsafe fn get_bytes(
 /// `slate_get_bytes` (and `slate_get`) for a key longer than [`LONGER`] bytes, apart from the
 /// shim: a key of up to [`SHORT`] bytes is looked up as `Short<SHORT, 33>`, whose bounds drop every
 /// short-key branch from the hash and the compare; a longer one takes `get_bytes` (hashed under the
-/// guard). Its attribute: `make lto-test`.
-#[inline(never)]
+/// guard).
 unsafe fn get_apart(
     map: *const slate_s,
     key: *const c_void,
@@ -331,7 +327,6 @@ unsafe fn target<'m, K>(
 }
 
 /// `Arg::upsert` for a byte key.
-#[inline(always)]
 unsafe fn set_bytes<U: Upsert>(
     map: *mut slate_s,
     key: Result<Needle<'_>, Error>,
@@ -366,14 +361,12 @@ unsafe fn give(value: *mut *mut c_void, taken: Result<*mut c_void, Error>) -> c_
 }
 
 /// `slate_set` of any key family.
-#[inline(always)]
 unsafe fn set(map: *mut slate_s, key: impl Arg, value: *mut c_void) -> c_int {
     // SAFETY: the caller's guarantees.
     unsafe { key.upsert::<Set>(map, value, |()| ()) }
 }
 
 /// `slate_entry` of any key family (`value` and `inserted` are NULL or writable).
-#[inline(always)]
 unsafe fn entry(
     map: *mut slate_s,
     key: impl Arg,

@@ -125,7 +125,6 @@ pub(crate) const INVALID: c_int = Error::Invalid as c_int;
 
 /// Stores `v` in `*out` unless `out` is NULL (an optional out-parameter). Safety: `out` is NULL or
 /// writable.
-#[inline(always)]
 pub(crate) unsafe fn put<T>(out: *mut T, v: T) {
     if !out.is_null() {
         // SAFETY: the caller's guarantee.
@@ -135,7 +134,6 @@ pub(crate) unsafe fn put<T>(out: *mut T, v: T) {
 
 /// A lookup's answer: `SLATE_OK` after `put(out, v)`, or `SLATE_ERROR_NOT_FOUND` for `None` (`*out`
 /// left as it was). Safety: as for `put`.
-#[inline(always)]
 pub(crate) unsafe fn found<T>(v: Option<T>, out: *mut T) -> c_int {
     match v {
         Some(v) => {

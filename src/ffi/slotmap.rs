@@ -152,7 +152,6 @@ pub(super) unsafe fn reserve<S: Table>(p: *mut S, n: u32) -> c_int {
 /// `slotmap_get`, `slotmap_sparse_get`. No `guard` here or in the other lookups: they run no user
 /// code, allocate nothing and cannot panic (`make symbols` checks that no exported function has an
 /// unwind path).
-#[inline(always)]
 pub(super) unsafe fn get<S: Table>(p: *const S, key: u64, element: *mut *mut c_void) -> c_int {
     // SAFETY: the caller's guarantees.
     match unsafe { read(p) } {
@@ -229,7 +228,6 @@ pub(super) unsafe fn sort<S: Table>(p: *mut S, less: Less, data: *mut c_void) ->
 }
 
 /// `slotmap_insert`; the calling thread does not walk `sm`.
-#[inline(always)]
 unsafe fn insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) -> c_int {
     // SAFETY: the caller's guarantees.
     let m = match unsafe { write(sm) } {

@@ -195,8 +195,8 @@ pub unsafe extern "C" fn slotmap_sparse_reserve(sp: *mut slotmap_sparse_s, n: u3
 /// With a non-NULL `owner`, a key the owner does not accept (`slotmap_contains(owner, key) == 0`: a
 /// dead entity's, a forged one) is `SLATE_ERROR_NOT_FOUND` and changes nothing, so a stale handle
 /// never writes a live entity's row; with a NULL `owner` any non-zero key is taken as given.
-/// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` (above); `SLATE_ERROR_INVALID` for a NULL `sp`, key
-/// 0, or from inside a walk of `sp`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (nothing changed).
+/// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` (above); `SLATE_ERROR_INVALID` for a NULL `sp` or key
+/// 0; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (nothing changed).
 /// # Safety
 /// `sp` is NULL or an initialized set; `owner` is NULL or an initialized slotmap; `row` is NULL or
 /// holds the columns' sizes in bytes.
@@ -317,7 +317,7 @@ pub unsafe extern "C" fn slotmap_sparse_clear(sp: *mut slotmap_sparse_s) -> c_in
 pub unsafe extern "C" fn slotmap_sparse_clone(copy: *mut slotmap_sparse_s, sp: *const slotmap_sparse_s) -> c_int { call!(super::clone(copy, sp)) }
 
 /// Releases everything. The set stays usable (same columns, empty); freeing twice is harmless. Does
-/// nothing for NULL, or from inside a walk of the set.
+/// nothing for NULL.
 /// # Safety
 /// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
