@@ -184,6 +184,7 @@ impl<K: Key> Arg for K {
 }
 
 impl Arg for Str {
+    #[inline(always)]
     unsafe fn get(self, map: *const slate_s, value: *mut *mut c_void) -> c_int {
         // SAFETY: the caller's guarantees.
         let bytes = match unsafe { string_bytes(self.0) } {
