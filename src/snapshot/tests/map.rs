@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use super::super::map::{self as snap_map, Codec};
 use super::{build, counting, fix, reset, split, Rng, LIVE};
 use crate::alloc::Allocator;
-use crate::key::{int_bytes, Needle, TAG_I64, TAG_U64};
+use crate::key::{int_bytes, IntKey, Needle, TAG_I64, TAG_U64};
 use crate::map::Map;
 use crate::snapshot::envelope::*;
 use crate::Error;
@@ -262,6 +262,46 @@ fn same(a: &Map, b: &Map, codec: Option<&Table>) {
 
 // ---- round trips ------------------------------------------------------------------
 
+/// The calls a program makes after a load, on `a` (the saved map) and `b`
+/// (its loaded copy) alike, `steps` of them: both give the same results,
+/// and stay the same map.
+fn same_future(a: &mut Map, b: &mut Map, steps: usize, seed: u64) {
+    let mut rng = Rng(seed | 1);
+    for step in 0..steps {
+        let x = rng.below(1000);
+        let key = format!("key:{}", rng.below(2000));
+        let n = Needle::bytes(key.as_bytes());
+        let int = IntKey::new(TAG_U64, rng.below(2000) as u64);
+        let v = (step + 1) as *mut c_void;
+        match x {
+            0 => {
+                a.clear();
+                b.clear();
+            }
+            1 => {
+                a.free();
+                b.free();
+            }
+            2..=399 => {
+                assert_eq!(a.set(&n, v), b.set(&n, v), "step {step}: set");
+                assert_eq!(a.set(&int, v), b.set(&int, v), "step {step}: set");
+            }
+            400..=599 => {
+                assert_eq!(a.remove(&n), b.remove(&n), "step {step}: remove");
+                assert_eq!(a.remove(&int), b.remove(&int), "step {step}: remove");
+            }
+            _ => {
+                assert_eq!(a.get(&n), b.get(&n), "step {step}: get");
+                assert_eq!(a.get(&int), b.get(&int), "step {step}: get");
+            }
+        }
+        assert_eq!(a.len(), b.len(), "step {step}: length");
+    }
+    a.check().unwrap();
+    b.check().unwrap();
+    same(a, b, None);
+}
+
 #[test]
 #[cfg_attr(miri, ignore = "long under Miri: make miri-snapshot")]
 fn integer_values_round_trip_in_every_state() {
@@ -276,6 +316,7 @@ fn integer_values_round_trip_in_every_state() {
         assert_eq!(again.len(), bytes.len());
         let i = super::info(&bytes).unwrap();
         assert_eq!((i.kind, i.count, i.values), (KIND_MAP, m.len(), 1));
+        same_future(&mut m, &mut l, super::future_steps(), name.len() as u64);
         m.free();
         l.free();
     }
