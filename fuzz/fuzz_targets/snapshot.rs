@@ -14,6 +14,8 @@
 //!   repaired and loaded. Unmutated, the load must succeed and the loaded
 //!   structure must behave as the original under the same calls.
 //!
+//! `SNAPSHOT_FUZZ_MODE=0`, `1` or `2` runs every input in that mode.
+//!
 //! Every input a loader accepts must pass the structure's checker, agree
 //! with `slate_snapshot_info`, hold what its bytes say (read back through
 //! the API), save back to the same bytes (a map: the same records, in any
@@ -1843,13 +1845,23 @@ fn structured_set(opts: Options, input: &mut Input) {
     unsafe { slotmap_sparse_free(&mut w.sp) };
 }
 
+/// `SNAPSHOT_FUZZ_MODE` (0 raw, 1 repaired, 2 structured) runs every
+/// input in one mode, so that each mode's executions can be counted.
+fn forced_mode() -> Option<u8> {
+    static MODE: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
+    *MODE.get_or_init(|| {
+        let m = std::env::var("SNAPSHOT_FUZZ_MODE").ok()?;
+        Some(m.parse::<u8>().expect("SNAPSHOT_FUZZ_MODE: 0, 1 or 2") % 3)
+    })
+}
+
 fuzz_target!(|data: &[u8]| {
     failing::install();
     let live_blocks = failing::LIVE.load(Ordering::Relaxed);
     let mut input = Input::new(data);
     let first = input.byte();
     let opts = Options::new(input.byte());
-    match first % 3 {
+    match forced_mode().unwrap_or(first % 3) {
         0 => raw(data.get(2..).unwrap_or(&[]), opts),
         1 => {
             let mut b = data.get(2..).unwrap_or(&[]).to_vec();
