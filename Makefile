@@ -182,7 +182,7 @@ rust-lint:
 	$(CARGO) fmt --check
 	$(CARGO) fmt --check --manifest-path fuzz/Cargo.toml
 	$(CARGO) clippy --release --all-targets -- -D warnings
-	$(CARGO) clippy --manifest-path fuzz/Cargo.toml --bins -- -D warnings
+	$(CARGO) clippy --manifest-path fuzz/Cargo.toml --bins --examples -- -D warnings
 	$(MAKE) --no-print-directory doc
 
 # The design document: the crate docs, private items included (the only
@@ -393,7 +393,7 @@ install-test: $(STATIC) $(SHARED)
 
 # Fuzzing (cargo fuzz, libFuzzer with AddressSanitizer; nightly): each
 # target for FUZZ_SECONDS (10 minutes). `make test` runs `fuzz-smoke`.
-FUZZ_TARGETS := map slotmap c_abi sparse
+FUZZ_TARGETS := map slotmap c_abi sparse snapshot
 FUZZ_SECONDS ?= 600
 fuzz:
 	@status=0; for t in $(FUZZ_TARGETS); do \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs one fuzz target (fuzz/fuzz_targets/TARGET.rs) under
 # libFuzzer with AddressSanitizer for SECONDS, starting from the seeds in
-# fuzz/seeds/TARGET and the corpus of earlier runs in
+# fuzz/seeds/TARGET, the committed corpus in fuzz/corpus/TARGET (when
+# there is one; read only) and the corpus of earlier runs in
 # build/fuzz/corpus/TARGET; a finding's input lands in
 # build/fuzz/artifacts/TARGET/. Prints libFuzzer's final statistics
 # (executions, coverage) and `1 passed, 0 failed` when nothing was found.
@@ -29,15 +30,30 @@ RUSTFLAGS=$flags cargo +nightly build --quiet --release --manifest-path "$root/f
   echo "0 passed, 1 failed"
   exit 1
 }
+asan=detect_odr_violation=0:allocator_may_return_null=1:detect_leaks=1
+# Snapshot loads must allocate in proportion to their input and run
+# fast: there one allocation of 64 MiB (the target's own and the
+# library's count alike, so the target keeps what it builds small), an
+# RSS of 512 MiB or an input that takes 2 s is a finding. ASan's
+# quarantine of freed blocks (256 MiB by default) counts in the RSS; 64
+# MiB still holds every block one input frees (an input allocates far
+# less), so a use after free is still caught.
+limits=(-rss_limit_mb=4096)
+if [ "$target" = snapshot ]; then
+  limits=(-rss_limit_mb=512 -malloc_limit_mb=64 -max_len=65536 -timeout=2)
+  asan+=:quarantine_size_mb=64
+fi
+dirs=("$corpus" "$root/fuzz/seeds/$target")
+[ -d "$root/fuzz/corpus/$target" ] && dirs+=("$root/fuzz/corpus/$target")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # The structures' own checks are the oracle: a failed assertion, a crash,
 # a leak or an ASan report is a finding. Allocations no memory can hold
 # return NULL, as from malloc.
-ASAN_OPTIONS=detect_odr_violation=0:allocator_may_return_null=1:detect_leaks=1 \
-  "$root/fuzz/target/$triple/release/$target" "$corpus" "$root/fuzz/seeds/$target" \
+ASAN_OPTIONS=$asan \
+  "$root/fuzz/target/$triple/release/$target" "${dirs[@]}" \
   -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 \
-  -rss_limit_mb=4096 >"$log" 2>&1
+  "${limits[@]}" >"$log" 2>&1
 status=$?
 grep -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log"
 if [ "$status" -ne 0 ]; then

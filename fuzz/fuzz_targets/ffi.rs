@@ -12,6 +12,8 @@ pub const NOT_FOUND: c_int = 1;
 pub const INVALID: c_int = -1;
 pub const ALLOC: c_int = -2;
 pub const FULL: c_int = -3;
+pub const CORRUPT: c_int = -4;
+pub const UNSUPPORTED: c_int = -5;
 
 #[repr(C, align(8))]
 pub struct slate_s(pub [u64; 8]);
@@ -256,6 +258,87 @@ extern "C" {
         count: u32,
         f: slotmap_join_f,
         data: *mut c_void,
+    ) -> c_int;
+}
+
+/// Snapshots (SPEC §6c): the header's types.
+pub type slate_write_f = Option<unsafe extern "C" fn(*mut c_void, *const c_void, usize) -> c_int>;
+
+#[repr(C)]
+pub struct slate_value_codec_s {
+    pub encode:
+        Option<unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void, u32, *mut u32) -> c_int>,
+    pub decode:
+        Option<unsafe extern "C" fn(*mut c_void, *const c_void, u32, *mut *mut c_void) -> c_int>,
+    pub discard: Option<unsafe extern "C" fn(*mut c_void, *mut c_void)>,
+    pub context: *mut c_void,
+}
+
+#[repr(C)]
+pub struct slate_buffer_s {
+    pub bytes: *mut c_void,
+    pub capacity: usize,
+    pub length: usize,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct slate_snapshot_info_s {
+    pub length: u64,
+    pub count: u64,
+    pub kind: u32,
+    pub format_major: u32,
+    pub format_minor: u32,
+    pub notes: u32,
+    pub values: u32,
+    pub columns: u32,
+    pub sizes: [u32; 16],
+    pub slots: u32,
+}
+
+extern "C" {
+    pub fn slate_save(
+        map: *const slate_s,
+        codec: *const slate_value_codec_s,
+        write: slate_write_f,
+        context: *mut c_void,
+    ) -> c_int;
+    pub fn slate_save_size(
+        map: *const slate_s,
+        codec: *const slate_value_codec_s,
+        size: *mut u64,
+    ) -> c_int;
+    pub fn slate_load(
+        map: *mut slate_s,
+        bytes: *const c_void,
+        length: usize,
+        codec: *const slate_value_codec_s,
+    ) -> c_int;
+    pub fn slotmap_save(sm: *const slotmap_s, write: slate_write_f, context: *mut c_void) -> c_int;
+    pub fn slotmap_save_size(sm: *const slotmap_s) -> u64;
+    pub fn slotmap_load(sm: *mut slotmap_s, bytes: *const c_void, length: usize) -> c_int;
+    pub fn slotmap_check(sm: *const slotmap_s, message: *mut c_char, capacity: u32) -> c_int;
+    pub fn slotmap_sparse_save(
+        sp: *const slotmap_sparse_s,
+        write: slate_write_f,
+        context: *mut c_void,
+    ) -> c_int;
+    pub fn slotmap_sparse_save_size(sp: *const slotmap_sparse_s) -> u64;
+    pub fn slotmap_sparse_load(
+        sp: *mut slotmap_sparse_s,
+        bytes: *const c_void,
+        length: usize,
+    ) -> c_int;
+    pub fn slotmap_sparse_check(
+        sp: *const slotmap_sparse_s,
+        message: *mut c_char,
+        capacity: u32,
+    ) -> c_int;
+    pub fn slate_buffer_write(buffer: *mut c_void, bytes: *const c_void, length: usize) -> c_int;
+    pub fn slate_snapshot_info(
+        bytes: *const c_void,
+        length: usize,
+        info: *mut slate_snapshot_info_s,
     ) -> c_int;
 }
 
