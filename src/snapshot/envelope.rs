@@ -184,6 +184,87 @@ impl<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> Writer<'w, H, S>
         Ok(())
     }
 
+    /// A record of a length (`u32`), `len` bytes at `p` and a `u64`, in
+    /// one piece of the stage when it fits there.
+    ///
+    /// # Safety
+    /// `p` has `len` readable bytes as long as the structure is unchanged.
+    #[inline]
+    pub(crate) unsafe fn record(&mut self, p: *const u8, len: u32, tail: u64) -> Saved {
+        let n = len as usize;
+        if n > STAGE - 12 {
+            self.u32(len)?;
+            // SAFETY: the caller's guarantee.
+            unsafe { self.direct(p, n)? };
+            return self.u64(tail);
+        }
+        if n + 12 > STAGE - self.used {
+            self.flush()?;
+        }
+        // SAFETY: the stage has `n + 12` bytes of room from `used`; `p`
+        // is readable, as the structure is unchanged (else `flush`
+        // stopped the save).
+        unsafe {
+            let at = self.stage.as_mut_ptr().add(self.used);
+            at.cast::<[u8; 4]>().write_unaligned(len.to_le_bytes());
+            copy_small(p, at.add(4), n);
+            at.add(4 + n)
+                .cast::<[u8; 8]>()
+                .write_unaligned(tail.to_le_bytes());
+        }
+        self.used += n + 12;
+        Ok(())
+    }
+
+    /// A record of a length (`u32`) and `n` bytes at `key`, then a
+    /// length (`u32`) and `len` bytes at `value`: in one piece of the
+    /// stage when it fits there.
+    ///
+    /// # Safety
+    /// `key` has `n` and `value` `len` readable bytes as long as the
+    /// structure is unchanged.
+    #[inline]
+    pub(crate) unsafe fn record_bytes(
+        &mut self,
+        key: *const u8,
+        n: u32,
+        value: *const u8,
+        len: u32,
+    ) -> Saved {
+        let (n, m) = (n as usize, len as usize);
+        if n > STAGE / 2 - 8 || m > STAGE / 2 {
+            self.u32(n as u32)?;
+            // SAFETY (both): the caller's guarantee (no bytes are read
+            // from a pointer with none to give, which may be NULL).
+            if n > 0 {
+                unsafe { self.direct(key, n)? };
+            }
+            self.u32(len)?;
+            if m > 0 {
+                unsafe { self.direct(value, m)? };
+            }
+            return Ok(());
+        }
+        if n + m + 8 > STAGE - self.used {
+            self.flush()?;
+        }
+        // SAFETY: the stage has `n + m + 8` bytes of room from `used`;
+        // both sources are readable, as the structure is unchanged (else
+        // `flush` stopped the save).
+        unsafe {
+            let at = self.stage.as_mut_ptr().add(self.used);
+            at.cast::<[u8; 4]>()
+                .write_unaligned((n as u32).to_le_bytes());
+            copy_small(key, at.add(4), n);
+            at.add(4 + n)
+                .cast::<[u8; 4]>()
+                .write_unaligned(len.to_le_bytes());
+            copy_small(value, at.add(8 + n), m);
+        }
+        self.used += n + m + 8;
+        Ok(())
+    }
+
     pub(crate) fn u32(&mut self, v: u32) -> Saved {
         self.put(&v.to_le_bytes())
     }
@@ -252,6 +333,49 @@ impl<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> Writer<'w, H, S>
         let sum = sum.to_le_bytes();
         // SAFETY: a local array, which `write` cannot change.
         unsafe { self.emit(sum.as_ptr(), sum.len()) }
+    }
+}
+
+/// Copies `n` bytes, those of a key or a value, without a call when
+/// there are at most 32 (in two overlapping pieces of a power of two).
+///
+/// # Safety
+/// As `ptr::copy_nonoverlapping(src, dst, n)`.
+#[inline(always)]
+unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
+    /// Two `T`s, at the start and at the end of the `n` bytes, which
+    /// cover them when `n` is from one to two `T`s long.
+    ///
+    /// # Safety
+    /// As `copy_small`, with `size_of::<T>() <= n`.
+    #[inline(always)]
+    unsafe fn ends<T>(src: *const u8, dst: *mut u8, n: usize) {
+        let k = size_of::<T>();
+        // SAFETY: the caller's guarantee; both pieces lie within the `n`
+        // bytes.
+        unsafe {
+            let (a, b) = (
+                src.cast::<T>().read_unaligned(),
+                src.add(n - k).cast::<T>().read_unaligned(),
+            );
+            dst.cast::<T>().write_unaligned(a);
+            dst.add(n - k).cast::<T>().write_unaligned(b);
+        }
+    }
+    // SAFETY (all): the caller's guarantee, each piece no longer than `n`.
+    unsafe {
+        match n {
+            0 => {}
+            1..=3 => {
+                for i in 0..n {
+                    *dst.add(i) = *src.add(i);
+                }
+            }
+            4..=7 => ends::<u32>(src, dst, n),
+            8..=16 => ends::<u64>(src, dst, n),
+            17..=32 => ends::<[u64; 2]>(src, dst, n),
+            _ => ptr::copy_nonoverlapping(src, dst, n),
+        }
     }
 }
 
@@ -325,6 +449,11 @@ impl<'a> Fields<'a> {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.bytes.is_empty()
+    }
+
+    /// Bytes not yet read.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
     }
 }
 
