@@ -268,7 +268,8 @@ mod tests {
             .enumerate()
             .map(|(i, (k, &h))| {
                 m.load_near(h);
-                m.load_entry::<Bare>(LoadKey::of(k), h, v(i as u64 + 1)).unwrap()
+                m.load_entry::<Bare>(LoadKey::of(k), h, v(i as u64 + 1))
+                    .unwrap()
             })
             .collect()
     }
