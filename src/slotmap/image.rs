@@ -5,10 +5,12 @@
 //! Reading gives slices straight into the structure (the slot array and
 //! each column's rows), so a save copies nothing it need not. Loading
 //! builds a [`Candidate`]: a slotmap value that owns fresh allocations of
-//! the destination's allocator and is filled from the bytes; it is checked
-//! with [`SlotMap::check`] and only then replaces the destination's state
-//! ([`SlotMap::adopt`]); dropped unchecked, [`Candidate::release`] returns
-//! its memory, and the destination never changed.
+//! the destination's allocator and is filled from the bytes, its slots
+//! checked as they are filled ([`Candidate::load_slots`] checks what
+//! [`SlotMap::check`] checks, once); only then does it replace the
+//! destination's state ([`SlotMap::adopt`]); dropped unchecked,
+//! [`Candidate::release`] returns its memory, and the destination never
+//! changed.
 
 use core::ptr;
 
@@ -182,45 +184,110 @@ impl SlotMap {
 pub(crate) struct Candidate(SlotMap);
 
 impl Candidate {
-    /// Sets slot `i` (below the slots it was made for).
-    pub(crate) fn set_slot(&mut self, i: u32, version: u32, link: u32) {
-        debug_assert!(i < self.0.slot_cap);
-        // SAFETY: the index has room for the candidate's slots.
-        unsafe { self.0.sparse.add(i as usize).write(Link { version, link }) };
-        self.0.slots = self.0.slots.max(i + 1);
-    }
-
-    /// Records that row `row` (below `len`) is slot `slot`'s; false when a
-    /// slot already named it.
-    pub(crate) fn claim_row(&mut self, row: u32, slot: u32) -> bool {
-        debug_assert!(row < self.0.len);
-        // SAFETY: the reverse map has `len` entries, initialized.
-        let r = unsafe { &mut *self.0.rev.add(row as usize) };
-        if *r != NONE {
-            return false;
+    /// Takes `bytes` (`SLTS`: little-endian pairs of a version and a
+    /// link, one per slot) as the candidate's slots, checking in the same
+    /// pass what [`SlotMap::check`] checks of them against the header's
+    /// counts and versions, which the candidate holds: the version state;
+    /// each slot's version admitted by its era; a retired slot (0)
+    /// linked to nothing; an occupied slot (odd) naming a row below `len`
+    /// that no other slot names (recorded in the reverse map); a vacant
+    /// slot (even) linking to a slot or to nothing; as many occupied
+    /// slots as rows and vacant ones as `free_len`; `retired` saying
+    /// whether a slot is retired; and the free list, from `free_head`,
+    /// visiting `free_len` vacant slots and ending. So an `Ok` candidate
+    /// passes the checker. `Corrupt` for any other. `seen` is shown each
+    /// piece of `bytes` (of [`PIECE`] bytes at most, in order) just
+    /// before it is read.
+    pub(crate) fn load_slots(
+        &mut self,
+        bytes: &[u8],
+        mut seen: impl FnMut(&[u8]),
+    ) -> Result<(), Error> {
+        let m = &mut self.0;
+        let n = bytes.len() / 8;
+        if n > m.slot_cap as usize || m.len as usize > n || m.len > m.cap {
+            return Err(Error::Corrupt);
         }
-        *r = slot;
-        true
+        let v = m.versions;
+        v.check().map_err(|_| Error::Corrupt)?;
+        if v.next == 0 && n != 0 {
+            return Err(Error::Corrupt);
+        }
+        let (len, slots, last) = (m.len, n as u32, v.last());
+        let (mut occupied, mut vacant, mut retired) = (0u32, 0u32, 0u32);
+        let mut i = 0usize;
+        for piece in bytes.chunks(PIECE) {
+            seen(piece);
+            for pair in piece.chunks_exact(8) {
+                let (version, link) = pair_at(pair);
+                if version == 0 {
+                    if link != NONE {
+                        return Err(Error::Corrupt);
+                    }
+                    retired += 1;
+                } else if version < v.next || version > last {
+                    return Err(Error::Corrupt);
+                } else if version & 1 == 1 {
+                    if link >= len {
+                        return Err(Error::Corrupt);
+                    }
+                    // SAFETY: the reverse map has `len` entries, initialized.
+                    let r = unsafe { &mut *m.rev.add(link as usize) };
+                    if *r != NONE {
+                        return Err(Error::Corrupt);
+                    }
+                    *r = i as u32;
+                    occupied += 1;
+                } else {
+                    if link != NONE && link >= slots {
+                        return Err(Error::Corrupt);
+                    }
+                    vacant += 1;
+                }
+                // SAFETY: `i < n <= slot_cap`, the index's room.
+                unsafe { m.sparse.add(i).write(Link { version, link }) };
+                i += 1;
+            }
+        }
+        m.slots = slots;
+        // Each row was claimed by one occupied slot at most, so `len`
+        // occupied slots claimed every row.
+        if occupied != len || vacant != m.free_len || (retired != 0) != (v.retired != 0) {
+            return Err(Error::Corrupt);
+        }
+        // `free_len` steps over vacant slots, then the end: a cycle never
+        // ends, so it fails here; with no repeat the steps visit
+        // `free_len` distinct vacant slots, which are all of them.
+        let mut at = m.free_head;
+        for _ in 0..m.free_len {
+            if at >= slots {
+                return Err(Error::Corrupt);
+            }
+            let s = m.slot(at);
+            if s.version == 0 || s.version & 1 == 1 {
+                return Err(Error::Corrupt);
+            }
+            at = s.link;
+        }
+        if at != NONE {
+            return Err(Error::Corrupt);
+        }
+        debug_assert!(m.check().is_ok());
+        Ok(())
     }
 
     /// Fills rows `0 .. len` of column `c` from `bytes`, which must be
-    /// exactly that long (else nothing is written and false returned).
-    pub(crate) fn fill_column(&mut self, c: usize, bytes: &[u8]) -> bool {
+    /// exactly that long (else nothing is written and false returned),
+    /// showing `seen` each piece just before it is copied (as
+    /// `load_slots`).
+    pub(crate) fn fill_column(&mut self, c: usize, bytes: &[u8], seen: impl FnMut(&[u8])) -> bool {
         let n = self.0.len as usize * self.0.sizes()[c] as usize;
         if bytes.len() != n {
             return false;
         }
-        if n > 0 {
-            // SAFETY: the block holds `cap >= len` rows of column `c`;
-            // `bytes` is input, not this block.
-            unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), self.0.column(c), n) };
-        }
+        // SAFETY: the block holds `cap >= len` rows of column `c`.
+        unsafe { copy_in_pieces(bytes, self.0.column(c), seen) };
         true
-    }
-
-    /// The candidate as a slotmap, to check.
-    pub(crate) fn as_slotmap(&self) -> &SlotMap {
-        &self.0
     }
 
     /// Returns the candidate's memory to its allocator.
@@ -232,6 +299,30 @@ impl Candidate {
             alloc.free(c.block, c.block_bytes());
             alloc.free(c.sparse.cast(), c.sparse_bytes());
         }
+    }
+}
+
+/// The version and link of an `SLTS` pair.
+fn pair_at(pair: &[u8]) -> (u32, u32) {
+    let word = |k: usize| u32::from_le_bytes([pair[k], pair[k + 1], pair[k + 2], pair[k + 3]]);
+    (word(0), word(4))
+}
+
+/// The most bytes a load reads between two looks of its `seen` (see
+/// `crate::snapshot::envelope::Checksum`): small enough that the piece
+/// the checksum has just read is still in the first-level cache.
+pub(crate) const PIECE: usize = 16 * 1024;
+
+/// Copies `bytes` to `to` in pieces of [`PIECE`] bytes, showing `seen`
+/// each piece just before it is copied.
+///
+/// # Safety
+/// `to` has room for `bytes.len()` bytes and does not overlap them.
+pub(crate) unsafe fn copy_in_pieces(bytes: &[u8], to: *mut u8, mut seen: impl FnMut(&[u8])) {
+    for (k, piece) in bytes.chunks(PIECE).enumerate() {
+        seen(piece);
+        // SAFETY: the caller's guarantee; piece `k` goes to its place.
+        unsafe { ptr::copy_nonoverlapping(piece.as_ptr(), to.add(k * PIECE), piece.len()) };
     }
 }
 

@@ -474,11 +474,21 @@ pub(crate) struct Envelope<'a> {
     pub(crate) bytes: &'a [u8],
 }
 
-/// Checks the header and the checksum of the snapshot at the start of
-/// `bytes`: `exact`, it must be all of `bytes` (a load); else it may be
-/// followed by more (`slate_snapshot_info`). `kind`: the kind a load
-/// wants (`None`: any this build knows).
-pub(crate) fn open(bytes: &[u8], exact: bool, kind: Option<u32>) -> Result<Envelope<'_>, Error> {
+/// The header fields read before the checksum is: what the checks that
+/// follow it need.
+struct Head {
+    found: u32,
+    minor: u16,
+    features: u32,
+    notes: u32,
+}
+
+/// The checks before the checksum (SPEC 6c's order: length and magic,
+/// major version, total length) of the snapshot at the start of
+/// `bytes`: its bytes, header to checksum inclusive, and its header.
+/// `exact`: it must be all of `bytes` (a load); else it may be followed
+/// by more (`slate_snapshot_info`).
+fn head(bytes: &[u8], exact: bool) -> Result<(&[u8], Head), Error> {
     if bytes.len() < SMALLEST || bytes[..8] != MAGIC {
         return Err(Error::Corrupt);
     }
@@ -504,28 +514,122 @@ pub(crate) fn open(bytes: &[u8], exact: bool, kind: Option<u32>) -> Result<Envel
         return Err(Error::Corrupt);
     }
     // `total` is at most `bytes.len()`: it fits a `usize`.
-    let bytes = &bytes[..total as usize];
-    let end = bytes.len() - TRAILER;
-    let sum = xxh3_64(&bytes[..end]);
-    if sum != u64_at(bytes, end) {
-        return Err(Error::Corrupt);
-    }
-    if features != 0 {
-        return Err(Error::Unsupported);
-    }
-    let known = (KIND_MAP..=KIND_SPARSE).contains(&found);
-    if !known || kind.is_some_and(|k| k != found) {
-        return Err(Error::Unsupported);
-    }
-    if notes & !(NOTE_BIG_ENDIAN | NOTE_POINTERS_32) != 0 {
-        return Err(Error::Corrupt);
-    }
-    Ok(Envelope {
-        kind: found,
+    let head = Head {
+        found,
         minor,
+        features,
         notes,
-        bytes,
-    })
+    };
+    Ok((&bytes[..total as usize], head))
+}
+
+impl Head {
+    /// The checks after the checksum (features, kind, notes): the
+    /// envelope of the snapshot `bytes`. `kind`: the kind a load wants
+    /// (`None`: any this build knows).
+    fn envelope(self, bytes: &[u8], kind: Option<u32>) -> Result<Envelope<'_>, Error> {
+        if self.features != 0 {
+            return Err(Error::Unsupported);
+        }
+        let known = (KIND_MAP..=KIND_SPARSE).contains(&self.found);
+        if !known || kind.is_some_and(|k| k != self.found) {
+            return Err(Error::Unsupported);
+        }
+        if self.notes & !(NOTE_BIG_ENDIAN | NOTE_POINTERS_32) != 0 {
+            return Err(Error::Corrupt);
+        }
+        Ok(Envelope {
+            kind: self.found,
+            minor: self.minor,
+            notes: self.notes,
+            bytes,
+        })
+    }
+}
+
+/// Checks the header and the checksum of the snapshot at the start of
+/// `bytes`: `exact`, it must be all of `bytes` (a load); else it may be
+/// followed by more (`slate_snapshot_info`). `kind`: the kind a load
+/// wants (`None`: any this build knows).
+pub(crate) fn open(bytes: &[u8], exact: bool, kind: Option<u32>) -> Result<Envelope<'_>, Error> {
+    let (bytes, head) = head(bytes, exact)?;
+    let end = bytes.len() - TRAILER;
+    if xxh3_64(&bytes[..end]) != u64_at(bytes, end) {
+        return Err(Error::Corrupt);
+    }
+    head.envelope(bytes, kind)
+}
+
+/// Loads the snapshot that is all of `bytes`, of kind `kind`, with its
+/// checksum computed as the load reads it rather than in a pass of its
+/// own: `load` gets the envelope and a [`Checksum`], to which it shows
+/// each large piece just before it reads it (so the hash reads the piece
+/// from memory and the load from the cache); the rest is hashed after.
+/// The result is what SPEC 6c's order of checks gives: the checks before
+/// the checksum first; then, when the checksum is wrong, `Corrupt`
+/// whatever `load` found (what it built goes to `undo`); else `load`'s
+/// result, the checks after the checksum (features, kind, notes) first.
+/// So `load` may build before the checksum is known, from bytes that
+/// prove wrong: it only builds beside the destination, bounded by the
+/// bytes present, and changes nothing else.
+pub(crate) fn load_checked<'a, T>(
+    bytes: &'a [u8],
+    kind: u32,
+    load: impl FnOnce(Envelope<'a>, &mut Checksum<'a>) -> Result<T, Error>,
+    undo: impl FnOnce(T),
+) -> Result<T, Error> {
+    let (bytes, head) = head(bytes, true)?;
+    let mut sum = Checksum {
+        bytes: &bytes[..bytes.len() - TRAILER],
+        sum: u64_at(bytes, bytes.len() - TRAILER),
+        hash: Xxh3Default::new(),
+        done: 0,
+    };
+    let loaded = head
+        .envelope(bytes, Some(kind))
+        .and_then(|env| load(env, &mut sum));
+    if sum.holds() {
+        return loaded;
+    }
+    if let Ok(built) = loaded {
+        undo(built);
+    }
+    Err(Error::Corrupt)
+}
+
+/// A snapshot's checksum, computed as a load reads the snapshot: the
+/// bytes before `done` are hashed.
+pub(crate) struct Checksum<'a> {
+    /// Header and sections (no checksum).
+    bytes: &'a [u8],
+    /// The checksum the snapshot holds.
+    sum: u64,
+    hash: Xxh3Default,
+    done: usize,
+}
+
+impl Checksum<'_> {
+    /// Hashes the snapshot up to the end of `part` (a piece of it), what
+    /// of it is not hashed yet.
+    pub(crate) fn through(&mut self, part: &[u8]) {
+        let end = (part.as_ptr() as usize)
+            .wrapping_sub(self.bytes.as_ptr() as usize)
+            .saturating_add(part.len())
+            .min(self.bytes.len());
+        if let Some(rest) = self.bytes.get(self.done..end) {
+            self.hash.update(rest);
+            self.done = end;
+        }
+    }
+
+    /// Whether the snapshot's checksum is right, once the rest is hashed.
+    fn holds(&mut self) -> bool {
+        if let Some(rest) = self.bytes.get(self.done..) {
+            self.hash.update(rest);
+            self.done = self.bytes.len();
+        }
+        self.hash.digest() == self.sum
+    }
 }
 
 impl<'a> Envelope<'a> {

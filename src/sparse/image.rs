@@ -12,8 +12,7 @@
 //! ([`Sparse::adopt`]); on any error it is freed, and the destination
 //! never changed.
 
-use core::ptr;
-
+use crate::slotmap::image::{copy_in_pieces, PIECE};
 use crate::Error;
 
 use super::{absent_page, Sparse, KEY, MID, MID_BITS, PAGE, PAGE_BITS, VERSION};
@@ -52,45 +51,47 @@ impl Sparse {
     /// the index's pages as `set` would. `Corrupt` for a key 0 or a
     /// second key of one slot index (found as an entry already set), in
     /// row order; `Alloc` or `Full` as `set`. On error the set holds what
-    /// it allocated, for `free`.
-    pub(crate) fn load_keys(&mut self, bytes: &[u8]) -> Result<(), Error> {
+    /// it allocated, for `free`. `seen` is shown each piece of `bytes` (of
+    /// `PIECE` bytes at most, in order) just before it is read.
+    pub(crate) fn load_keys(
+        &mut self,
+        bytes: &[u8],
+        mut seen: impl FnMut(&[u8]),
+    ) -> Result<(), Error> {
         let n = bytes.len() / KEY;
         if self.len != 0 || n > self.cap as usize {
             return Err(Error::Invalid);
         }
-        if n == 0 {
-            return Ok(());
-        }
-        if cfg!(target_endian = "little") {
-            // SAFETY: the block has room for `cap >= n` keys; `bytes` is
-            // input, not this block; the format's keys are the host's.
-            unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), self.keys.cast::<u8>(), n * KEY) };
-        } else {
-            for (r, k) in bytes.chunks_exact(KEY).enumerate() {
-                let mut b = [0u8; KEY];
-                b.copy_from_slice(k);
-                // SAFETY: `r < n <= cap`.
-                unsafe { *self.keys.add(r) = u64::from_le_bytes(b) };
-            }
-        }
-        // SAFETY: the `n` keys just written.
-        let keys = unsafe { core::slice::from_raw_parts(self.keys, n) };
-        for (r, &key) in keys.iter().enumerate() {
-            // The entry a few rows on is requested now (where its page
-            // exists), so that the entries' misses overlap.
-            if let Some(&ahead) = keys.get(r + LOAD_AHEAD) {
-                self.view().prefetch(ahead);
-            }
-            if key == 0 {
-                return Err(Error::Corrupt);
-            }
-            let e = self.own_entry(key as u32)?;
-            // SAFETY: an entry of a page this set allocated.
-            unsafe {
-                if *e != 0 {
+        let key_at = |r: usize| {
+            let mut b = [0u8; KEY];
+            b.copy_from_slice(&bytes[r * KEY..r * KEY + KEY]);
+            u64::from_le_bytes(b)
+        };
+        let mut r = 0;
+        for piece in bytes[..n * KEY].chunks(PIECE) {
+            seen(piece);
+            let end = r + piece.len() / KEY;
+            while r < end {
+                // The entry a few rows on is requested now (where its page
+                // exists), so that the entries' misses overlap.
+                if r + LOAD_AHEAD < n {
+                    self.view().prefetch(key_at(r + LOAD_AHEAD));
+                }
+                let key = key_at(r);
+                if key == 0 {
                     return Err(Error::Corrupt);
                 }
-                *e = key & VERSION | (r as u64 + 1);
+                let e = self.own_entry(key as u32)?;
+                // SAFETY: an entry of a page this set allocated; row `r`
+                // of the block's `cap > r` keys.
+                unsafe {
+                    if *e != 0 {
+                        return Err(Error::Corrupt);
+                    }
+                    *e = key & VERSION | (r as u64 + 1);
+                    *self.keys.add(r) = key;
+                }
+                r += 1;
             }
         }
         self.len = n as u32;
@@ -119,18 +120,18 @@ impl Sparse {
     }
 
     /// Fills rows `0 .. len` of column `c` from `bytes`, which must be
-    /// exactly that long (else nothing is written and false returned).
-    pub(crate) fn fill_column(&mut self, c: usize, bytes: &[u8]) -> bool {
+    /// exactly that long (else nothing is written and false returned),
+    /// showing `seen` each piece just before it is copied (as
+    /// `load_keys`).
+    pub(crate) fn fill_column(&mut self, c: usize, bytes: &[u8], seen: impl FnMut(&[u8])) -> bool {
         let size = self.sizes().get(c).copied().unwrap_or(0);
         let n = self.len as usize * size as usize;
         if bytes.len() != n {
             return false;
         }
-        if n > 0 {
-            // SAFETY: the block holds `cap >= len` rows of column `c`;
-            // `bytes` is input, not this block.
-            unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), self.column(c), n) };
-        }
+        // SAFETY: the block holds `cap >= len` rows of column `c`; `bytes`
+        // is input, not this block.
+        unsafe { copy_in_pieces(bytes, self.column(c), seen) };
         true
     }
 
@@ -145,6 +146,8 @@ impl Sparse {
 
 #[cfg(test)]
 mod tests {
+    use core::ptr;
+
     use super::*;
     use crate::alloc::Allocator;
 
@@ -181,7 +184,7 @@ mod tests {
         }
         let mut loaded = Sparse::new(&[], Allocator::default()).unwrap();
         loaded.reserve(keys.len() as u32).unwrap();
-        loaded.load_keys(&bytes(&keys)).unwrap();
+        loaded.load_keys(&bytes(&keys), |_| {}).unwrap();
         loaded.check().unwrap();
         assert_eq!(loaded.keys(), &keys[..]);
         for (r, &k) in keys.iter().enumerate() {
@@ -203,7 +206,7 @@ mod tests {
         ] {
             let mut s = Sparse::new(&[4], Allocator::default()).unwrap();
             s.reserve(keys.len() as u32).unwrap();
-            assert_eq!(s.load_keys(&bytes(&keys)), Err(Error::Corrupt));
+            assert_eq!(s.load_keys(&bytes(&keys), |_| {}), Err(Error::Corrupt));
             s.free();
         }
         // Room for fewer rows than keys, or rows already there.
@@ -211,9 +214,12 @@ mod tests {
         s.reserve(1).unwrap();
         let cap = s.cap as usize;
         let keys: Vec<u64> = (1..=cap as u64 + 1).map(|i| 1 << 32 | i).collect();
-        assert_eq!(s.load_keys(&bytes(&keys)), Err(Error::Invalid));
-        s.load_keys(&bytes(&keys[..1])).unwrap();
-        assert_eq!(s.load_keys(&bytes(&keys[1..2])), Err(Error::Invalid));
+        assert_eq!(s.load_keys(&bytes(&keys), |_| {}), Err(Error::Invalid));
+        s.load_keys(&bytes(&keys[..1]), |_| {}).unwrap();
+        assert_eq!(
+            s.load_keys(&bytes(&keys[1..2]), |_| {}),
+            Err(Error::Invalid)
+        );
         s.free();
     }
 }
