@@ -17,8 +17,7 @@
 use core::mem::size_of;
 use core::ptr;
 
-use xxhash_rust::xxh3::{xxh3_64, Xxh3Default};
-
+use super::xxh3::Hasher;
 use crate::stamp::{Header, Stamp};
 use crate::Error;
 
@@ -96,7 +95,7 @@ const CHUNK: usize = 16 * 1024;
 /// every call to `write` makes sure the structure `H` did not change.
 pub(crate) struct Writer<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> {
     sink: &'w mut S,
-    hash: Xxh3Default,
+    hash: Hasher,
     stage: [u8; STAGE],
     used: usize,
     watched: *const H,
@@ -121,7 +120,7 @@ impl<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> Writer<'w, H, S>
         let stamp = Stamp::of(unsafe { &*watched });
         let mut w = Writer {
             sink,
-            hash: Xxh3Default::new(),
+            hash: Hasher::new(),
             stage: [0; STAGE],
             used: 0,
             watched,
@@ -386,7 +385,7 @@ unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
 /// `p` has `len` readable bytes (until `write` is called); `watched` as
 /// for `Writer::new`.
 unsafe fn emit<H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
-    hash: &mut Xxh3Default,
+    hash: &mut Hasher,
     sink: &mut S,
     watched: *const H,
     stamp: &Stamp,
@@ -554,7 +553,7 @@ impl Head {
 pub(crate) fn open(bytes: &[u8], exact: bool, kind: Option<u32>) -> Result<Envelope<'_>, Error> {
     let (bytes, head) = head(bytes, exact)?;
     let end = bytes.len() - TRAILER;
-    if xxh3_64(&bytes[..end]) != u64_at(bytes, end) {
+    if Hasher::of(&bytes[..end]) != u64_at(bytes, end) {
         return Err(Error::Corrupt);
     }
     head.envelope(bytes, kind)
@@ -582,7 +581,7 @@ pub(crate) fn load_checked<'a, T>(
     let mut sum = Checksum {
         bytes: &bytes[..bytes.len() - TRAILER],
         sum: u64_at(bytes, bytes.len() - TRAILER),
-        hash: Xxh3Default::new(),
+        hash: Hasher::new(),
         done: 0,
     };
     let loaded = head
@@ -604,7 +603,7 @@ pub(crate) struct Checksum<'a> {
     bytes: &'a [u8],
     /// The checksum the snapshot holds.
     sum: u64,
-    hash: Xxh3Default,
+    hash: Hasher,
     done: usize,
 }
 
