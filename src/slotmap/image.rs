@@ -276,18 +276,11 @@ impl Candidate {
         Ok(())
     }
 
-    /// Fills rows `0 .. len` of column `c` from `bytes`, which must be
-    /// exactly that long (else nothing is written and false returned),
-    /// showing `seen` each piece just before it is copied (as
-    /// `load_slots`).
-    pub(crate) fn fill_column(&mut self, c: usize, bytes: &[u8], seen: impl FnMut(&[u8])) -> bool {
+    /// Where rows `0 .. len` of column `c` go (the candidate's block,
+    /// not yet written), and their bytes: for the load to fill.
+    pub(crate) fn column_room(&mut self, c: usize) -> (*mut u8, usize) {
         let n = self.0.len as usize * self.0.sizes()[c] as usize;
-        if bytes.len() != n {
-            return false;
-        }
-        // SAFETY: the block holds `cap >= len` rows of column `c`.
-        unsafe { copy_in_pieces(bytes, self.0.column(c), seen) };
-        true
+        (self.0.column(c), n)
     }
 
     /// Returns the candidate's memory to its allocator.
@@ -312,19 +305,6 @@ fn pair_at(pair: &[u8]) -> (u32, u32) {
 /// `crate::snapshot::envelope::Checksum`): small enough that the piece
 /// the checksum has just read is still in the first-level cache.
 pub(crate) const PIECE: usize = 16 * 1024;
-
-/// Copies `bytes` to `to` in pieces of [`PIECE`] bytes, showing `seen`
-/// each piece just before it is copied.
-///
-/// # Safety
-/// `to` has room for `bytes.len()` bytes and does not overlap them.
-pub(crate) unsafe fn copy_in_pieces(bytes: &[u8], to: *mut u8, mut seen: impl FnMut(&[u8])) {
-    for (k, piece) in bytes.chunks(PIECE).enumerate() {
-        seen(piece);
-        // SAFETY: the caller's guarantee; piece `k` goes to its place.
-        unsafe { ptr::copy_nonoverlapping(piece.as_ptr(), to.add(k * PIECE), piece.len()) };
-    }
-}
 
 /// The shape check a load makes before it allocates a block: whether
 /// `len` rows of `sizes` (and their reverse entries) can exist here.

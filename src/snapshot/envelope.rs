@@ -91,9 +91,33 @@ pub(crate) type Saved = Result<(), i32>;
 const STAGE: usize = 4096;
 const CHUNK: usize = 16 * 1024;
 
+/// Where a save's bytes go: a `write` function, or memory the writer
+/// copies into itself.
+pub(crate) trait Sink {
+    /// Hands out `len` bytes at `p` (`write`'s contract): 0, or non-zero
+    /// to stop the save.
+    fn write(&mut self, p: *const u8, len: usize) -> i32;
+
+    /// Where the next `len` bytes may be copied, when this sink is memory
+    /// with room for them: the writer then copies them there as it hashes
+    /// them, and calls `wrote`. `None`: they go to `write`.
+    fn room(&mut self, _len: usize) -> Option<*mut u8> {
+        None
+    }
+
+    /// The `len` bytes at what `room` gave are written.
+    fn wrote(&mut self, _len: usize) {}
+}
+
+impl<F: FnMut(*const u8, usize) -> i32 + ?Sized> Sink for F {
+    fn write(&mut self, p: *const u8, len: usize) -> i32 {
+        self(p, len)
+    }
+}
+
 /// A save in progress: hashes and hands out bytes in order, and after
 /// every call to `write` makes sure the structure `H` did not change.
-pub(crate) struct Writer<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> {
+pub(crate) struct Writer<'w, H: Header, S: Sink + ?Sized> {
     sink: &'w mut S,
     hash: Hasher,
     stage: [u8; STAGE],
@@ -102,7 +126,7 @@ pub(crate) struct Writer<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Siz
     stamp: Stamp,
 }
 
-impl<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> Writer<'w, H, S> {
+impl<'w, H: Header, S: Sink + ?Sized> Writer<'w, H, S> {
     /// A writer for a snapshot of the structure at `watched`, whose
     /// header is written first.
     ///
@@ -384,7 +408,7 @@ unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
 /// # Safety
 /// `p` has `len` readable bytes (until `write` is called); `watched` as
 /// for `Writer::new`.
-unsafe fn emit<H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
+unsafe fn emit<H: Header, S: Sink + ?Sized>(
     hash: &mut Hasher,
     sink: &mut S,
     watched: *const H,
@@ -397,18 +421,29 @@ unsafe fn emit<H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
     }
     // SAFETY: the caller's guarantee; nothing has run since.
     let bytes = unsafe { core::slice::from_raw_parts(p, len) };
-    // The hash runs under the C layer's guard, which is not on the stack
-    // while `write` runs: a save's frames stay plain (SPEC 3c).
+    let room = sink.room(len);
+    // The hash (and the copy into memory the sink gave) runs under the C
+    // layer's guard, which is not on the stack while `write` runs: a
+    // save's frames stay plain (SPEC 3c).
     if crate::ffi::guard(|| {
-        hash.update(bytes);
+        match room {
+            // SAFETY: `room` gave room for `len` bytes, memory of the
+            // sink's, not the structure's.
+            Some(to) => unsafe { hash.update_copy(bytes, to) },
+            None => hash.update(bytes),
+        }
         Ok(())
     }) != 0
     {
         return Err(Error::Invalid as i32);
     }
-    let rc = sink(p, len);
-    if rc != 0 {
-        return Err(rc);
+    if room.is_some() {
+        sink.wrote(len);
+    } else {
+        let rc = sink.write(p, len);
+        if rc != 0 {
+            return Err(rc);
+        }
     }
     // SAFETY: the structure is live unless `write` changed it, which a
     // changed stamp tells; its header is read, nothing behind it.
@@ -618,6 +653,30 @@ impl Checksum<'_> {
         if let Some(rest) = self.bytes.get(self.done..end) {
             self.hash.update(rest);
             self.done = end;
+        }
+    }
+
+    /// `through` for `part` (a piece of the snapshot), copying it to `to`
+    /// in the same pass over it.
+    ///
+    /// # Safety
+    /// `to` has room for `part.len()` bytes, which do not overlap it (it
+    /// may be NULL when there are none).
+    pub(crate) unsafe fn copy_through(&mut self, part: &[u8], to: *mut u8) {
+        if part.is_empty() {
+            return;
+        }
+        let start = (part.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize);
+        if start >= self.done && start <= self.bytes.len() && part.len() <= self.bytes.len() - start
+        {
+            self.hash.update(&self.bytes[self.done..start]);
+            // SAFETY: the caller's guarantee.
+            unsafe { self.hash.update_copy(part, to) };
+            self.done = start + part.len();
+        } else {
+            // SAFETY: the caller's guarantee.
+            unsafe { ptr::copy_nonoverlapping(part.as_ptr(), to, part.len()) };
+            self.through(part);
         }
     }
 

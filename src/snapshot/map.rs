@@ -24,7 +24,9 @@ use crate::map::{Guard, LoadKey, Map};
 use crate::stamp::Stamp;
 use crate::Error;
 
-use super::envelope::{open, section_size, Fields, Saved, Writer, KIND_MAP, MAPE, MAPH, SMALLEST};
+use super::envelope::{
+    open, section_size, Fields, Saved, Sink, Writer, KIND_MAP, MAPE, MAPH, SMALLEST,
+};
 
 /// `MAPH`'s bytes: the count, the value encoding, a reserved word.
 const HEAD: u64 = 16;
@@ -140,7 +142,7 @@ impl Scratch {
 pub(crate) unsafe fn save(
     this: *const Map,
     mut codec: Option<&mut (impl Codec + ?Sized)>,
-    sink: &mut (impl FnMut(*const u8, usize) -> i32 + ?Sized),
+    sink: &mut (impl Sink + ?Sized),
 ) -> Saved {
     // SAFETY: the caller's guarantee; nothing has been written yet.
     let records = unsafe { records_size(this, codec.as_deref_mut())? };
@@ -180,7 +182,7 @@ pub(crate) unsafe fn save(
 ///
 /// # Safety
 /// As for [`save`].
-unsafe fn records_into<H: crate::stamp::Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
+unsafe fn records_into<H: crate::stamp::Header, S: Sink + ?Sized>(
     w: &mut Writer<'_, H, S>,
     codec: Option<&mut (impl Codec + ?Sized)>,
     scratch: &mut Scratch,
@@ -222,7 +224,7 @@ unsafe fn records_into<H: crate::stamp::Header, S: FnMut(*const u8, usize) -> i3
 
 /// One value's bytes in the scratch buffer, growing it once when they do
 /// not fit: their length.
-fn encode<H: crate::stamp::Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
+fn encode<H: crate::stamp::Header, S: Sink + ?Sized>(
     c: &mut (impl Codec + ?Sized),
     scratch: &mut Scratch,
     v: *mut c_void,

@@ -16,7 +16,8 @@ use crate::slotmap::{SlotMap, MAX_COLUMNS, MAX_ROWS};
 use crate::Error;
 
 use super::envelope::{
-    load_checked, section_size, Fields, Saved, Writer, KIND_SLOTMAP, SLTC, SLTH, SLTS, SMALLEST,
+    load_checked, section_size, Fields, Saved, Sink, Writer, KIND_SLOTMAP, SLTC, SLTH, SLTS,
+    SMALLEST,
 };
 
 /// `SLTH`'s fixed fields: ten counts and the reserved word.
@@ -42,10 +43,7 @@ pub(crate) fn save_size(sm: &SlotMap) -> u64 {
 /// # Safety
 /// `this` points to a live slotmap; `sink` may change it (the save then
 /// stops with `Error::Invalid`).
-pub(crate) unsafe fn save(
-    this: *const SlotMap,
-    sink: &mut (impl FnMut(*const u8, usize) -> i32 + ?Sized),
-) -> Saved {
+pub(crate) unsafe fn save(this: *const SlotMap, sink: &mut (impl Sink + ?Sized)) -> Saved {
     // SAFETY: the caller's guarantee; nothing has been written yet.
     let sm = unsafe { &*this };
     let h = sm.head();
@@ -130,9 +128,13 @@ pub(crate) fn load(dest: &mut SlotMap, bytes: &[u8]) -> Result<(), Error> {
                 c.load_slots(slts, |piece| sum.through(piece))?;
                 for col in 0..head.columns as usize {
                     let bytes = sections.expect(SLTC)?;
-                    if !c.fill_column(col, bytes, |piece| sum.through(piece)) {
+                    let (to, n) = c.column_room(col);
+                    if bytes.len() != n {
                         return Err(Error::Corrupt);
                     }
+                    // SAFETY: room for the column's `n` bytes in the
+                    // candidate's block, which is not the input.
+                    unsafe { sum.copy_through(bytes, to) };
                 }
                 sections.finish()
             };

@@ -10,7 +10,8 @@ use crate::sparse::Sparse;
 use crate::Error;
 
 use super::envelope::{
-    load_checked, section_size, Fields, Saved, Writer, KIND_SPARSE, SMALLEST, SPSC, SPSH, SPSK,
+    load_checked, section_size, Fields, Saved, Sink, Writer, KIND_SPARSE, SMALLEST, SPSC, SPSH,
+    SPSK,
 };
 
 fn head_bytes(columns: u32) -> u64 {
@@ -34,10 +35,7 @@ pub(crate) fn save_size(sp: &Sparse) -> u64 {
 /// # Safety
 /// `this` points to a live set; `sink` may change it (the save then
 /// stops with `Error::Invalid`).
-pub(crate) unsafe fn save(
-    this: *const Sparse,
-    sink: &mut (impl FnMut(*const u8, usize) -> i32 + ?Sized),
-) -> Saved {
+pub(crate) unsafe fn save(this: *const Sparse, sink: &mut (impl Sink + ?Sized)) -> Saved {
     // SAFETY: the caller's guarantee; nothing has been written yet.
     let sp = unsafe { &*this };
     let sizes = sp.sizes();
@@ -141,9 +139,13 @@ pub(crate) fn load(dest: &mut Sparse, bytes: &[u8]) -> Result<(), Error> {
                 c.load_keys(spsk, |piece| sum.through(piece))?;
                 for col in 0..columns as usize {
                     let bytes = sections.expect(SPSC)?;
-                    if !c.fill_column(col, bytes, |piece| sum.through(piece)) {
+                    let (to, n) = c.column_room(col);
+                    if bytes.len() != n {
                         return Err(Error::Corrupt);
                     }
+                    // SAFETY: room for the column's `n` bytes in the
+                    // candidate's block, which is not the input.
+                    unsafe { sum.copy_through(bytes, to) };
                 }
                 sections.finish()
             };

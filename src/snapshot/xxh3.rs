@@ -19,6 +19,8 @@
 //! merged with the length. Inputs of up to 240 bytes (never streamed
 //! past the buffer here) go to `xxhash-rust`'s one-shot function.
 
+use core::ptr;
+
 use xxhash_rust::xxh3::{xxh3_64, Xxh3Default};
 
 /// A streaming XXH3-64 of seed 0 (held in place: a save allocates
@@ -45,6 +47,28 @@ impl Hasher {
             #[cfg(all(target_arch = "x86_64", not(miri)))]
             Hasher::Wide(w) => w.update(input),
             Hasher::Portable(h) => h.update(input),
+        }
+    }
+
+    /// `update`, and a copy of `input` to `to`, in one pass over it where
+    /// the hash is accumulated here.
+    ///
+    /// # Safety
+    /// `to` has room for `input.len()` bytes and does not overlap them (it
+    /// may be NULL when there are none).
+    pub(crate) unsafe fn update_copy(&mut self, input: &[u8], to: *mut u8) {
+        if input.is_empty() {
+            return;
+        }
+        match self {
+            #[cfg(all(target_arch = "x86_64", not(miri)))]
+            // SAFETY: the caller's guarantee.
+            Hasher::Wide(w) => unsafe { w.update_copy(input, to) },
+            Hasher::Portable(h) => {
+                // SAFETY: the caller's guarantee.
+                unsafe { ptr::copy_nonoverlapping(input.as_ptr(), to, input.len()) };
+                h.update(input);
+            }
         }
     }
 
@@ -139,9 +163,40 @@ impl Wide {
         }
     }
 
-    fn update(&mut self, mut input: &[u8]) {
+    fn update(&mut self, input: &[u8]) {
+        // SAFETY: no copy is asked for.
+        unsafe { self.update_copy_to(input, None) }
+    }
+
+    /// # Safety
+    /// As for `Hasher::update_copy`.
+    unsafe fn update_copy(&mut self, input: &[u8], to: *mut u8) {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.update_copy_to(input, Some(to)) }
+    }
+
+    /// `update`, copying `input` to `to` on the way when given: the
+    /// stripes accumulated straight from `input` are copied by the same
+    /// loads.
+    ///
+    /// # Safety
+    /// `to` is `None` or as for `Hasher::update_copy`.
+    unsafe fn update_copy_to(&mut self, mut input: &[u8], mut to: Option<*mut u8>) {
+        // Copies `part` (the next bytes of `input`) to where `to` is, and
+        // moves `to` past them.
+        let copy = |part: &[u8], to: &mut Option<*mut u8>| {
+            if let (Some(p), false) = (to, part.is_empty()) {
+                // SAFETY: the caller's guarantee: room for all of
+                // `input`, of which `part` is the next piece.
+                unsafe {
+                    ptr::copy_nonoverlapping(part.as_ptr(), *p, part.len());
+                    *p = p.add(part.len());
+                }
+            }
+        };
         self.total += input.len() as u64;
         if input.len() <= BUFFER - self.held {
+            copy(input, &mut to);
             self.buffer[self.held..self.held + input.len()].copy_from_slice(input);
             self.held += input.len();
             return;
@@ -149,29 +204,27 @@ impl Wide {
         // More follows what the buffer holds: it can be accumulated whole.
         if self.held > 0 {
             let fill = BUFFER - self.held;
+            copy(&input[..fill], &mut to);
             self.buffer[self.held..].copy_from_slice(&input[..fill]);
             input = &input[fill..];
             let full = self.buffer;
-            self.consume(&full);
+            // SAFETY: `Wide` is only made where the processor has AVX2.
+            unsafe { accumulate(&mut self.acc, &mut self.stripes, &full, None) };
             self.tail.copy_from_slice(&full[BUFFER - STRIPE..]);
             self.held = 0;
         }
         // All the stripes of `input` but its last 1 to 64 bytes.
         let n = (input.len() - 1) / STRIPE * STRIPE;
         if n > 0 {
-            self.consume(&input[..n]);
+            // SAFETY: as above; `to` has room for `input`.
+            unsafe { accumulate(&mut self.acc, &mut self.stripes, &input[..n], to) };
+            to = to.map(|p| p.wrapping_add(n));
             self.tail.copy_from_slice(&input[n - STRIPE..n]);
         }
         let rest = &input[n..];
+        copy(rest, &mut to);
         self.buffer[..rest.len()].copy_from_slice(rest);
         self.held = rest.len();
-    }
-
-    /// Accumulates `data`, whole stripes.
-    fn consume(&mut self, data: &[u8]) {
-        debug_assert!(data.len().is_multiple_of(STRIPE));
-        // SAFETY: `Wide` is only made where the processor has AVX2.
-        unsafe { accumulate(&mut self.acc, &mut self.stripes, data) }
     }
 
     fn digest(&self) -> u64 {
@@ -183,15 +236,15 @@ impl Wide {
         let mut last = [0u8; STRIPE];
         if held.len() >= STRIPE {
             let n = (held.len() - 1) / STRIPE * STRIPE;
-            // SAFETY: as in `consume`.
-            unsafe { accumulate(&mut acc, &mut stripes, &held[..n]) };
+            // SAFETY: `Wide` is only made where the processor has AVX2.
+            unsafe { accumulate(&mut acc, &mut stripes, &held[..n], None) };
             last.copy_from_slice(&held[held.len() - STRIPE..]);
         } else {
             let (before, now) = last.split_at_mut(STRIPE - held.len());
             before.copy_from_slice(&self.tail[held.len()..]);
             now.copy_from_slice(held);
         }
-        // SAFETY: as in `consume`.
+        // SAFETY: as above.
         unsafe { accumulate_last(&mut acc, &last) };
         let mut h = self.total.wrapping_mul(PRIME64_1);
         for i in 0..4 {
@@ -214,25 +267,31 @@ use core::arch::x86_64::{
 
 /// One stripe at `input` into the accumulators, with the secret at
 /// `key`: each lane takes the stripe's word (from its neighbour) and the
-/// product of the halves of the word mixed with the secret.
+/// product of the halves of the word mixed with the secret. The stripe,
+/// as loaded.
 ///
 /// # Safety
 /// AVX2; `input` and `key` have 64 readable bytes.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn stripe(acc: &mut [__m256i; 2], input: *const u8, key: *const u8) {
+unsafe fn stripe(acc: &mut [__m256i; 2], input: *const u8, key: *const u8) -> [__m256i; 2] {
+    // SAFETY: the caller's guarantee; unaligned loads.
+    let d = unsafe {
+        [
+            _mm256_loadu_si256(input.cast()),
+            _mm256_loadu_si256(input.add(32).cast()),
+        ]
+    };
     for (i, a) in acc.iter_mut().enumerate() {
-        // SAFETY: the caller's guarantee; unaligned loads.
-        unsafe {
-            let d = _mm256_loadu_si256(input.add(32 * i).cast());
-            let k = _mm256_loadu_si256(key.add(32 * i).cast());
-            let dk = _mm256_xor_si256(d, k);
-            let product = _mm256_mul_epu32(dk, _mm256_shuffle_epi32::<0b00_11_00_01>(dk));
-            let swapped = _mm256_shuffle_epi32::<0b01_00_11_10>(d);
-            *a = _mm256_add_epi64(product, _mm256_add_epi64(*a, swapped));
-        }
+        // SAFETY: as above.
+        let k = unsafe { _mm256_loadu_si256(key.add(32 * i).cast()) };
+        let dk = _mm256_xor_si256(d[i], k);
+        let product = _mm256_mul_epu32(dk, _mm256_shuffle_epi32::<0b00_11_00_01>(dk));
+        let swapped = _mm256_shuffle_epi32::<0b01_00_11_10>(d[i]);
+        *a = _mm256_add_epi64(product, _mm256_add_epi64(*a, swapped));
     }
+    d
 }
 
 /// The scramble after a block, with the secret's last 64 bytes.
@@ -283,19 +342,27 @@ unsafe fn store(v: [__m256i; 2], acc: &mut [u64; 8]) {
 }
 
 /// Accumulates `data` (whole stripes), `stripes` of whose block are
-/// done, scrambling after every 16th.
+/// done, scrambling after every 16th; with `to`, copies `data` there
+/// from the same loads.
 ///
 /// # Safety
-/// AVX2.
+/// AVX2; `to` is `None` or has room for `data.len()` bytes that do not
+/// overlap it.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2")]
-unsafe fn accumulate(acc: &mut [u64; 8], stripes: &mut usize, data: &[u8]) {
+unsafe fn accumulate(acc: &mut [u64; 8], stripes: &mut usize, data: &[u8], to: Option<*mut u8>) {
     // SAFETY (all): AVX2, the caller's guarantee; each stripe is 64 bytes
-    // of `data`, each key 64 bytes of the secret (at most 8 * 15 + 64).
+    // of `data` (and of `to`'s room), each key 64 bytes of the secret (at
+    // most 8 * 15 + 64).
     unsafe {
         let mut v = load(acc);
-        for s in data.chunks_exact(STRIPE) {
-            stripe(&mut v, s.as_ptr(), SECRET.as_ptr().add(*stripes * 8));
+        for (k, s) in data.chunks_exact(STRIPE).enumerate() {
+            let lanes = stripe(&mut v, s.as_ptr(), SECRET.as_ptr().add(*stripes * 8));
+            if let Some(to) = to {
+                let at = to.add(k * STRIPE);
+                _mm256_storeu_si256(at.cast(), lanes[0]);
+                _mm256_storeu_si256(at.add(32).cast(), lanes[1]);
+            }
             *stripes += 1;
             if *stripes == BLOCK_STRIPES {
                 scramble(&mut v);
@@ -362,15 +429,27 @@ mod tests {
             let want = xxh3_64(bytes);
             assert_eq!(Hasher::of(bytes), want, "length {n}");
             for shape in pieces {
-                let mut h = Hasher::new();
-                let (mut at, mut k) = (0, 0);
-                while at < n {
-                    let m = shape[k % shape.len()].min(n - at);
-                    h.update(&bytes[at..at + m]);
-                    at += m;
-                    k += 1;
+                // Pieces hashed, and pieces hashed and copied (every other
+                // one copied, so both paths meet in one stream).
+                for copied in [false, true] {
+                    let mut h = Hasher::new();
+                    let mut out = vec![0u8; n];
+                    let (mut at, mut k) = (0, 0);
+                    while at < n {
+                        let m = shape[k % shape.len()].min(n - at);
+                        if copied && k % 2 == 0 {
+                            // SAFETY: `out` has room for the piece.
+                            unsafe { h.update_copy(&bytes[at..at + m], out.as_mut_ptr().add(at)) };
+                        } else {
+                            h.update(&bytes[at..at + m]);
+                            out[at..at + m].copy_from_slice(&bytes[at..at + m]);
+                        }
+                        at += m;
+                        k += 1;
+                    }
+                    assert_eq!(h.digest(), want, "length {n}, pieces {shape:?}");
+                    assert!(out == bytes, "length {n}, pieces {shape:?}: the copy");
                 }
-                assert_eq!(h.digest(), want, "length {n}, pieces {shape:?}");
             }
         }
     }

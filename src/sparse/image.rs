@@ -12,7 +12,7 @@
 //! ([`Sparse::adopt`]); on any error it is freed, and the destination
 //! never changed.
 
-use crate::slotmap::image::{copy_in_pieces, PIECE};
+use crate::slotmap::image::PIECE;
 use crate::Error;
 
 use super::{absent_page, Sparse, KEY, MID, MID_BITS, PAGE, PAGE_BITS, VERSION};
@@ -119,20 +119,12 @@ impl Sparse {
         self.entry(i).ok_or(Error::Invalid)
     }
 
-    /// Fills rows `0 .. len` of column `c` from `bytes`, which must be
-    /// exactly that long (else nothing is written and false returned),
-    /// showing `seen` each piece just before it is copied (as
-    /// `load_keys`).
-    pub(crate) fn fill_column(&mut self, c: usize, bytes: &[u8], seen: impl FnMut(&[u8])) -> bool {
+    /// Where rows `0 .. len` of column `c` (below `columns`) go (the
+    /// block's, not yet written by a load), and their bytes: for a load
+    /// to fill.
+    pub(crate) fn column_room(&mut self, c: usize) -> (*mut u8, usize) {
         let size = self.sizes().get(c).copied().unwrap_or(0);
-        let n = self.len as usize * size as usize;
-        if bytes.len() != n {
-            return false;
-        }
-        // SAFETY: the block holds `cap >= len` rows of column `c`; `bytes`
-        // is input, not this block.
-        unsafe { copy_in_pieces(bytes, self.column(c), seen) };
-        true
+        (self.column(c), self.len as usize * size as usize)
     }
 
     /// Takes a loaded set's state (this set holds no memory).
