@@ -201,7 +201,32 @@ impl Candidate {
     pub(crate) fn load_slots(
         &mut self,
         bytes: &[u8],
+        seen: impl FnMut(&[u8]),
+    ) -> Result<(), Error> {
+        let m = &self.0;
+        // A long free list is followed in a copy of its own (see
+        // `FreeCopy`), made in the pass, which the second-level cache
+        // holds where the slot array would not fit.
+        let copy = if m.free_len >= FREE_COPY_MIN && m.free_len as usize <= bytes.len() / 8 {
+            Some(FreeCopy::new(&m.alloc, bytes.len() / 8, m.free_len)?)
+        } else {
+            None
+        };
+        let loaded = self.fill_slots(bytes, seen, copy.as_ref());
+        if let Some(c) = copy {
+            c.release(&self.0.alloc);
+        }
+        loaded?;
+        debug_assert!(self.0.check().is_ok());
+        Ok(())
+    }
+
+    /// `load_slots`, with the free list's copy (if any) to fill and follow.
+    fn fill_slots(
+        &mut self,
+        bytes: &[u8],
         mut seen: impl FnMut(&[u8]),
+        copy: Option<&FreeCopy>,
     ) -> Result<(), Error> {
         let m = &mut self.0;
         let n = bytes.len() / 8;
@@ -242,6 +267,9 @@ impl Candidate {
                     if link != NONE && link >= slots {
                         return Err(Error::Corrupt);
                     }
+                    if let Some(c) = copy {
+                        c.mark(i, vacant, link);
+                    }
                     vacant += 1;
                 }
                 // SAFETY: `i < n <= slot_cap`, the index's room.
@@ -259,20 +287,29 @@ impl Candidate {
         // ends, so it fails here; with no repeat the steps visit
         // `free_len` distinct vacant slots, which are all of them.
         let mut at = m.free_head;
-        for _ in 0..m.free_len {
-            if at >= slots {
-                return Err(Error::Corrupt);
+        match copy {
+            Some(c) => {
+                c.count();
+                for _ in 0..m.free_len {
+                    at = c.next(at, slots).ok_or(Error::Corrupt)?;
+                }
             }
-            let s = m.slot(at);
-            if s.version == 0 || s.version & 1 == 1 {
-                return Err(Error::Corrupt);
+            None => {
+                for _ in 0..m.free_len {
+                    if at >= slots {
+                        return Err(Error::Corrupt);
+                    }
+                    let s = m.slot(at);
+                    if s.version == 0 || s.version & 1 == 1 {
+                        return Err(Error::Corrupt);
+                    }
+                    at = s.link;
+                }
             }
-            at = s.link;
         }
         if at != NONE {
             return Err(Error::Corrupt);
         }
-        debug_assert!(m.check().is_ok());
         Ok(())
     }
 
@@ -299,6 +336,95 @@ impl Candidate {
 fn pair_at(pair: &[u8]) -> (u32, u32) {
     let word = |k: usize| u32::from_le_bytes([pair[k], pair[k + 1], pair[k + 2], pair[k + 3]]);
     (word(0), word(4))
+}
+
+/// The free lists a load follows in a copy of their own (`FreeCopy`):
+/// shorter ones are followed in the slot array itself.
+const FREE_COPY_MIN: u32 = 1024;
+
+/// A loaded free list's copy, small enough for the second-level cache
+/// where the slot array is past it: the vacant slots as a bitmap, 64
+/// slots a word, each word with the count of vacant slots before it
+/// (`marks`), which give a vacant slot's rank among them in slot order;
+/// and each vacant slot's link by its rank (`links`). Following the list
+/// then reads two small arrays a step rather than the slot array. Memory
+/// of the load's own (the destination's allocator), released by the
+/// load: at most `slots / 4 + 4 * free_len` bytes, less than the input's
+/// 8 bytes a slot.
+struct FreeCopy {
+    /// `[bits, vacant slots before]` per 64 slots.
+    marks: *mut [u64; 2],
+    words: usize,
+    links: *mut u32,
+    /// Links the copy has room for: `free_len`.
+    room: u32,
+}
+
+impl FreeCopy {
+    fn new(alloc: &Allocator, slots: usize, free_len: u32) -> Result<FreeCopy, Error> {
+        let words = slots.div_ceil(64);
+        let p = alloc.alloc_zeroed(1, FreeCopy::bytes(words, free_len))?;
+        Ok(FreeCopy {
+            marks: p.cast(),
+            words,
+            // 16-byte marks, then 4-byte links: aligned.
+            links: p.wrapping_add(words * 16).cast(),
+            room: free_len,
+        })
+    }
+
+    fn bytes(words: usize, room: u32) -> usize {
+        words * 16 + room as usize * 4
+    }
+
+    /// Slot `i` is vacant, the `rank`th in slot order, linked to `link`
+    /// (ranks past the room are not kept: the counts refuse such a list).
+    fn mark(&self, i: usize, rank: u32, link: u32) {
+        if i / 64 < self.words {
+            // SAFETY: word `i / 64` of `words`.
+            unsafe { (*self.marks.add(i / 64))[0] |= 1 << (i % 64) };
+        }
+        if rank < self.room {
+            // SAFETY: `rank < room` links.
+            unsafe { *self.links.add(rank as usize) = link };
+        }
+    }
+
+    /// Fills in the counts before each word, once every slot is marked.
+    fn count(&self) {
+        let mut before = 0u64;
+        for w in 0..self.words {
+            // SAFETY: `w < words`.
+            let m = unsafe { &mut *self.marks.add(w) };
+            m[1] = before;
+            before += m[0].count_ones() as u64;
+        }
+    }
+
+    /// The link of vacant slot `at` (below `slots`); `None` when it is
+    /// not one.
+    fn next(&self, at: u32, slots: u32) -> Option<u32> {
+        let i = at as usize;
+        if at >= slots || i / 64 >= self.words {
+            return None;
+        }
+        // SAFETY: `i / 64 < words`.
+        let [bits, before] = unsafe { *self.marks.add(i / 64) };
+        if bits >> (i % 64) & 1 == 0 {
+            return None;
+        }
+        let rank = before + (bits & ((1u64 << (i % 64)) - 1)).count_ones() as u64;
+        // A vacant slot's rank is below the vacant slots' count, which
+        // the caller found equal to the room.
+        (rank < self.room as u64)
+            // SAFETY: `rank < room` links.
+            .then(|| unsafe { *self.links.add(rank as usize) })
+    }
+
+    fn release(self, alloc: &Allocator) {
+        // SAFETY: allocated by `new` with this size; no longer used.
+        unsafe { alloc.free(self.marks.cast(), FreeCopy::bytes(self.words, self.room)) };
+    }
 }
 
 /// The most bytes a load reads between two looks of its `seen` (see
