@@ -12,6 +12,7 @@ use core::ptr;
 
 use crate::map::Map;
 use crate::slotmap::SlotMap;
+use crate::snapshot::envelope::Sink;
 use crate::snapshot::info::info as read_info;
 use crate::snapshot::map::Codec;
 use crate::snapshot::{map as snap_map, slotmap as snap_sm, sparse as snap_sp};
@@ -169,6 +170,16 @@ macro_rules! save_with {
         let (write, context): (slate_write_f, *mut c_void) = ($write, $context);
         match write {
             None => Error::Invalid as c_int,
+            // `slate_buffer_write` itself: the writer copies into the
+            // buffer as `slate_buffer_write` would (`BufferSink`).
+            Some(f) if f as *const () == slate_buffer_write as *const () => {
+                let mut sink = BufferSink(context);
+                let $s = &mut sink;
+                match $save {
+                    Ok(()) => 0,
+                    Err(rc) => rc,
+                }
+            }
             Some(f) => {
                 // The caller's guarantee for `write` and `context`; the
                 // macro runs inside the export's `unsafe` block.
@@ -181,6 +192,36 @@ macro_rules! save_with {
             }
         }
     }};
+}
+
+/// A save whose `write` is `slate_buffer_write`, to the `slate_buffer_s`
+/// at its context: a piece that fits is copied into the buffer by the
+/// writer as it hashes it (in one pass over the piece), and `length`
+/// advanced, as `slate_buffer_write` does; any other piece goes to
+/// `slate_buffer_write`, which refuses it as it would.
+struct BufferSink(*mut c_void);
+
+impl Sink for BufferSink {
+    fn write(&mut self, p: *const u8, len: usize) -> i32 {
+        // SAFETY: the save's caller vouches for `write` with this context.
+        unsafe { slate_buffer_write(self.0, p.cast(), len) }
+    }
+
+    fn room(&mut self, len: usize) -> Option<*mut u8> {
+        // SAFETY: as for `write`: NULL or a buffer whose `bytes` has
+        // `capacity` writable bytes.
+        let b = unsafe { self.0.cast::<slate_buffer_s>().as_mut()? };
+        let fits = !b.bytes.is_null() && b.length <= b.capacity && len <= b.capacity - b.length;
+        // SAFETY: `length + len <= capacity`: inside the buffer.
+        (fits && len > 0).then(|| unsafe { b.bytes.cast::<u8>().add(b.length) })
+    }
+
+    fn wrote(&mut self, len: usize) {
+        // SAFETY: as for `room`, which found room for `len` more bytes.
+        if let Some(b) = unsafe { self.0.cast::<slate_buffer_s>().as_mut() } {
+            b.length += len;
+        }
+    }
 }
 
 /// The bytes `bytes, length` as a slice: NULL only with `length` 0.

@@ -21,6 +21,7 @@ mod batch;
 mod check;
 mod cursor;
 mod growth;
+mod image;
 mod keys;
 mod lifecycle;
 mod plan;
@@ -30,6 +31,7 @@ mod tests;
 mod walks;
 
 pub use cursor::Iter;
+pub(crate) use image::LoadKey;
 #[cfg(test)]
 pub(crate) use keys::Bare;
 pub(crate) use keys::Guard;

@@ -17,8 +17,7 @@
 use core::mem::size_of;
 use core::ptr;
 
-use xxhash_rust::xxh3::{xxh3_64, Xxh3Default};
-
+use super::xxh3::Hasher;
 use crate::stamp::{Header, Stamp};
 use crate::Error;
 
@@ -92,18 +91,42 @@ pub(crate) type Saved = Result<(), i32>;
 const STAGE: usize = 4096;
 const CHUNK: usize = 16 * 1024;
 
+/// Where a save's bytes go: a `write` function, or memory the writer
+/// copies into itself.
+pub(crate) trait Sink {
+    /// Hands out `len` bytes at `p` (`write`'s contract): 0, or non-zero
+    /// to stop the save.
+    fn write(&mut self, p: *const u8, len: usize) -> i32;
+
+    /// Where the next `len` bytes may be copied, when this sink is memory
+    /// with room for them: the writer then copies them there as it hashes
+    /// them, and calls `wrote`. `None`: they go to `write`.
+    fn room(&mut self, _len: usize) -> Option<*mut u8> {
+        None
+    }
+
+    /// The `len` bytes at what `room` gave are written.
+    fn wrote(&mut self, _len: usize) {}
+}
+
+impl<F: FnMut(*const u8, usize) -> i32 + ?Sized> Sink for F {
+    fn write(&mut self, p: *const u8, len: usize) -> i32 {
+        self(p, len)
+    }
+}
+
 /// A save in progress: hashes and hands out bytes in order, and after
 /// every call to `write` makes sure the structure `H` did not change.
-pub(crate) struct Writer<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> {
+pub(crate) struct Writer<'w, H: Header, S: Sink + ?Sized> {
     sink: &'w mut S,
-    hash: Xxh3Default,
+    hash: Hasher,
     stage: [u8; STAGE],
     used: usize,
     watched: *const H,
     stamp: Stamp,
 }
 
-impl<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> Writer<'w, H, S> {
+impl<'w, H: Header, S: Sink + ?Sized> Writer<'w, H, S> {
     /// A writer for a snapshot of the structure at `watched`, whose
     /// header is written first.
     ///
@@ -121,7 +144,7 @@ impl<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> Writer<'w, H, S>
         let stamp = Stamp::of(unsafe { &*watched });
         let mut w = Writer {
             sink,
-            hash: Xxh3Default::new(),
+            hash: Hasher::new(),
             stage: [0; STAGE],
             used: 0,
             watched,
@@ -181,6 +204,87 @@ impl<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> Writer<'w, H, S>
             self.used += n;
             left -= n;
         }
+        Ok(())
+    }
+
+    /// A record of a length (`u32`), `len` bytes at `p` and a `u64`, in
+    /// one piece of the stage when it fits there.
+    ///
+    /// # Safety
+    /// `p` has `len` readable bytes as long as the structure is unchanged.
+    #[inline]
+    pub(crate) unsafe fn record(&mut self, p: *const u8, len: u32, tail: u64) -> Saved {
+        let n = len as usize;
+        if n > STAGE - 12 {
+            self.u32(len)?;
+            // SAFETY: the caller's guarantee.
+            unsafe { self.direct(p, n)? };
+            return self.u64(tail);
+        }
+        if n + 12 > STAGE - self.used {
+            self.flush()?;
+        }
+        // SAFETY: the stage has `n + 12` bytes of room from `used`; `p`
+        // is readable, as the structure is unchanged (else `flush`
+        // stopped the save).
+        unsafe {
+            let at = self.stage.as_mut_ptr().add(self.used);
+            at.cast::<[u8; 4]>().write_unaligned(len.to_le_bytes());
+            copy_small(p, at.add(4), n);
+            at.add(4 + n)
+                .cast::<[u8; 8]>()
+                .write_unaligned(tail.to_le_bytes());
+        }
+        self.used += n + 12;
+        Ok(())
+    }
+
+    /// A record of a length (`u32`) and `n` bytes at `key`, then a
+    /// length (`u32`) and `len` bytes at `value`: in one piece of the
+    /// stage when it fits there.
+    ///
+    /// # Safety
+    /// `key` has `n` and `value` `len` readable bytes as long as the
+    /// structure is unchanged.
+    #[inline]
+    pub(crate) unsafe fn record_bytes(
+        &mut self,
+        key: *const u8,
+        n: u32,
+        value: *const u8,
+        len: u32,
+    ) -> Saved {
+        let (n, m) = (n as usize, len as usize);
+        if n > STAGE / 2 - 8 || m > STAGE / 2 {
+            self.u32(n as u32)?;
+            // SAFETY (both): the caller's guarantee (no bytes are read
+            // from a pointer with none to give, which may be NULL).
+            if n > 0 {
+                unsafe { self.direct(key, n)? };
+            }
+            self.u32(len)?;
+            if m > 0 {
+                unsafe { self.direct(value, m)? };
+            }
+            return Ok(());
+        }
+        if n + m + 8 > STAGE - self.used {
+            self.flush()?;
+        }
+        // SAFETY: the stage has `n + m + 8` bytes of room from `used`;
+        // both sources are readable, as the structure is unchanged (else
+        // `flush` stopped the save).
+        unsafe {
+            let at = self.stage.as_mut_ptr().add(self.used);
+            at.cast::<[u8; 4]>()
+                .write_unaligned((n as u32).to_le_bytes());
+            copy_small(key, at.add(4), n);
+            at.add(4 + n)
+                .cast::<[u8; 4]>()
+                .write_unaligned(len.to_le_bytes());
+            copy_small(value, at.add(8 + n), m);
+        }
+        self.used += n + m + 8;
         Ok(())
     }
 
@@ -255,14 +359,57 @@ impl<'w, H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized> Writer<'w, H, S>
     }
 }
 
+/// Copies `n` bytes, those of a key or a value, without a call when
+/// there are at most 32 (in two overlapping pieces of a power of two).
+///
+/// # Safety
+/// As `ptr::copy_nonoverlapping(src, dst, n)`.
+#[inline(always)]
+unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
+    /// Two `T`s, at the start and at the end of the `n` bytes, which
+    /// cover them when `n` is from one to two `T`s long.
+    ///
+    /// # Safety
+    /// As `copy_small`, with `size_of::<T>() <= n`.
+    #[inline(always)]
+    unsafe fn ends<T>(src: *const u8, dst: *mut u8, n: usize) {
+        let k = size_of::<T>();
+        // SAFETY: the caller's guarantee; both pieces lie within the `n`
+        // bytes.
+        unsafe {
+            let (a, b) = (
+                src.cast::<T>().read_unaligned(),
+                src.add(n - k).cast::<T>().read_unaligned(),
+            );
+            dst.cast::<T>().write_unaligned(a);
+            dst.add(n - k).cast::<T>().write_unaligned(b);
+        }
+    }
+    // SAFETY (all): the caller's guarantee, each piece no longer than `n`.
+    unsafe {
+        match n {
+            0 => {}
+            1..=3 => {
+                for i in 0..n {
+                    *dst.add(i) = *src.add(i);
+                }
+            }
+            4..=7 => ends::<u32>(src, dst, n),
+            8..=16 => ends::<u64>(src, dst, n),
+            17..=32 => ends::<[u64; 2]>(src, dst, n),
+            _ => ptr::copy_nonoverlapping(src, dst, n),
+        }
+    }
+}
+
 /// `Writer::emit`, on the writer's fields, so that the stage can be
 /// borrowed beside them.
 ///
 /// # Safety
 /// `p` has `len` readable bytes (until `write` is called); `watched` as
 /// for `Writer::new`.
-unsafe fn emit<H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
-    hash: &mut Xxh3Default,
+unsafe fn emit<H: Header, S: Sink + ?Sized>(
+    hash: &mut Hasher,
     sink: &mut S,
     watched: *const H,
     stamp: &Stamp,
@@ -274,18 +421,29 @@ unsafe fn emit<H: Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
     }
     // SAFETY: the caller's guarantee; nothing has run since.
     let bytes = unsafe { core::slice::from_raw_parts(p, len) };
-    // The hash runs under the C layer's guard, which is not on the stack
-    // while `write` runs: a save's frames stay plain (SPEC 3c).
+    let room = sink.room(len);
+    // The hash (and the copy into memory the sink gave) runs under the C
+    // layer's guard, which is not on the stack while `write` runs: a
+    // save's frames stay plain (SPEC 3c).
     if crate::ffi::guard(|| {
-        hash.update(bytes);
+        match room {
+            // SAFETY: `room` gave room for `len` bytes, memory of the
+            // sink's, not the structure's.
+            Some(to) => unsafe { hash.update_copy(bytes, to) },
+            None => hash.update(bytes),
+        }
         Ok(())
     }) != 0
     {
         return Err(Error::Invalid as i32);
     }
-    let rc = sink(p, len);
-    if rc != 0 {
-        return Err(rc);
+    if room.is_some() {
+        sink.wrote(len);
+    } else {
+        let rc = sink.write(p, len);
+        if rc != 0 {
+            return Err(rc);
+        }
     }
     // SAFETY: the structure is live unless `write` changed it, which a
     // changed stamp tells; its header is read, nothing behind it.
@@ -326,6 +484,11 @@ impl<'a> Fields<'a> {
     pub(crate) fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
+
+    /// Bytes not yet read.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
+    }
 }
 
 /// The little-endian `u64` at `at` of `b` (which has 8 bytes there).
@@ -345,11 +508,21 @@ pub(crate) struct Envelope<'a> {
     pub(crate) bytes: &'a [u8],
 }
 
-/// Checks the header and the checksum of the snapshot at the start of
-/// `bytes`: `exact`, it must be all of `bytes` (a load); else it may be
-/// followed by more (`slate_snapshot_info`). `kind`: the kind a load
-/// wants (`None`: any this build knows).
-pub(crate) fn open(bytes: &[u8], exact: bool, kind: Option<u32>) -> Result<Envelope<'_>, Error> {
+/// The header fields read before the checksum is: what the checks that
+/// follow it need.
+struct Head {
+    found: u32,
+    minor: u16,
+    features: u32,
+    notes: u32,
+}
+
+/// The checks before the checksum (SPEC 6c's order: length and magic,
+/// major version, total length) of the snapshot at the start of
+/// `bytes`: its bytes, header to checksum inclusive, and its header.
+/// `exact`: it must be all of `bytes` (a load); else it may be followed
+/// by more (`slate_snapshot_info`).
+fn head(bytes: &[u8], exact: bool) -> Result<(&[u8], Head), Error> {
     if bytes.len() < SMALLEST || bytes[..8] != MAGIC {
         return Err(Error::Corrupt);
     }
@@ -375,28 +548,146 @@ pub(crate) fn open(bytes: &[u8], exact: bool, kind: Option<u32>) -> Result<Envel
         return Err(Error::Corrupt);
     }
     // `total` is at most `bytes.len()`: it fits a `usize`.
-    let bytes = &bytes[..total as usize];
-    let end = bytes.len() - TRAILER;
-    let sum = xxh3_64(&bytes[..end]);
-    if sum != u64_at(bytes, end) {
-        return Err(Error::Corrupt);
-    }
-    if features != 0 {
-        return Err(Error::Unsupported);
-    }
-    let known = (KIND_MAP..=KIND_SPARSE).contains(&found);
-    if !known || kind.is_some_and(|k| k != found) {
-        return Err(Error::Unsupported);
-    }
-    if notes & !(NOTE_BIG_ENDIAN | NOTE_POINTERS_32) != 0 {
-        return Err(Error::Corrupt);
-    }
-    Ok(Envelope {
-        kind: found,
+    let head = Head {
+        found,
         minor,
+        features,
         notes,
-        bytes,
-    })
+    };
+    Ok((&bytes[..total as usize], head))
+}
+
+impl Head {
+    /// The checks after the checksum (features, kind, notes): the
+    /// envelope of the snapshot `bytes`. `kind`: the kind a load wants
+    /// (`None`: any this build knows).
+    fn envelope(self, bytes: &[u8], kind: Option<u32>) -> Result<Envelope<'_>, Error> {
+        if self.features != 0 {
+            return Err(Error::Unsupported);
+        }
+        let known = (KIND_MAP..=KIND_SPARSE).contains(&self.found);
+        if !known || kind.is_some_and(|k| k != self.found) {
+            return Err(Error::Unsupported);
+        }
+        if self.notes & !(NOTE_BIG_ENDIAN | NOTE_POINTERS_32) != 0 {
+            return Err(Error::Corrupt);
+        }
+        Ok(Envelope {
+            kind: self.found,
+            minor: self.minor,
+            notes: self.notes,
+            bytes,
+        })
+    }
+}
+
+/// Checks the header and the checksum of the snapshot at the start of
+/// `bytes`: `exact`, it must be all of `bytes` (a load); else it may be
+/// followed by more (`slate_snapshot_info`). `kind`: the kind a load
+/// wants (`None`: any this build knows).
+pub(crate) fn open(bytes: &[u8], exact: bool, kind: Option<u32>) -> Result<Envelope<'_>, Error> {
+    let (bytes, head) = head(bytes, exact)?;
+    let end = bytes.len() - TRAILER;
+    if Hasher::of(&bytes[..end]) != u64_at(bytes, end) {
+        return Err(Error::Corrupt);
+    }
+    head.envelope(bytes, kind)
+}
+
+/// Loads the snapshot that is all of `bytes`, of kind `kind`, with its
+/// checksum computed as the load reads it rather than in a pass of its
+/// own: `load` gets the envelope and a [`Checksum`], to which it shows
+/// each large piece just before it reads it (so the hash reads the piece
+/// from memory and the load from the cache); the rest is hashed after.
+/// The result is what SPEC 6c's order of checks gives: the checks before
+/// the checksum first; then, when the checksum is wrong, `Corrupt`
+/// whatever `load` found (what it built goes to `undo`); else `load`'s
+/// result, the checks after the checksum (features, kind, notes) first.
+/// So `load` may build before the checksum is known, from bytes that
+/// prove wrong: it only builds beside the destination, bounded by the
+/// bytes present, and changes nothing else.
+pub(crate) fn load_checked<'a, T>(
+    bytes: &'a [u8],
+    kind: u32,
+    load: impl FnOnce(Envelope<'a>, &mut Checksum<'a>) -> Result<T, Error>,
+    undo: impl FnOnce(T),
+) -> Result<T, Error> {
+    let (bytes, head) = head(bytes, true)?;
+    let mut sum = Checksum {
+        bytes: &bytes[..bytes.len() - TRAILER],
+        sum: u64_at(bytes, bytes.len() - TRAILER),
+        hash: Hasher::new(),
+        done: 0,
+    };
+    let loaded = head
+        .envelope(bytes, Some(kind))
+        .and_then(|env| load(env, &mut sum));
+    if sum.holds() {
+        return loaded;
+    }
+    if let Ok(built) = loaded {
+        undo(built);
+    }
+    Err(Error::Corrupt)
+}
+
+/// A snapshot's checksum, computed as a load reads the snapshot: the
+/// bytes before `done` are hashed.
+pub(crate) struct Checksum<'a> {
+    /// Header and sections (no checksum).
+    bytes: &'a [u8],
+    /// The checksum the snapshot holds.
+    sum: u64,
+    hash: Hasher,
+    done: usize,
+}
+
+impl Checksum<'_> {
+    /// Hashes the snapshot up to the end of `part` (a piece of it), what
+    /// of it is not hashed yet.
+    pub(crate) fn through(&mut self, part: &[u8]) {
+        let end = (part.as_ptr() as usize)
+            .wrapping_sub(self.bytes.as_ptr() as usize)
+            .saturating_add(part.len())
+            .min(self.bytes.len());
+        if let Some(rest) = self.bytes.get(self.done..end) {
+            self.hash.update(rest);
+            self.done = end;
+        }
+    }
+
+    /// `through` for `part` (a piece of the snapshot), copying it to `to`
+    /// in the same pass over it.
+    ///
+    /// # Safety
+    /// `to` has room for `part.len()` bytes, which do not overlap it (it
+    /// may be NULL when there are none).
+    pub(crate) unsafe fn copy_through(&mut self, part: &[u8], to: *mut u8) {
+        if part.is_empty() {
+            return;
+        }
+        let start = (part.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize);
+        if start >= self.done && start <= self.bytes.len() && part.len() <= self.bytes.len() - start
+        {
+            self.hash.update(&self.bytes[self.done..start]);
+            // SAFETY: the caller's guarantee.
+            unsafe { self.hash.update_copy(part, to) };
+            self.done = start + part.len();
+        } else {
+            // SAFETY: the caller's guarantee.
+            unsafe { ptr::copy_nonoverlapping(part.as_ptr(), to, part.len()) };
+            self.through(part);
+        }
+    }
+
+    /// Whether the snapshot's checksum is right, once the rest is hashed.
+    fn holds(&mut self) -> bool {
+        if let Some(rest) = self.bytes.get(self.done..) {
+            self.hash.update(rest);
+            self.done = self.bytes.len();
+        }
+        self.hash.digest() == self.sum
+    }
 }
 
 impl<'a> Envelope<'a> {

@@ -20,12 +20,13 @@ use core::ffi::c_void;
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::key::Needle;
-use crate::map::{GetOrInsert, Map};
+use crate::map::{Guard, LoadKey, Map};
 use crate::stamp::Stamp;
 use crate::Error;
 
-use super::envelope::{open, section_size, Fields, Saved, Writer, KIND_MAP, MAPE, MAPH, SMALLEST};
+use super::envelope::{
+    open, section_size, Fields, Saved, Sink, Writer, KIND_MAP, MAPE, MAPH, SMALLEST,
+};
 
 /// `MAPH`'s bytes: the count, the value encoding, a reserved word.
 const HEAD: u64 = 16;
@@ -50,50 +51,44 @@ pub(crate) trait Codec {
     fn discard(&mut self, value: *mut c_void);
 }
 
-/// `MAPE`'s bytes: every record, the values' lengths asked of `codec`
-/// (capacity 0, no buffer). The codec's non-zero return, or
+/// `MAPE`'s bytes: every record; with a codec, the values' lengths
+/// asked of it (capacity 0, no buffer). The codec's non-zero return, or
 /// `Error::Invalid` when `encode` changed the map.
 ///
 /// # Safety
 /// `this` points to a live map; `encode` may change it.
 unsafe fn records_size(
     this: *const Map,
-    mut codec: Option<&mut (impl Codec + ?Sized)>,
+    codec: Option<&mut (impl Codec + ?Sized)>,
 ) -> Result<u64, i32> {
+    let Some(c) = codec else {
+        // A key's length and its value: 12 bytes besides the key.
+        // SAFETY: the caller's guarantee; nothing is called out.
+        return Ok(unsafe { (*this).key_bytes_plus(12) });
+    };
     // SAFETY: the caller's guarantee.
     let stamp = Stamp::of(unsafe { &*this });
     let mut total = 0u64;
-    let mut stop = 0;
-    // SAFETY: the caller's guarantee; `f` reads no entry after `encode`.
-    let walked = unsafe {
-        Map::each(this, |_, n, v| {
-            total += 4 + n as u64;
-            match codec.as_deref_mut() {
-                None => total += 8,
-                Some(c) => {
-                    let mut len = 0u32;
-                    let rc = c.encode(v, ptr::null_mut(), 0, &mut len);
-                    if rc != 0 {
-                        stop = rc;
-                        return 1;
-                    }
-                    // SAFETY: the caller's guarantee: live unless `encode`
-                    // changed it, which the stamp tells from its header.
-                    if !stamp.same(&*this) {
-                        stop = Error::Invalid as i32;
-                        return 1;
-                    }
-                    total += 4 + len as u64;
-                }
+    // SAFETY: the caller's guarantee; the walk goes on only while the
+    // stamp finds the map unchanged after `encode`.
+    unsafe {
+        Map::each_entry::<i32>(this, |_, n, v| {
+            let mut len = 0u32;
+            let rc = c.encode(v, ptr::null_mut(), 0, &mut len);
+            if rc != 0 {
+                return Err(rc);
             }
-            0
-        })
+            // SAFETY: live unless `encode` changed it, which the stamp
+            // tells from its header.
+            if !stamp.same(&*this) {
+                return Err(Error::Invalid as i32);
+            }
+            // A key's length and a value's length besides their bytes.
+            total += 8 + n as u64 + len as u64;
+            Ok(())
+        })?
     };
-    match walked {
-        Err(e) => Err(e as i32),
-        Ok(_) if stop != 0 => Err(stop),
-        Ok(_) => Ok(total),
-    }
+    Ok(total)
 }
 
 /// The exact bytes `save` writes (with a codec, `encode` is asked every
@@ -147,7 +142,7 @@ impl Scratch {
 pub(crate) unsafe fn save(
     this: *const Map,
     mut codec: Option<&mut (impl Codec + ?Sized)>,
-    sink: &mut (impl FnMut(*const u8, usize) -> i32 + ?Sized),
+    sink: &mut (impl Sink + ?Sized),
 ) -> Saved {
     // SAFETY: the caller's guarantee; nothing has been written yet.
     let records = unsafe { records_size(this, codec.as_deref_mut())? };
@@ -187,57 +182,40 @@ pub(crate) unsafe fn save(
 ///
 /// # Safety
 /// As for [`save`].
-unsafe fn records_into<H: crate::stamp::Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
+unsafe fn records_into<H: crate::stamp::Header, S: Sink + ?Sized>(
     w: &mut Writer<'_, H, S>,
-    mut codec: Option<&mut (impl Codec + ?Sized)>,
+    codec: Option<&mut (impl Codec + ?Sized)>,
     scratch: &mut Scratch,
     this: *const Map,
     records: u64,
 ) -> Saved {
     let mut written = 0u64;
-    let mut stop: Saved = Ok(());
-    let mut record = |k: *const u8, n: u32, v: *mut c_void| -> Saved {
-        w.u32(n)?;
-        if n > 0 {
-            // SAFETY: the key's `n` bytes, live while the map is unchanged
-            // (the writer stops otherwise).
-            unsafe { w.direct(k, n as usize)? };
-        }
-        let len = match codec.as_deref_mut() {
-            None => {
-                w.u64(v as usize as u64)?;
-                8
-            }
-            Some(c) => {
+    // SAFETY (both walks): the caller's guarantee; every call out is
+    // `write`, after which the writer looks at the map, or `encode`, after
+    // which `unchanged` does, so a record ends the walk with `Err` once
+    // the map changed, and reads the entry only while it is unchanged.
+    match codec {
+        None => unsafe {
+            Map::each_entry::<i32>(this, |k, n, v| {
+                w.record(k, n, v as usize as u64)?;
+                written += 12 + n as u64;
+                Ok(())
+            })?
+        },
+        Some(c) => unsafe {
+            Map::each_entry::<i32>(this, |k, n, v| {
                 let len = encode(c, scratch, v, w)?;
                 if written + 8 + n as u64 + len as u64 > records {
                     return Err(Error::Invalid as i32);
                 }
-                w.u32(len)?;
-                if len > 0 {
-                    // SAFETY: `encode` wrote `len` bytes into the scratch
-                    // buffer, which only `encode` writes.
-                    unsafe { w.direct(scratch.bytes, len as usize)? };
-                }
-                4 + len as u64
-            }
-        };
-        written += 4 + n as u64 + len;
-        Ok(())
-    };
-    // SAFETY: the caller's guarantee; the record reads the entry only
-    // while the writer finds the map unchanged.
-    let walked = unsafe {
-        Map::each(this, |k, n, v| match record(k, n, v) {
-            Ok(()) => 0,
-            Err(rc) => {
-                stop = Err(rc);
-                1
-            }
-        })
-    };
-    stop?;
-    walked.map_err(|e| e as i32)?;
+                // `encode` wrote `len` bytes into the scratch buffer,
+                // which only `encode` writes.
+                w.record_bytes(k, n, scratch.bytes, len)?;
+                written += 8 + n as u64 + len as u64;
+                Ok(())
+            })?
+        },
+    }
     if written != records {
         return Err(Error::Invalid as i32);
     }
@@ -246,7 +224,7 @@ unsafe fn records_into<H: crate::stamp::Header, S: FnMut(*const u8, usize) -> i3
 
 /// One value's bytes in the scratch buffer, growing it once when they do
 /// not fit: their length.
-fn encode<H: crate::stamp::Header, S: FnMut(*const u8, usize) -> i32 + ?Sized>(
+fn encode<H: crate::stamp::Header, S: Sink + ?Sized>(
     c: &mut (impl Codec + ?Sized),
     scratch: &mut Scratch,
     v: *mut c_void,
@@ -302,46 +280,10 @@ pub(crate) fn load(
     let mut built = dest.beside();
     let mut fill = || -> Result<(), i32> {
         built.reserve(count).map_err(|e| e as i32)?;
-        let mut f = Fields::new(mape);
-        for _ in 0..count {
-            let n = f.u32().map_err(|e| e as i32)?;
-            let key = f.take(n as usize).map_err(|e| e as i32)?;
-            let value = match codec.as_deref_mut() {
-                None => {
-                    let v = f.u64().map_err(|e| e as i32)?;
-                    if v > usize::MAX as u64 {
-                        return Err(Error::Unsupported as i32);
-                    }
-                    v as usize as *mut c_void
-                }
-                Some(c) => {
-                    let len = f.u32().map_err(|e| e as i32)?;
-                    let b = f.take(len as usize).map_err(|e| e as i32)?;
-                    let mut value = ptr::null_mut();
-                    let rc = c.decode(b, &mut value);
-                    if rc != 0 {
-                        return Err(rc);
-                    }
-                    value
-                }
-            };
-            let placed = built.upsert::<GetOrInsert>(&Needle::bytes(key), value);
-            match placed {
-                Ok(p) if p.inserted => {}
-                other => {
-                    // Not stored: this value is the load's to discard.
-                    if let Some(c) = codec.as_deref_mut() {
-                        c.discard(value);
-                    }
-                    return Err(other.err().unwrap_or(Error::Corrupt) as i32);
-                }
-            }
-        }
-        if !f.is_empty() {
+        if records(&mut built, mape, count, codec.as_deref_mut())? != 0 {
             return Err(Error::Corrupt as i32);
         }
-        sections.finish().map_err(|e| e as i32)?;
-        built.check().map_err(|_| Error::Corrupt as i32)
+        sections.finish().map_err(|e| e as i32)
     };
     match fill() {
         Ok(()) => {
@@ -357,6 +299,128 @@ pub(crate) fn load(
             }
             built.free();
             Err(e)
+        }
+    }
+}
+
+/// The map's points that might panic, in a load: run bare, since
+/// `slate_load` runs the whole load under the C layer's guard.
+struct Within;
+
+impl Guard for Within {
+    #[inline(never)]
+    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
+        f()
+    }
+}
+
+/// Records a load frames this far ahead of their inserts, requesting
+/// each one's first control word (`Map::load_ahead`), and then `NEAR`
+/// records ahead the slots it will read and write (`Map::load_near`):
+/// so the cache misses of that many inserts overlap.
+const AHEAD: u64 = 16;
+const NEAR: u64 = 8;
+
+/// `count` records of `mape` into `built`, values as integers (`codec`
+/// `None`) or through `codec`. A leading cursor frames each record (its
+/// lengths checked) and hashes its key [`AHEAD`] records before a
+/// trailing one reads it again, makes its value and inserts it; a
+/// framing error first inserts the records framed before it, so the
+/// first rule broken, in record order, gives the code, as if each record
+/// were read and inserted in turn. The rest of `mape` after the records:
+/// its length.
+fn records<'c>(
+    built: &mut Map,
+    mape: &[u8],
+    count: u64,
+    mut codec: Option<&mut (dyn Codec + 'c)>,
+) -> Result<usize, i32> {
+    let (mut lead, mut trail) = (Fields::new(mape), Fields::new(mape));
+    let mut hashes = [0u64; AHEAD as usize];
+    let (mut framed, mut placed) = (0u64, 0u64);
+    let with_codec = codec.is_some();
+    // `% AHEAD` of a `u64` below: an index below `AHEAD`.
+    let at = |i: u64| (i % AHEAD) as usize;
+    while framed < count {
+        if framed - placed == AHEAD {
+            place(built, &mut trail, hashes[at(placed)], codec.as_deref_mut())?;
+            placed += 1;
+        }
+        let key = match frame(&mut lead, with_codec) {
+            Ok(key) => key,
+            Err(e) => {
+                while placed < framed {
+                    place(built, &mut trail, hashes[at(placed)], codec.as_deref_mut())?;
+                    placed += 1;
+                }
+                return Err(e as i32);
+            }
+        };
+        hashes[at(framed)] = built.load_ahead(&LoadKey::of(key));
+        if framed - placed >= NEAR {
+            built.load_near(hashes[at(framed - NEAR)]);
+        }
+        framed += 1;
+    }
+    while placed < framed {
+        place(built, &mut trail, hashes[at(placed)], codec.as_deref_mut())?;
+        placed += 1;
+    }
+    Ok(lead.len())
+}
+
+/// The next record's lengths checked: its key.
+fn frame<'a>(f: &mut Fields<'a>, codec: bool) -> Result<&'a [u8], Error> {
+    let n = f.u32()?;
+    let key = f.take(n as usize)?;
+    if codec {
+        let len = f.u32()?;
+        f.take(len as usize)?;
+    } else {
+        f.u64()?;
+    }
+    Ok(key)
+}
+
+/// The next record of `f` (framed before), its key of hash `h` (what
+/// `Map::load_ahead` gave): its value made (an integer a pointer here can
+/// hold, else `Unsupported`; a codec's `decode`) and the record inserted:
+/// its key must be new (else `Corrupt`). A decoded value not stored goes
+/// to `discard` at once (those stored are the caller's to discard).
+fn place<'c>(
+    built: &mut Map,
+    f: &mut Fields<'_>,
+    h: u64,
+    codec: Option<&mut (dyn Codec + 'c)>,
+) -> Result<(), i32> {
+    let n = f.u32().map_err(|e| e as i32)?;
+    let key = LoadKey::of(f.take(n as usize).map_err(|e| e as i32)?);
+    let (value, c) = match codec {
+        None => {
+            let v = f.u64().map_err(|e| e as i32)?;
+            if v > usize::MAX as u64 {
+                return Err(Error::Unsupported as i32);
+            }
+            (v as usize as *mut c_void, None)
+        }
+        Some(c) => {
+            let len = f.u32().map_err(|e| e as i32)?;
+            let b = f.take(len as usize).map_err(|e| e as i32)?;
+            let mut value = ptr::null_mut();
+            let rc = c.decode(b, &mut value);
+            if rc != 0 {
+                return Err(rc);
+            }
+            (value, Some(c))
+        }
+    };
+    match built.load_entry::<Within>(key, h, value) {
+        Ok(true) => Ok(()),
+        other => {
+            if let Some(c) = c {
+                c.discard(value);
+            }
+            Err(other.err().unwrap_or(Error::Corrupt) as i32)
         }
     }
 }

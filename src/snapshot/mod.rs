@@ -59,3 +59,4 @@ pub(crate) mod slotmap;
 pub(crate) mod sparse;
 #[cfg(test)]
 mod tests;
+pub(crate) mod xxh3;

@@ -5,17 +5,19 @@
 //! The save reads the slotmap's own arrays and streams them; it allocates
 //! nothing, and its size is a formula of the counts. The load bounds every
 //! count by the bytes present before it allocates, builds a candidate
-//! state beside the destination (`crate::slotmap::image`), and lets the
-//! slotmap's checker judge it before the destination takes it.
+//! state beside the destination (`crate::slotmap::image`), checking its
+//! slots as the slotmap's checker would while it fills them, before the
+//! destination takes it.
 
 use core::mem::size_of;
 
-use crate::slotmap::image::{rows_fit, Candidate, Head};
+use crate::slotmap::image::{rows_fit, Head};
 use crate::slotmap::{SlotMap, MAX_COLUMNS, MAX_ROWS};
 use crate::Error;
 
 use super::envelope::{
-    open, section_size, Fields, Saved, Writer, KIND_SLOTMAP, SLTC, SLTH, SLTS, SMALLEST,
+    load_checked, section_size, Fields, Saved, Sink, Writer, KIND_SLOTMAP, SLTC, SLTH, SLTS,
+    SMALLEST,
 };
 
 /// `SLTH`'s fixed fields: ten counts and the reserved word.
@@ -41,10 +43,7 @@ pub(crate) fn save_size(sm: &SlotMap) -> u64 {
 /// # Safety
 /// `this` points to a live slotmap; `sink` may change it (the save then
 /// stops with `Error::Invalid`).
-pub(crate) unsafe fn save(
-    this: *const SlotMap,
-    sink: &mut (impl FnMut(*const u8, usize) -> i32 + ?Sized),
-) -> Saved {
+pub(crate) unsafe fn save(this: *const SlotMap, sink: &mut (impl Sink + ?Sized)) -> Saved {
     // SAFETY: the caller's guarantee; nothing has been written yet.
     let sm = unsafe { &*this };
     let h = sm.head();
@@ -98,48 +97,59 @@ pub(crate) unsafe fn save(
 }
 
 /// Loads a snapshot into `dest`, which must never have issued a key;
-/// on any error `dest` is unchanged.
+/// on any error `dest` is unchanged. The checksum is computed as the
+/// sections are read (`envelope::load_checked`).
 pub(crate) fn load(dest: &mut SlotMap, bytes: &[u8]) -> Result<(), Error> {
     if !dest.never_issued() {
         return Err(Error::Invalid);
     }
-    let env = open(bytes, true, Some(KIND_SLOTMAP))?;
-    let mut sections = env.sections();
-    let head = read_head(dest, sections.expect(SLTH)?)?;
-    let slts = sections.expect(SLTS)?;
-    if slts.len() as u64 != head.slots as u64 * 8 {
-        return Err(Error::Corrupt);
-    }
-    // The rows must fit in what follows before a block for them exists.
-    let row_bytes = dest
-        .sizes_of()
-        .iter()
-        .map(|&s| s as u64 * head.len as u64)
-        .sum::<u64>();
-    if row_bytes > sections.remaining() {
-        return Err(Error::Corrupt);
-    }
-    let mut c = dest.candidate(&head)?;
-    let mut fill = || -> Result<(), Error> {
-        fill_slots(&mut c, &head, slts)?;
-        c.as_slotmap().check().map_err(|_| Error::Corrupt)?;
-        for col in 0..head.columns as usize {
-            if !c.fill_column(col, sections.expect(SLTC)?) {
+    let c = load_checked(
+        bytes,
+        KIND_SLOTMAP,
+        |env, sum| {
+            let mut sections = env.sections();
+            let head = read_head(dest, sections.expect(SLTH)?)?;
+            let slts = sections.expect(SLTS)?;
+            if slts.len() as u64 != head.slots as u64 * 8 {
                 return Err(Error::Corrupt);
             }
-        }
-        sections.finish()
-    };
-    match fill() {
-        Ok(()) => {
-            dest.adopt(c);
-            Ok(())
-        }
-        Err(e) => {
-            c.release();
-            Err(e)
-        }
-    }
+            // The rows must fit in what follows before a block for them
+            // exists.
+            let row_bytes = dest
+                .sizes_of()
+                .iter()
+                .map(|&s| s as u64 * head.len as u64)
+                .sum::<u64>();
+            if row_bytes > sections.remaining() {
+                return Err(Error::Corrupt);
+            }
+            let mut c = dest.candidate(&head)?;
+            let mut fill = || -> Result<(), Error> {
+                c.load_slots(slts, |piece| sum.through(piece))?;
+                for col in 0..head.columns as usize {
+                    let bytes = sections.expect(SLTC)?;
+                    let (to, n) = c.column_room(col);
+                    if bytes.len() != n {
+                        return Err(Error::Corrupt);
+                    }
+                    // SAFETY: room for the column's `n` bytes in the
+                    // candidate's block, which is not the input.
+                    unsafe { sum.copy_through(bytes, to) };
+                }
+                sections.finish()
+            };
+            match fill() {
+                Ok(()) => Ok(c),
+                Err(e) => {
+                    c.release();
+                    Err(e)
+                }
+            }
+        },
+        |c| c.release(),
+    )?;
+    dest.adopt(c);
+    Ok(())
 }
 
 /// `SLTH`, checked against itself and the destination.
@@ -189,18 +199,4 @@ fn read_head(dest: &SlotMap, payload: &[u8]) -> Result<Head, Error> {
         free_len,
         versions,
     })
-}
-
-/// `SLTS` into the candidate: each slot as given, each occupied slot's
-/// row claimed (in range, and once); the checker judges the rest.
-fn fill_slots(c: &mut Candidate, head: &Head, slts: &[u8]) -> Result<(), Error> {
-    let mut f = Fields::new(slts);
-    for i in 0..head.slots {
-        let (version, link) = (f.u32()?, f.u32()?);
-        if version & 1 == 1 && (link >= head.len || !c.claim_row(link, i)) {
-            return Err(Error::Corrupt);
-        }
-        c.set_slot(i, version, link);
-    }
-    Ok(())
 }

@@ -10,7 +10,8 @@ use crate::sparse::Sparse;
 use crate::Error;
 
 use super::envelope::{
-    open, section_size, Fields, Saved, Writer, KIND_SPARSE, SMALLEST, SPSC, SPSH, SPSK,
+    load_checked, section_size, Fields, Saved, Sink, Writer, KIND_SPARSE, SMALLEST, SPSC, SPSH,
+    SPSK,
 };
 
 fn head_bytes(columns: u32) -> u64 {
@@ -34,10 +35,7 @@ pub(crate) fn save_size(sp: &Sparse) -> u64 {
 /// # Safety
 /// `this` points to a live set; `sink` may change it (the save then
 /// stops with `Error::Invalid`).
-pub(crate) unsafe fn save(
-    this: *const Sparse,
-    sink: &mut (impl FnMut(*const u8, usize) -> i32 + ?Sized),
-) -> Saved {
+pub(crate) unsafe fn save(this: *const Sparse, sink: &mut (impl Sink + ?Sized)) -> Saved {
     // SAFETY: the caller's guarantee; nothing has been written yet.
     let sp = unsafe { &*this };
     let sizes = sp.sizes();
@@ -89,71 +87,78 @@ pub(crate) unsafe fn save(
 }
 
 /// Loads a snapshot into `dest`, which must hold no memory; on any
-/// error `dest` is unchanged.
+/// error `dest` is unchanged. The checksum is computed as the sections
+/// are read (`envelope::load_checked`).
 pub(crate) fn load(dest: &mut Sparse, bytes: &[u8]) -> Result<(), Error> {
     if !dest.holds_nothing() {
         return Err(Error::Invalid);
     }
-    let env = open(bytes, true, Some(KIND_SPARSE))?;
-    let mut sections = env.sections();
-    let spsh = sections.expect(SPSH)?;
-    let mut f = Fields::new(spsh);
-    let columns = f.u32()?;
-    if columns > MAX_COLUMNS as u32 || spsh.len() as u64 != head_bytes(columns) {
-        return Err(Error::Corrupt);
-    }
-    let len = f.u32()?;
-    let mut sizes = [0u32; MAX_COLUMNS];
-    for s in &mut sizes[..columns as usize] {
-        *s = f.u32()?;
-        if *s == 0 {
-            return Err(Error::Corrupt);
-        }
-    }
-    if &sizes[..columns as usize] != dest.sizes() {
-        return Err(Error::Unsupported);
-    }
-    if len > MAX_ROWS {
-        return Err(Error::Corrupt);
-    }
-    if shape(dest.sizes(), len, 8).is_none() {
-        return Err(Error::Full);
-    }
-    let spsk = sections.expect(SPSK)?;
-    if spsk.len() as u64 != len as u64 * 8 {
-        return Err(Error::Corrupt);
-    }
-    let row_bytes = dest
-        .sizes()
-        .iter()
-        .map(|&s| s as u64 * len as u64)
-        .sum::<u64>();
-    if row_bytes > sections.remaining() {
-        return Err(Error::Corrupt);
-    }
-    let mut c = dest.candidate();
-    let mut fill = || -> Result<(), Error> {
-        c.reserve(len)?;
-        let mut keys = Fields::new(spsk);
-        for _ in 0..len {
-            c.push_key(keys.u64()?)?;
-        }
-        for col in 0..columns as usize {
-            if !c.fill_column(col, sections.expect(SPSC)?) {
+    let loaded = load_checked(
+        bytes,
+        KIND_SPARSE,
+        |env, sum| {
+            let mut sections = env.sections();
+            let spsh = sections.expect(SPSH)?;
+            let mut f = Fields::new(spsh);
+            let columns = f.u32()?;
+            if columns > MAX_COLUMNS as u32 || spsh.len() as u64 != head_bytes(columns) {
                 return Err(Error::Corrupt);
             }
-        }
-        sections.finish()?;
-        c.check().map_err(|_| Error::Corrupt)
-    };
-    match fill() {
-        Ok(()) => {
-            dest.adopt(c);
-            Ok(())
-        }
-        Err(e) => {
-            c.free();
-            Err(e)
-        }
-    }
+            let len = f.u32()?;
+            let mut sizes = [0u32; MAX_COLUMNS];
+            for s in &mut sizes[..columns as usize] {
+                *s = f.u32()?;
+                if *s == 0 {
+                    return Err(Error::Corrupt);
+                }
+            }
+            if &sizes[..columns as usize] != dest.sizes() {
+                return Err(Error::Unsupported);
+            }
+            if len > MAX_ROWS {
+                return Err(Error::Corrupt);
+            }
+            if shape(dest.sizes(), len, 8).is_none() {
+                return Err(Error::Full);
+            }
+            let spsk = sections.expect(SPSK)?;
+            if spsk.len() as u64 != len as u64 * 8 {
+                return Err(Error::Corrupt);
+            }
+            let row_bytes = dest
+                .sizes()
+                .iter()
+                .map(|&s| s as u64 * len as u64)
+                .sum::<u64>();
+            if row_bytes > sections.remaining() {
+                return Err(Error::Corrupt);
+            }
+            let mut c = dest.candidate();
+            let mut fill = || -> Result<(), Error> {
+                c.reserve(len)?;
+                c.load_keys(spsk, |piece| sum.through(piece))?;
+                for col in 0..columns as usize {
+                    let bytes = sections.expect(SPSC)?;
+                    let (to, n) = c.column_room(col);
+                    if bytes.len() != n {
+                        return Err(Error::Corrupt);
+                    }
+                    // SAFETY: room for the column's `n` bytes in the
+                    // candidate's block, which is not the input.
+                    unsafe { sum.copy_through(bytes, to) };
+                }
+                sections.finish()
+            };
+            match fill() {
+                Ok(()) => Ok(c),
+                Err(e) => {
+                    c.free();
+                    Err(e)
+                }
+            }
+        },
+        |mut c| c.free(),
+    )?;
+    dest.adopt(loaded);
+    Ok(())
 }

@@ -312,6 +312,26 @@ impl<'a, L: Layout> Typed<'a, L> {
         prefetch(unsafe { self.groups.cast::<Ctrl>().add(g) }.cast());
     }
 
+    /// Starts loading the slots an insert of a new key of hash `hash`
+    /// reads and writes in its first group, if it ends there: its first
+    /// candidate (which the key is compared with) and its first empty
+    /// slot (which the key takes). Reads the group's control word. For
+    /// inserts that know their keys ahead (a snapshot's load), a stage
+    /// after [`Typed::prefetch_ctrl`].
+    pub fn prefetch_vacancy(&self, hash: u64) {
+        let g = Probe::new(hash, self.mask).offset;
+        let ctrl = self.ctrl(g);
+        let first = [ctrl.match_h2(h2(hash)).first(), ctrl.match_empty().first()];
+        for i in first.into_iter().flatten() {
+            // SAFETY: a slot of group `g`, `i < SLOTS`; only its address
+            // is taken.
+            let s = unsafe { &raw const (*self.slots(g))[i % SLOTS] }.cast::<u8>();
+            prefetch(s);
+            // A slot may straddle two lines.
+            prefetch(s.wrapping_add(size_of::<L::Slot>() - 1));
+        }
+    }
+
     /// Starts loading the slot of the first candidate for `hash` in its
     /// first group, if there is one: the line a hit (or a fingerprint
     /// collision) compares. Reads the group's control word.

@@ -480,3 +480,56 @@ fn info_walks_a_save_file() {
     m.free();
     s.free();
 }
+
+/// A slotmap whose free list is long enough for a load to follow it in a
+/// copy of its own (3,000 vacant slots), loaded as saved, and with its
+/// list broken each way the checker refuses: a cycle, a link to an
+/// occupied slot, a link past the slots, a head on an occupied slot, a
+/// list cut short, and a vacant slot off the list.
+#[test]
+fn long_free_lists_are_followed_and_checked() {
+    let mut m = fresh(&[4]);
+    let keys: Vec<u64> = (0..6000).map(|i| insert(&mut m, i).unwrap()).collect();
+    // Erase every other key, in an order that is not the slots'.
+    let mut order: Vec<usize> = (0..3000).map(|i| i * 2).collect();
+    let mut rng = Rng(7);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    for &i in &order {
+        m.erase(keys[i]).unwrap();
+    }
+    let bytes = save_sm(&m);
+    let mut l = load_sm(&[4], &bytes).unwrap();
+    same_state(&m, &l);
+    l.free();
+    let pairs = m.slot_pairs().to_vec();
+    let head = m.head();
+    let (first, second) = (head.free_head, pairs[head.free_head as usize][1]);
+    let occupied = keys[1] as u32;
+    // Each: the slot to change, its new link; or the head's new value.
+    let broken: [(Option<u32>, u32); 6] = [
+        (Some(second), first),
+        (Some(second), occupied),
+        (Some(second), pairs.len() as u32 + 5),
+        (None, occupied),
+        (Some(first), NONE),
+        (None, second),
+    ];
+    for (slot, link) in broken {
+        let mut s = split(&bytes);
+        match slot {
+            Some(i) => {
+                s[1].1[i as usize * 8 + 4..i as usize * 8 + 8].copy_from_slice(&link.to_le_bytes())
+            }
+            None => s[0].1[12..16].copy_from_slice(&link.to_le_bytes()),
+        }
+        let b = build(KIND_SLOTMAP, &s);
+        assert_eq!(
+            load_err(&[4], &b),
+            Some(Error::Corrupt),
+            "{slot:?} -> {link}"
+        );
+    }
+    m.free();
+}
