@@ -39,7 +39,7 @@ impl Hasher {
         if std::is_x86_feature_detected!("avx2") {
             return Hasher::Wide(Wide::new());
         }
-        Hasher::Portable(Xxh3Default::new())
+        Hasher::portable()
     }
 
     pub(crate) fn update(&mut self, input: &[u8]) {
@@ -78,6 +78,11 @@ impl Hasher {
             Hasher::Wide(w) => w.digest(),
             Hasher::Portable(h) => h.digest(),
         }
+    }
+
+    /// `xxhash-rust`'s hasher, whatever the processor has.
+    pub(crate) fn portable() -> Hasher {
+        Hasher::Portable(Xxh3Default::new())
     }
 
     /// The checksum of `bytes`.
@@ -457,7 +462,7 @@ mod tests {
     #[test]
     fn the_portable_hasher_agrees() {
         let bytes = input(5000);
-        let mut p = Hasher::Portable(Xxh3Default::new());
+        let mut p = Hasher::portable();
         p.update(&bytes);
         assert_eq!(p.digest(), Hasher::of(&bytes));
     }
