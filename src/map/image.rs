@@ -14,10 +14,11 @@ use core::ffi::c_void;
 
 use crate::hash::SHORT;
 use crate::key::{int_bytes, IntKey, Key, Needle, Short, INT_LEN};
-use crate::layout::{on_layout, General, Int, Kind, Uniform};
+use crate::layout::{kind_of, on_layout, General, Int, Kind, Uniform};
 use crate::table::{Table, Typed};
 use crate::Error;
 
+use super::plan::Plan;
 use super::{GetOrInsert, Guard, Map, Placed, Tried};
 
 impl Map {
@@ -74,6 +75,24 @@ impl Map {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Sizes this map, which holds nothing (a load's, made beside its
+    /// destination), for `n` entries in tables of `kind`: the kind the
+    /// load's first key asks for. (`reserve` makes general tables, not
+    /// knowing the keys; integer keys then turn them integer one by one,
+    /// in memory sized for general slots.) A key of another kind turns its
+    /// table general, as any insert does.
+    pub(crate) fn reserve_for(&mut self, n: u64, kind: Kind) -> Result<(), Error> {
+        if !self.holds_nothing() {
+            return self.reserve(n);
+        }
+        let plan = Plan::for_entries(n)?;
+        self.adopt_allocator();
+        self.ensure_seed();
+        self.shape(plan, kind)?;
+        self.bump_epoch();
         Ok(())
     }
 
@@ -174,6 +193,14 @@ pub(crate) enum LoadKey<'a> {
 }
 
 impl<'a> LoadKey<'a> {
+    /// The kind of table that holds this key as it is.
+    pub(crate) fn kind(&self) -> Kind {
+        match self {
+            LoadKey::Int(n) => kind_of(n),
+            _ => Kind::Bytes,
+        }
+    }
+
     pub(crate) fn of(key: &'a [u8]) -> LoadKey<'a> {
         let n = Needle::bytes(key);
         if let Some((tag, v)) = n.int() {
@@ -296,6 +323,36 @@ mod tests {
         assert_eq!(m.len(), distinct.len() as u64);
         // An integer key's encoding found as the integer key.
         assert_eq!(m.get(&IntKey::new(TAG_U64, 5)), Some(v(6)));
+        m.check().unwrap();
+        m.free();
+    }
+
+    #[test]
+    fn reserve_for_makes_tables_of_the_kind_and_takes_any_key() {
+        let n = if cfg!(miri) { 300 } else { 3_000 };
+        for kind in [Kind::U64, Kind::I64, Kind::Bytes] {
+            let mut m = Map::new(Allocator::default());
+            m.reserve_for(n, kind).unwrap();
+            // SAFETY: live tables of `m`.
+            assert!(m.tables().all(|t| unsafe { (*t).kind() } == kind));
+            assert_eq!(m.uniform.kind(), Some(kind));
+            let before = m.capacity();
+            assert!(before >= n);
+            // Keys of every kind (`keys` mixes them): integer tables turn
+            // general where another key arrives.
+            let ks = keys(n);
+            load(&mut m, &ks);
+            m.check().unwrap();
+            for k in &ks {
+                assert!(m.get(&Needle::bytes(k)).is_some());
+            }
+            m.free();
+        }
+        // A map that holds something is only reserved.
+        let mut m = Map::new(Allocator::default());
+        m.set(&IntKey::new(TAG_U64, 1), v(1)).unwrap();
+        m.reserve_for(n, Kind::I64).unwrap();
+        assert_eq!(m.get(&IntKey::new(TAG_U64, 1)), Some(v(1)));
         m.check().unwrap();
         m.free();
     }

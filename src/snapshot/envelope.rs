@@ -142,9 +142,19 @@ impl<'w, H: Header, S: Sink + ?Sized> Writer<'w, H, S> {
     ) -> Writer<'w, H, S> {
         // SAFETY: the caller's guarantee.
         let stamp = Stamp::of(unsafe { &*watched });
+        // Finding out what the processor has (the first time) runs under
+        // the C layer's guard, as the hash's updates do (see `emit`).
+        let mut hash = Hasher::portable();
+        if crate::ffi::guard(|| {
+            hash = Hasher::new();
+            Ok(())
+        }) != 0
+        {
+            hash = Hasher::portable();
+        }
         let mut w = Writer {
             sink,
-            hash: Hasher::new(),
+            hash,
             stage: [0; STAGE],
             used: 0,
             watched,

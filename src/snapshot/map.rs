@@ -20,6 +20,7 @@ use core::ffi::c_void;
 use core::ptr;
 
 use crate::alloc::Allocator;
+use crate::layout::Kind;
 use crate::map::{Guard, LoadKey, Map};
 use crate::stamp::Stamp;
 use crate::Error;
@@ -279,7 +280,13 @@ pub(crate) fn load(
     }
     let mut built = dest.beside();
     let mut fill = || -> Result<(), i32> {
-        built.reserve(count).map_err(|e| e as i32)?;
+        // The tables take the first key's kind (`Map::reserve_for`).
+        let mut first = Fields::new(mape);
+        let kind = first
+            .u32()
+            .and_then(|n| first.take(n as usize))
+            .map_or(Kind::Bytes, |key| LoadKey::of(key).kind());
+        built.reserve_for(count, kind).map_err(|e| e as i32)?;
         if records(&mut built, mape, count, codec.as_deref_mut())? != 0 {
             return Err(Error::Corrupt as i32);
         }

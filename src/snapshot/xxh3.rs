@@ -36,10 +36,10 @@ pub(crate) enum Hasher {
 impl Hasher {
     pub(crate) fn new() -> Hasher {
         #[cfg(all(target_arch = "x86_64", not(miri)))]
-        if std::is_x86_feature_detected!("avx2") {
+        if has_avx2() {
             return Hasher::Wide(Wide::new());
         }
-        Hasher::Portable(Xxh3Default::new())
+        Hasher::portable()
     }
 
     pub(crate) fn update(&mut self, input: &[u8]) {
@@ -80,12 +80,64 @@ impl Hasher {
         }
     }
 
+    /// `xxhash-rust`'s hasher, whatever the processor has.
+    pub(crate) fn portable() -> Hasher {
+        Hasher::Portable(Xxh3Default::new())
+    }
+
     /// The checksum of `bytes`.
     pub(crate) fn of(bytes: &[u8]) -> u64 {
         let mut h = Hasher::new();
         h.update(bytes);
         h.digest()
     }
+}
+
+/// Whether the processor has AVX2 and the system saves its registers:
+/// asked of the processor once (`cpuid`, `xgetbv`), without the standard
+/// library's detection, which reads the environment (a save allocates
+/// nothing and keeps no unwinding path).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+fn has_avx2() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    /// 0: not asked yet; 1: no; 2: yes.
+    static FOUND: AtomicU8 = AtomicU8::new(0);
+    match FOUND.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let yes = ask_avx2();
+            FOUND.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+fn ask_avx2() -> bool {
+    use core::arch::x86_64::{__cpuid, __cpuid_count};
+    // (`cpuid` exists on every x86-64 processor.)
+    let leaf1 = __cpuid(1);
+    // OSXSAVE (the system enabled `xgetbv`) and AVX.
+    if leaf1.ecx & (1 << 27) == 0 || leaf1.ecx & (1 << 28) == 0 || __cpuid(0).eax < 7 {
+        return false;
+    }
+    // SAFETY: OSXSAVE: `xgetbv` is enabled.
+    let xcr0 = unsafe { xcr0() };
+    // The system saves the SSE and AVX registers; the processor has AVX2.
+    xcr0 & 0b110 == 0b110 && __cpuid_count(7, 0).ebx & (1 << 5) != 0
+}
+
+/// The extended control register 0 (which register states the system
+/// saves).
+///
+/// # Safety
+/// The processor has `xgetbv` and the system enabled it (OSXSAVE).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "xsave")]
+unsafe fn xcr0() -> u64 {
+    // SAFETY: the caller's guarantee.
+    unsafe { core::arch::x86_64::_xgetbv(0) }
 }
 
 /// Bytes of a stripe.
@@ -457,7 +509,7 @@ mod tests {
     #[test]
     fn the_portable_hasher_agrees() {
         let bytes = input(5000);
-        let mut p = Hasher::Portable(Xxh3Default::new());
+        let mut p = Hasher::portable();
         p.update(&bytes);
         assert_eq!(p.digest(), Hasher::of(&bytes));
     }
