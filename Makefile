@@ -173,9 +173,14 @@ uninstall:
 
 # --- tests ---------------------------------------------------------------
 
+# Every target of the full run, in order; each one's seconds go to
+# $(B)/times.txt, and the summary prints them with the slowest suites.
+TEST_TARGETS := check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples doc-blocks valgrind sanitize tsan-test escape-test panic-abort-test probe-fence fuzz-smoke test-wasm install-test test-cross
 test: setup
-	@rm -f $(B)/results.txt
-	$(MAKE) --no-print-directory check-header header-strict rust-lint rust-test miri lib c-test clang-test lto-test compile-fail symbols cli-test examples doc-blocks valgrind sanitize tsan-test escape-test panic-abort-test probe-fence fuzz-smoke test-wasm install-test test-cross
+	@mkdir -p $(B); rm -f $(B)/results.txt $(B)/times.txt
+	@for t in $(TEST_TARGETS); do start=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$t || exit 1; \
+	  echo "$$t $$(( $$(date +%s) - start ))" >> $(B)/times.txt; done
 	@scripts/summary.sh
 
 rust-lint:
