@@ -639,11 +639,15 @@ impl Table {
         })
     }
 
-    /// Bytes the keys hold outside the table.
+    /// Bytes the keys hold outside the table: none in an integer table,
+    /// whose slots are not visited.
     pub fn heap_bytes(&self) -> usize {
         let mut bytes = 0;
         // SAFETY: the layout is the table's kind's.
         on_layout!(self.kind, L => unsafe {
+            if L::INT {
+                return 0;
+            }
             Typed::<L>::of(self.ptr()).walk(|s| {
                 bytes += L::heap_bytes(s);
                 0
