@@ -7,7 +7,8 @@
  * internals. They may change or go in any release, patch releases
  * included, and are outside the ABI that the library's SONAME and
  * slate.h promise. libslate exports them like every other call; this
- * header includes slate.h.
+ * header includes slate.h, whose "Pointers in one paragraph" holds for
+ * their pointer arguments too.
  */
 
 
@@ -70,8 +71,6 @@ extern "C" {
  * is table 0).
  * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` past the last table; `SLATE_ERROR_INVALID` for a
  * NULL argument.
- * # Safety
- * `map` is NULL or an initialized map; `info` is NULL or writable.
  */
 int slate_table_info(const slate_s *map, uint32_t table, struct slate_table_info_s *info);
 
@@ -81,8 +80,6 @@ int slate_table_info(const slate_s *map, uint32_t table, struct slate_table_info
  * a full slot.
  * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a table or group out of range;
  * `SLATE_ERROR_INVALID` for a NULL argument.
- * # Safety
- * `map` is NULL or an initialized map; `ctrl` is NULL or writable.
  */
 int slate_table_ctrl(const slate_s *map, uint32_t table, uint32_t group, uint64_t *ctrl);
 
@@ -92,8 +89,6 @@ int slate_table_ctrl(const slate_s *map, uint32_t table, uint32_t group, uint64_
  * is at most the table's group count (`slate_table_info`'s `groups`).
  * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a table out of range; `SLATE_ERROR_INVALID` for
  * a NULL argument or `count` above the table's group count.
- * # Safety
- * `map` is NULL or an initialized map; `ctrl` is NULL or has room for `count` words.
  */
 int slate_table_ctrls(const slate_s *map, uint32_t table, uint64_t *ctrl, uint32_t count);
 

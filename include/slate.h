@@ -14,6 +14,27 @@
  * a map nobody modifies. Every function that can fail returns a
  * slate_error_e as an int, and a failed call leaves the map as it was.
  *
+ * Pointers in one paragraph: a pointer argument may be NULL, and each
+ * function says what a NULL one does (most refuse it with
+ * SLATE_ERROR_INVALID; an optional out-pointer is skipped). Any other
+ * pointer must be good for what the call does with it (a bad one is
+ * undefined behaviour, as with memcpy): a slate_s, slotmap_s or
+ * slotmap_sparse_s points to a structure its initializer set up, and a
+ * slate_iter_s to a cursor slate_iter placed (an initializer, slate_iter
+ * and a clone's copy take writable memory for the structure and do not
+ * read it); an out-pointer points to writable memory of its type; an
+ * array or buffer that comes with a count, length or capacity holds that
+ * many readable items, or has room for that many when the call writes it
+ * (a key's key_length bytes, a batch lookup's count keys and results); a
+ * string is NUL-terminated; a struct passed by pointer is readable. The
+ * library uses these pointers during the call only; it keeps only values
+ * and an allocator's functions and context, and reads or writes through
+ * none of them. A function handed to the library (callback, comparator,
+ * codec, allocator or write function) may be called with the data or
+ * context pointer that goes with it, and no C++ exception or other
+ * unwind may leave it. A function's own documentation says what it needs
+ * beyond this.
+ *
  * Walks (slate_each, slate_delete_if, slotmap_each, slotmap_erase_if,
  * slotmap_sort, and the sparse sets' slotmap_sparse_each,
  * slotmap_sparse_erase_if, slotmap_sparse_sort and slotmap_join) keep no
@@ -231,10 +252,9 @@ typedef struct slate_iter_s {
 } slate_iter_s;
 
 /**
- * A slotmap: a generational arena with dense rows. A complete type, caller-allocated like
- * `slate_s`: initialize it with `slotmap()` or `slotmap_columns()`, release it with
- * `slotmap_free()`. It may be moved with `memcpy` while no call on it is in progress. Its fields
- * are private.
+ * A slotmap: a generational arena with dense rows. A complete type, caller-allocated, movable and
+ * private like `slate_s`: initialize it with `slotmap()` or `slotmap_columns()`, release it with
+ * `slotmap_free()`.
  */
 typedef struct slotmap_s {
   uint64_t _private[24];
@@ -282,9 +302,9 @@ typedef int (*slate_write_f)(void *context, const void *bytes, size_t length);
 /**
  * A sparse set keyed by slotmap keys: an entity's optional part (a velocity, a tag) beside the
  * slotmap that issues the keys. It maps slotmap keys to dense rows of its own columns, or holds
- * bare membership. A complete type, caller-allocated like `slotmap_s`: initialize it with
- * `slotmap_sparse()` or `slotmap_sparse_columns()`, release it with `slotmap_sparse_free()`. It
- * may be moved with `memcpy` while no call on it is in progress. Its fields are private.
+ * bare membership. A complete type, caller-allocated, movable and private like `slate_s`:
+ * initialize it with `slotmap_sparse()` or `slotmap_sparse_columns()`, release it with
+ * `slotmap_sparse_free()`.
  *
  * Keys are full generational keys: a key whose slot the owner reissued for a new entity never
  * finds the old entity's row. A set holds at most one key per slot index (the key's low 32 bits).
@@ -376,8 +396,6 @@ const char *slate_version(void);
  * allocator in force now (see `slate_use_allocator`). Calling it on a map that holds entries
  * forgets them without freeing: call `slate_free` first.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` if `map` is NULL.
- * # Safety
- * `map` is NULL or points to writable memory for a `slate_s`.
  */
 int slate(struct slate_s *map);
 
@@ -386,8 +404,6 @@ int slate(struct slate_s *map);
  * nothing when the map is already that large. May rebuild the whole map (every entry moves once).
  * Returns `SLATE_OK`; `SLATE_ERROR_FULL` for a size no map can reach (such as `UINT64_MAX`);
  * `SLATE_ERROR_ALLOC`; `SLATE_ERROR_INVALID` for a NULL map. On error nothing changed.
- * # Safety
- * `map` is NULL or an initialized map.
  */
 int slate_reserve(struct slate_s *map, uint64_t n);
 
@@ -397,31 +413,23 @@ int slate_reserve(struct slate_s *map, uint64_t n);
  * dereferenced or freed.
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL map
  * or key; `SLATE_ERROR_FULL` for a key of 4 GiB or more.
- * # Safety
- * `map` is NULL or an initialized map; `key` is NULL or a string.
  */
 int slate_set(struct slate_s *map, const char *key, void *value);
 
 /**
  * `slate_set` for a key of `key_length` arbitrary bytes (embedded NULs allowed). `key` may be NULL
  * only when `key_length` is 0: the empty key.
- * # Safety
- * As for `slate_set`, with `key` pointing to `key_length` readable bytes.
  */
 int slate_set_bytes(struct slate_s *map, const void *key, uint32_t key_length, void *value);
 
 /**
  * `slate_set` for an `int64_t` key, stored as `SLATE_INT_KEY_LENGTH` describes (no string or
  * `uint64_t` key meets it; never allocated).
- * # Safety
- * `map` is NULL or an initialized map.
  */
 int slate_set_i64(struct slate_s *map, int64_t key, void *value);
 
 /**
  * `slate_set` for a `uint64_t` key (as `slate_set_i64`).
- * # Safety
- * `map` is NULL or an initialized map.
  */
 int slate_set_u64(struct slate_s *map, uint64_t key, void *value);
 
@@ -429,29 +437,21 @@ int slate_set_u64(struct slate_s *map, uint64_t key, void *value);
  * Looks `key` up. On `SLATE_OK` stores its value in `*value` unless `value` is NULL (a presence
  * test). On `SLATE_ERROR_NOT_FOUND` leaves `*value` as it was. Allocates nothing.
  * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL map or key.
- * # Safety
- * As for `slate_set`; `value` is NULL or writable.
  */
 int slate_get(const struct slate_s *map, const char *key, void **value);
 
 /**
  * `slate_get` for a byte key (see `slate_set_bytes`).
- * # Safety
- * As for `slate_get` and `slate_set_bytes`.
  */
 int slate_get_bytes(const struct slate_s *map, const void *key, uint32_t key_length, void **value);
 
 /**
  * `slate_get` for an `int64_t` key.
- * # Safety
- * As for `slate_get`.
  */
 int slate_get_i64(const struct slate_s *map, int64_t key, void **value);
 
 /**
  * `slate_get` for a `uint64_t` key.
- * # Safety
- * As for `slate_get`.
  */
 int slate_get_u64(const struct slate_s *map, uint64_t key, void **value);
 
@@ -459,29 +459,21 @@ int slate_get_u64(const struct slate_s *map, uint64_t key, void **value);
  * Removes `key` and frees the map's copy of it. Memory of the table is kept (see `slate_compact`).
  * A map left empty takes a fresh seed (unless pinned).
  * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL map or key.
- * # Safety
- * As for `slate_set`.
  */
 int slate_delete(struct slate_s *map, const char *key);
 
 /**
  * `slate_delete` for a byte key (see `slate_set_bytes`).
- * # Safety
- * As for `slate_set_bytes`.
  */
 int slate_delete_bytes(struct slate_s *map, const void *key, uint32_t key_length);
 
 /**
  * `slate_delete` for an `int64_t` key.
- * # Safety
- * `map` is NULL or an initialized map.
  */
 int slate_delete_i64(struct slate_s *map, int64_t key);
 
 /**
  * `slate_delete` for a `uint64_t` key.
- * # Safety
- * `map` is NULL or an initialized map.
  */
 int slate_delete_u64(struct slate_s *map, uint64_t key);
 
@@ -499,15 +491,11 @@ int slate_delete_u64(struct slate_s *map, uint64_t key);
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (a key of 4 GiB or more) with
  * nothing inserted and the out-pointers untouched; `SLATE_ERROR_INVALID` for a NULL map, key or
  * `value`.
- * # Safety
- * As for `slate_set`; `value` and `inserted` are each NULL or writable.
  */
 int slate_entry(struct slate_s *map, const char *key, void ***value, int *inserted);
 
 /**
  * `slate_entry` for a byte key (see `slate_set_bytes`).
- * # Safety
- * As for `slate_entry` and `slate_set_bytes`.
  */
 int slate_entry_bytes(struct slate_s *map,
                       const void *key,
@@ -517,15 +505,11 @@ int slate_entry_bytes(struct slate_s *map,
 
 /**
  * `slate_entry` for an `int64_t` key.
- * # Safety
- * As for `slate_entry`.
  */
 int slate_entry_i64(struct slate_s *map, int64_t key, void ***value, int *inserted);
 
 /**
  * `slate_entry` for a `uint64_t` key.
- * # Safety
- * As for `slate_entry`.
  */
 int slate_entry_u64(struct slate_s *map, uint64_t key, void ***value, int *inserted);
 
@@ -536,29 +520,21 @@ int slate_entry_u64(struct slate_s *map, uint64_t key, void ***value, int *inser
  * takes a fresh seed (unless pinned).
  * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL map or key
  * (nothing removed).
- * # Safety
- * As for `slate_get`.
  */
 int slate_take(struct slate_s *map, const char *key, void **value);
 
 /**
  * `slate_take` for a byte key (see `slate_set_bytes`).
- * # Safety
- * As for `slate_take` and `slate_set_bytes`.
  */
 int slate_take_bytes(struct slate_s *map, const void *key, uint32_t key_length, void **value);
 
 /**
  * `slate_take` for an `int64_t` key.
- * # Safety
- * As for `slate_take`.
  */
 int slate_take_i64(struct slate_s *map, int64_t key, void **value);
 
 /**
  * `slate_take` for a `uint64_t` key.
- * # Safety
- * As for `slate_take`.
  */
 int slate_take_u64(struct slate_s *map, uint64_t key, void **value);
 
@@ -568,15 +544,11 @@ int slate_take_u64(struct slate_s *map, uint64_t key, void **value);
  * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` when the bytes are not an `int64_t` key's encoding
  * (another kind of key), leaving `*out` as it was; `SLATE_ERROR_INVALID` for a NULL `out`, or a
  * NULL `key` with a non-zero length.
- * # Safety
- * `key` points to `key_length` readable bytes or is NULL; `out` is NULL or writable.
  */
 int slate_key_to_i64(const char *key, uint32_t key_length, int64_t *out);
 
 /**
  * `slate_key_to_i64` for a `uint64_t` key's encoding.
- * # Safety
- * As for `slate_key_to_i64`.
  */
 int slate_key_to_u64(const char *key, uint32_t key_length, uint64_t *out);
 
@@ -595,40 +567,30 @@ int slate_key_to_u64(const char *key, uint32_t key_length, uint64_t *out);
  * its tables).
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a NULL `allocate` or `release`, a
  * map that holds memory (nothing changed; a map being walked holds memory).
- * # Safety
- * `map` is NULL or an initialized map; `allocator` is NULL or readable.
  */
 int slate_set_allocator(struct slate_s *map, const struct slate_allocator_s *allocator);
 
 /**
  * Pins the map's hash seed to `seed`, so that the same calls in the same order give the same
  * iteration order (for tests and golden files), for this library version and byte order. Allowed
- * while the map holds no memory: after `slate()`, after `slate_free`, or after a `slate_compact`
- * that left it empty (not after `slate_clear` or deleting every entry, which keep its tables). The
- * pin survives the map emptying, `slate_clear` and `slate_free`; a clone keeps it; `slate()` drops
- * it.
+ * when `slate_set_allocator` is: while the map holds no memory. The pin survives the map emptying,
+ * `slate_clear` and `slate_free`; a clone keeps it; `slate()` drops it.
  *
  * A pinned seed that an attacker can learn or choose gives up this map's protection against hash
  * flooding (keys chosen to collide).
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a map that holds memory (nothing
  * changed; a map being walked holds memory).
- * # Safety
- * `map` is NULL or an initialized map.
  */
 int slate_pin_seed(struct slate_s *map, uint64_t seed);
 
 /**
- * 1 when `a` and `b` hold the same keys, each with the same (pointer- equal) value; else 0. 0 when
+ * 1 when `a` and `b` hold the same keys, each with the same (pointer-equal) value; else 0. 0 when
  * either is NULL. Allocates nothing.
- * # Safety
- * `a` and `b` are NULL or initialized maps.
  */
 int slate_equal(const struct slate_s *a, const struct slate_s *b);
 
 /**
  * The number of entries; 0 for NULL.
- * # Safety
- * `map` is NULL or an initialized map.
  */
 uint64_t slate_length(const struct slate_s *map);
 
@@ -636,8 +598,6 @@ uint64_t slate_length(const struct slate_s *map);
  * Removes every entry (freeing the map's key copies) and keeps the capacity, so refilling
  * allocates less. Takes a fresh seed.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map.
- * # Safety
- * `map` is NULL or an initialized map.
  */
 int slate_clear(struct slate_s *map);
 
@@ -645,8 +605,6 @@ int slate_clear(struct slate_s *map);
  * Rebuilds the map at its current size, releasing capacity left by deletions and dropping
  * tombstones. Every entry moves once.
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL map.
- * # Safety
- * `map` is NULL or an initialized map.
  */
 int slate_compact(struct slate_s *map);
 
@@ -657,16 +615,12 @@ int slate_compact(struct slate_s *map);
  * `map`. Like a map from `slate()`, it takes the allocator in force now.
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty map and nothing leaked);
  * `SLATE_ERROR_INVALID` for a NULL argument or `copy == map`.
- * # Safety
- * `copy` is NULL or writable; `map` is NULL or an initialized map.
  */
 int slate_clone(struct slate_s *copy, const struct slate_s *map);
 
 /**
  * Releases everything the map holds. The map stays usable as an empty map (freeing twice is
  * harmless). Does nothing for NULL.
- * # Safety
- * `map` is NULL or an initialized map.
  */
 void slate_free(struct slate_s *map);
 
@@ -687,8 +641,6 @@ int slate_use_allocator(slate_malloc_f malloc_fn, slate_calloc_f calloc_fn, slat
  * Fills `*info` with the map's shape (introspection for tests and tools). Walks every table;
  * allocates nothing.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
- * # Safety
- * `map` is NULL or an initialized map; `info` is NULL or writable.
  */
 int slate_info(const struct slate_s *map, struct slate_info_s *info);
 
@@ -699,8 +651,6 @@ int slate_info(const struct slate_s *map, struct slate_info_s *info);
  * `message` (NUL-terminated, cut to `message_capacity` bytes; may be NULL when `message_capacity`
  * is 0). Allocates nothing.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a broken invariant or a NULL map.
- * # Safety
- * `map` is NULL or an initialized map; `message` is NULL or has `message_capacity` writable bytes.
  */
 int slate_check(const struct slate_s *map, char *message, uint32_t message_capacity);
 
@@ -713,9 +663,6 @@ int slate_check(const struct slate_s *map, char *message, uint32_t message_capac
  * Allocates nothing; allowed inside `slate_each` callbacks, like `slate_get`.
  * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID` with nothing written for a
  * NULL map, or a NULL `keys` or `found` when `count > 0`.
- * # Safety
- * `map` is NULL or an initialized map; `keys` has `count` readable keys, `found` room for `count`
- * bytes, `values` is NULL or has room for `count` pointers.
  */
 int slate_get_many_u64(const struct slate_s *map,
                        const uint64_t *keys,
@@ -725,8 +672,6 @@ int slate_get_many_u64(const struct slate_s *map,
 
 /**
  * `slate_get_many_u64` for `int64_t` keys (see `slate_get_i64`).
- * # Safety
- * As for `slate_get_many_u64`.
  */
 int slate_get_many_i64(const struct slate_s *map,
                        const int64_t *keys,
@@ -738,9 +683,6 @@ int slate_get_many_i64(const struct slate_s *map,
  * `slate_get_many_u64` for byte keys: key `i` is the `key_lengths[i]` bytes at `keys[i]` (see
  * `slate_get_bytes`; `keys[i]` may be NULL only when `key_lengths[i]` is 0). `SLATE_ERROR_INVALID`
  * also for a NULL `key_lengths` when `count > 0`, or a NULL `keys[i]` with a non-zero length.
- * # Safety
- * As for `slate_get_many_u64`; `key_lengths` has `count` lengths and each `keys[i]` points to
- * `key_lengths[i]` readable bytes or is NULL.
  */
 int slate_get_many_bytes(const struct slate_s *map,
                          const void *const *keys,
@@ -752,8 +694,6 @@ int slate_get_many_bytes(const struct slate_s *map,
 /**
  * `slate_get_many_u64` for NUL-terminated string keys (see `slate_get`). A string of 4 GiB or
  * more, which no map can hold, is not found. `SLATE_ERROR_INVALID` also for a NULL `keys[i]`.
- * # Safety
- * As for `slate_get_many_u64`; each `keys[i]` is a string or NULL.
  */
 int slate_get_many(const struct slate_s *map,
                    const char *const *keys,
@@ -776,8 +716,6 @@ int slate_get_many(const struct slate_s *map,
  * The `key` pointer is valid during the call, until the callback's own write.
  * Returns `SLATE_OK` after a full walk, the callback's non-zero value, or `SLATE_ERROR_INVALID`
  * for a NULL map or callback, or as above. Allocates nothing.
- * # Safety
- * `map` is NULL or an initialized map; `callback` must not unwind (no C++ exception may leave it).
  */
 int slate_each(const struct slate_s *map, slate_each_f callback, void *data);
 
@@ -789,8 +727,6 @@ int slate_each(const struct slate_s *map, slate_each_f callback, void *data);
  * or before a predicate left it with `longjmp`, stay deleted.
  * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL map or predicate, or as
  * above. Allocates nothing.
- * # Safety
- * As for `slate_each`.
  */
 int slate_delete_if(struct slate_s *map, slate_each_f predicate, void *data);
 
@@ -799,8 +735,6 @@ int slate_delete_if(struct slate_s *map, slate_each_f predicate, void *data);
  * map: any number of cursors may read one map that nobody modifies, on several threads. Allowed
  * inside the map's own `slate_each` callback. Allocates nothing.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
- * # Safety
- * `it` is NULL or writable; `map` is NULL or an initialized map.
  */
 int slate_iter(struct slate_iter_s *it, const struct slate_s *map);
 
@@ -817,9 +751,6 @@ int slate_iter(struct slate_iter_s *it, const struct slate_s *map);
  * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` once every entry has been given (and again on later
  * calls); `SLATE_ERROR_INVALID` for a NULL `it` or `map`, or a stale cursor (see `slate_iter_s`).
  * On an error nothing is stored.
- * # Safety
- * `it` is NULL or a cursor; `map` is NULL or an initialized map; `key`, `key_length` and `value`
- * are each NULL or writable.
  */
 int slate_iter_next(struct slate_iter_s *it,
                     const struct slate_s *map,
@@ -835,8 +766,6 @@ int slate_iter_next(struct slate_iter_s *it,
  * `slate_iter_next`, after it returned `SLATE_ERROR_NOT_FOUND`, or after this cursor already
  * deleted it); `SLATE_ERROR_INVALID` for a NULL argument, from inside the map's own walk
  * (`slate_each`, `slate_delete_if`), or for a stale cursor. On an error nothing changed.
- * # Safety
- * `it` is NULL or a cursor; `map` is NULL or an initialized map.
  */
 int slate_iter_delete(struct slate_iter_s *it, struct slate_s *map);
 
@@ -845,8 +774,6 @@ int slate_iter_delete(struct slate_iter_s *it, struct slate_s *map);
  * nothing. Takes the allocator in force (see `slate_use_allocator`; the `SLATE_MALLOC` hooks serve
  * slotmaps too).
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or a zero size.
- * # Safety
- * `sm` is NULL or points to writable memory for a `slotmap_s`.
  */
 int slotmap(struct slotmap_s *sm, uint32_t element_size);
 
@@ -857,8 +784,6 @@ int slotmap(struct slotmap_s *sm, uint32_t element_size);
  * nothing.
  * Returns `SLATE_OK`; `SLATE_ERROR_INVALID` for a NULL `sm` or `sizes`, `count == 0` or a zero
  * size; `SLATE_ERROR_FULL` for more than 16 columns or rows of 4 GiB.
- * # Safety
- * `sm` is NULL or writable; `sizes` is NULL or holds `count` sizes.
  */
 int slotmap_columns(struct slotmap_s *sm, const uint32_t *sizes, uint32_t count);
 
@@ -868,8 +793,6 @@ int slotmap_columns(struct slotmap_s *sm, const uint32_t *sizes, uint32_t count)
  * are not valid after it.
  * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond the limit (`slotmap_limit`); `SLATE_ERROR_ALLOC`
  * (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm`.
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_reserve(struct slotmap_s *sm, uint32_t n);
 
@@ -883,8 +806,6 @@ int slotmap_reserve(struct slotmap_s *sm, uint32_t n);
  * erasing every row, which keep the capacity).
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a NULL `allocate` or `release`, a
  * slotmap that holds memory (nothing changed; a slotmap being walked holds memory).
- * # Safety
- * `sm` is NULL or an initialized slotmap; `allocator` is NULL or readable.
  */
 int slotmap_set_allocator(struct slotmap_s *sm, const struct slate_allocator_s *allocator);
 
@@ -892,8 +813,6 @@ int slotmap_set_allocator(struct slotmap_s *sm, const struct slate_allocator_s *
  * Gives the slotmap a fixed capacity: an insert beyond `max_rows` rows fails with
  * `SLATE_ERROR_FULL` and changes nothing. Allocates nothing. `UINT32_MAX` means no limit.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a limit below the current length.
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_limit(struct slotmap_s *sm, uint32_t max_rows);
 
@@ -914,13 +833,9 @@ int slotmap_limit(struct slotmap_s *sm, uint32_t max_rows);
  * slotmap_insert(&sm, row, &k);
  * ```
  *
- * or insert NULL and write each field through `slotmap_column` at `slotmap_row`. The pointer is
- * read during the call only.
+ * or insert NULL and write each field through `slotmap_column` at `slotmap_row`.
  * Returns `SLATE_OK`; `SLATE_ERROR_FULL` at the limit; `SLATE_ERROR_ALLOC` (nothing changed);
  * `SLATE_ERROR_INVALID` for a NULL `sm` or `key`.
- * # Safety
- * `sm` is NULL or an initialized slotmap; `row` is NULL or holds a packed row; `key` is NULL or
- * writable.
  */
 int slotmap_insert(struct slotmap_s *sm, const void *row, slotmap_key *key);
 
@@ -930,8 +845,6 @@ int slotmap_insert(struct slotmap_s *sm, const void *row, slotmap_key *key);
  * erases, sorts, reserves, clears or frees (`slotmap_reserve` may move the columns); calls that
  * fail or are refused change nothing and keep it valid. On `SLATE_ERROR_NOT_FOUND` (a stale,
  * forged or foreign key, or 0) leaves `*element` as it was. Allocates nothing.
- * # Safety
- * `sm` is NULL or an initialized slotmap; `element` is NULL or writable.
  */
 int slotmap_get(const struct slotmap_s *sm, slotmap_key key, void **element);
 
@@ -943,9 +856,6 @@ int slotmap_get(const struct slotmap_s *sm, slotmap_key key, void **element);
  * valid as `slotmap_get`'s do. Allocates nothing; allowed inside `slotmap_each` callbacks.
  * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID` with nothing written for a
  * NULL slotmap, or a NULL `keys` or `elements` when `count > 0`.
- * # Safety
- * `sm` is NULL or an initialized slotmap; `keys` has `count` readable keys and `elements` room for
- * `count` pointers.
  */
 int slotmap_get_many(const struct slotmap_s *sm,
                      const slotmap_key *keys,
@@ -956,8 +866,6 @@ int slotmap_get_many(const struct slotmap_s *sm,
  * Stores `key`'s dense row index in `*row` (valid until the next insert, erase, sort, clear or
  * free).
  * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL `sm` or `row`.
- * # Safety
- * `sm` is NULL or an initialized slotmap; `row` is NULL or writable.
  */
 int slotmap_row(const struct slotmap_s *sm, slotmap_key key, uint32_t *row);
 
@@ -966,22 +874,16 @@ int slotmap_row(const struct slotmap_s *sm, slotmap_key key, uint32_t *row);
  * 16-byte aligned. Valid until the next insert, erase, sort, reserve, clear or free. NULL for a
  * NULL `sm`, a column out of range, or while the slotmap has never held a row (nothing is
  * allocated).
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 void *slotmap_column(const struct slotmap_s *sm, uint32_t column);
 
 /**
  * The key that owns dense row `row`; 0 for a row at or past the length or a NULL `sm`.
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 slotmap_key slotmap_key_at(const struct slotmap_s *sm, uint32_t row);
 
 /**
  * 1 when `key` is valid in `sm`, else 0 (also for NULL).
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_contains(const struct slotmap_s *sm, slotmap_key key);
 
@@ -990,8 +892,6 @@ int slotmap_contains(const struct slotmap_s *sm, slotmap_key key);
  * every other key stays valid. `key` becomes stale for good.
  * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a stale, forged or foreign key;
  * `SLATE_ERROR_INVALID` for a NULL `sm`.
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_erase(struct slotmap_s *sm, slotmap_key key);
 
@@ -1004,8 +904,6 @@ int slotmap_erase(struct slotmap_s *sm, slotmap_key key);
  * Rows erased before the walk stopped, or before a predicate left it with `longjmp`, stay erased.
  * Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL `sm` or predicate, or as
  * above. Allocates nothing.
- * # Safety
- * `sm` is NULL or an initialized slotmap; the predicate must not unwind.
  */
 int slotmap_erase_if(struct slotmap_s *sm, slotmap_each_f predicate, void *data);
 
@@ -1021,8 +919,6 @@ int slotmap_erase_if(struct slotmap_s *sm, slotmap_each_f predicate, void *data)
  * `slotmap_free`.
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm`
  * or `less`, or as above.
- * # Safety
- * `sm` is NULL or an initialized slotmap; `less` must not unwind.
  */
 int slotmap_sort(struct slotmap_s *sm,
                  int (*less)(const void *a, const void *b, void *data),
@@ -1037,23 +933,17 @@ int slotmap_sort(struct slotmap_s *sm,
  * stops the walk with `SLATE_ERROR_INVALID`.
  * Returns `SLATE_OK`, the callback's non-zero value, or `SLATE_ERROR_INVALID` for a NULL `sm` or
  * callback, or as above. Allocates nothing.
- * # Safety
- * `sm` is NULL or an initialized slotmap; the callback must not unwind.
  */
 int slotmap_each(const struct slotmap_s *sm, slotmap_each_f callback, void *data);
 
 /**
  * The number of rows; 0 for NULL.
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 uint32_t slotmap_length(const struct slotmap_s *sm);
 
 /**
  * Removes every row; every old key becomes stale. Keeps the capacity.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`.
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 int slotmap_clear(struct slotmap_s *sm);
 
@@ -1063,16 +953,12 @@ int slotmap_clear(struct slotmap_s *sm);
  * in force.
  * Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty slotmap of the same columns);
  * `SLATE_ERROR_INVALID` for a NULL argument or `copy == sm`.
- * # Safety
- * `copy` is NULL or writable; `sm` is NULL or an initialized slotmap.
  */
 int slotmap_clone(struct slotmap_s *copy, const struct slotmap_s *sm);
 
 /**
  * Releases everything. The slotmap stays usable (same columns, length 0), every old key stays
  * stale, freeing twice is harmless. Does nothing for NULL.
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 void slotmap_free(struct slotmap_s *sm);
 
@@ -1262,15 +1148,11 @@ int slate_snapshot_info(const void *bytes, size_t length, struct slate_snapshot_
  * Allocates nothing. Calling it on a set that holds rows forgets them without freeing: call
  * `slotmap_sparse_free` first.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
- * # Safety
- * `sp` is NULL or points to writable memory for a `slotmap_sparse_s`.
  */
 int slotmap_sparse(struct slotmap_sparse_s *sp, uint32_t element_size);
 
 /**
  * `slotmap_columns` for a set (`SLATE_ERROR_FULL` for more than 16 columns).
- * # Safety
- * `sp` is NULL or writable; `sizes` is NULL or holds `count` sizes.
  */
 int slotmap_sparse_columns(struct slotmap_sparse_s *sp, const uint32_t *sizes, uint32_t count);
 
@@ -1279,8 +1161,6 @@ int slotmap_sparse_columns(struct slotmap_sparse_s *sp, const uint32_t *sizes, u
  * the temporary memory of `slotmap_sparse_erase_if` and `slotmap_sparse_sort`. Allowed while the
  * set holds no memory (after `slotmap_sparse()`, `slotmap_sparse_columns()` or
  * `slotmap_sparse_free`); kept by `free`, dropped by re-initialisation, inherited by clones.
- * # Safety
- * `sp` is NULL or an initialized set; `allocator` is NULL or readable.
  */
 int slotmap_sparse_set_allocator(struct slotmap_sparse_s *sp,
                                  const struct slate_allocator_s *allocator);
@@ -1290,8 +1170,6 @@ int slotmap_sparse_set_allocator(struct slotmap_sparse_s *sp,
  * may still allocate pages for slot indices it has not seen). May move the columns.
  * Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond 2^32 - 2 rows; `SLATE_ERROR_ALLOC` (nothing
  * changed); `SLATE_ERROR_INVALID` for a NULL `sp`.
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_reserve(struct slotmap_sparse_s *sp, uint32_t n);
 
@@ -1306,9 +1184,6 @@ int slotmap_sparse_reserve(struct slotmap_sparse_s *sp, uint32_t n);
  * never writes a live entity's row; with a NULL `owner` any non-zero key is taken as given.
  * Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` (above); `SLATE_ERROR_INVALID` for a NULL `sp` or key
  * 0; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (nothing changed).
- * # Safety
- * `sp` is NULL or an initialized set; `owner` is NULL or an initialized slotmap; `row` is NULL or
- * holds the columns' sizes in bytes.
  */
 int slotmap_sparse_set(struct slotmap_sparse_s *sp,
                        const struct slotmap_s *owner,
@@ -1319,8 +1194,6 @@ int slotmap_sparse_set(struct slotmap_sparse_s *sp,
  * `slotmap_get` for a set: a key not present (0, forged, stale, another generation of a present
  * slot) is `SLATE_ERROR_NOT_FOUND`; a membership set's element is NULL. The pointer is valid until
  * the next call that sets a new key, erases, prunes, sorts, reserves, clears or frees the set.
- * # Safety
- * `sp` is NULL or an initialized set; `element` is NULL or writable.
  */
 int slotmap_sparse_get(const struct slotmap_sparse_s *sp, slotmap_key key, void **element);
 
@@ -1332,9 +1205,6 @@ int slotmap_sparse_get(const struct slotmap_sparse_s *sp, slotmap_key key, void 
  * cache misses overlap). Allocates nothing.
  * Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID` with nothing written for a
  * NULL set, or a NULL `keys` or `found` when `count > 0`.
- * # Safety
- * `sp` is NULL or an initialized set; `keys` has `count` keys, `found` room for `count` bytes, and
- * `elements` is NULL or has room for `count` pointers.
  */
 int slotmap_sparse_get_many(const struct slotmap_sparse_s *sp,
                             const slotmap_key *keys,
@@ -1344,16 +1214,12 @@ int slotmap_sparse_get_many(const struct slotmap_sparse_s *sp,
 
 /**
  * 1 if the set holds exactly `key`, else 0 (also for NULL). Allocates nothing.
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_contains(const struct slotmap_sparse_s *sp, slotmap_key key);
 
 /**
  * `slotmap_row` for a set (the row is valid until the next call that sets a new key, erases,
  * prunes, sorts, clears or frees the set).
- * # Safety
- * `sp` is NULL or an initialized set; `row` is NULL or writable.
  */
 int slotmap_sparse_row(const struct slotmap_sparse_s *sp, slotmap_key key, uint32_t *row);
 
@@ -1361,15 +1227,11 @@ int slotmap_sparse_row(const struct slotmap_sparse_s *sp, slotmap_key key, uint3
  * Erases `key`'s row by swap-and-pop: the last row moves into its place, so rows stay packed.
  * Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND` (a key not present), or `SLATE_ERROR_INVALID` for a
  * NULL `sp`.
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_erase(struct slotmap_sparse_s *sp, slotmap_key key);
 
 /**
  * `slotmap_erase_if` for a set (`element`: the row's column-0 element; NULL for a membership set).
- * # Safety
- * `sp` is NULL or an initialized set; the predicate must not unwind.
  */
 int slotmap_sparse_erase_if(struct slotmap_sparse_s *sp, slotmap_each_f predicate, void *data);
 
@@ -1377,15 +1239,11 @@ int slotmap_sparse_erase_if(struct slotmap_sparse_s *sp, slotmap_each_f predicat
  * Erases, in one pass, every row whose key `owner` no longer accepts (`slotmap_contains(owner,
  * key) == 0`): the bulk cleanup after entities die. Allocates nothing.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or `owner`.
- * # Safety
- * `sp` is NULL or an initialized set; `owner` is NULL or an initialized slotmap.
  */
 int slotmap_sparse_prune(struct slotmap_sparse_s *sp, const struct slotmap_s *owner);
 
 /**
  * The number of rows; 0 for NULL.
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 uint32_t slotmap_sparse_length(const struct slotmap_sparse_s *sp);
 
@@ -1393,15 +1251,11 @@ uint32_t slotmap_sparse_length(const struct slotmap_sparse_s *sp);
  * The base of dense column `column` (rows `0 .. length - 1`), aligned to 16 bytes; NULL for a NULL
  * set, a column out of range, a membership set, or a set that never held a row. Valid as
  * `slotmap_sparse_get`'s pointers.
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 void *slotmap_sparse_column(const struct slotmap_sparse_s *sp, uint32_t column);
 
 /**
  * The key of dense row `row`; 0 for `row >= length` or a NULL set.
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 slotmap_key slotmap_sparse_key_at(const struct slotmap_sparse_s *sp, uint32_t row);
 
@@ -1409,8 +1263,6 @@ slotmap_key slotmap_sparse_key_at(const struct slotmap_sparse_s *sp, uint32_t ro
  * The set's keys as a dense array (row `i`'s key at index `i`, `length` of them), to pass straight
  * to `slotmap_get_many` or another set's `get_many`; NULL for a NULL or empty set. Valid as
  * `slotmap_sparse_get`'s pointers.
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 const slotmap_key *slotmap_sparse_keys(const struct slotmap_sparse_s *sp);
 
@@ -1418,16 +1270,12 @@ const slotmap_key *slotmap_sparse_keys(const struct slotmap_sparse_s *sp);
  * `slotmap_each` for a set, row 0 first (`element`: the row's column-0 element; NULL for a
  * membership set). The walk also stays on the row of a key the callback erased (the way a system
  * drops a tag it has handled); a prune, like any other change, stops it.
- * # Safety
- * `sp` is NULL or an initialized set; the callback must not unwind.
  */
 int slotmap_sparse_each(const struct slotmap_sparse_s *sp, slotmap_each_f callback, void *data);
 
 /**
  * `slotmap_sort` for a set (`SLATE_ERROR_INVALID` also for a membership set; the sort's memory
  * stays with the set until its next sort or `slotmap_sparse_free`).
- * # Safety
- * `sp` is NULL or an initialized set; `less` must not unwind.
  */
 int slotmap_sparse_sort(struct slotmap_sparse_s *sp,
                         int (*less)(const void *a, const void *b, void *data),
@@ -1436,24 +1284,18 @@ int slotmap_sparse_sort(struct slotmap_sparse_s *sp,
 /**
  * Removes every row (their keys are no longer present); keeps the capacity and the index's pages.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_clear(struct slotmap_sparse_s *sp);
 
 /**
  * `slotmap_clone` for a set (row order not kept necessarily; after `SLATE_ERROR_ALLOC`, `copy` is
  * an empty set of the same columns).
- * # Safety
- * `copy` is NULL or writable; `sp` is NULL or an initialized set.
  */
 int slotmap_sparse_clone(struct slotmap_sparse_s *copy, const struct slotmap_sparse_s *sp);
 
 /**
  * Releases everything. The set stays usable (same columns, empty); freeing twice is harmless. Does
  * nothing for NULL.
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 void slotmap_sparse_free(struct slotmap_sparse_s *sp);
 
@@ -1472,9 +1314,6 @@ void slotmap_sparse_free(struct slotmap_sparse_s *sp);
  * Returns 0 (`SLATE_OK`) or the callback's stopping value; `SLATE_ERROR_INVALID` for `count` 0, a
  * NULL `sets`, set or callback, or as above; `SLATE_ERROR_FULL` for more than 32 sets. Allocates
  * nothing.
- * # Safety
- * `owner` is NULL or an initialized slotmap; `sets` holds `count` pointers to initialized sets;
- * the callback must not unwind.
  */
 int slotmap_join(const struct slotmap_s *owner,
                  struct slotmap_sparse_s *const *sets,

@@ -11,15 +11,12 @@ use super::{call, code, read, Guarded};
 
 /// The map of a batch lookup of `count` keys, once its arrays pass: a non-NULL `found` and the
 /// family's `check` (its own arrays, NULL keys).
-/// # Safety
-/// `map` is NULL or an initialized map.
 unsafe fn batch<'m>(
     map: *const slate_s,
     count: usize,
     found: *mut u8,
     check: impl FnOnce() -> bool,
 ) -> Result<&'m Map, Error> {
-    // SAFETY: the caller's guarantee.
     let m = unsafe { read(map)? };
     if count > 0 && (found.is_null() || !check()) {
         return Err(Error::Invalid);
@@ -28,9 +25,7 @@ unsafe fn batch<'m>(
 }
 
 /// What a batch lookup tells about key `i`, written out: `found[i]`, and `values[i]` for a key
-/// found (unless `values` is NULL).
-/// # Safety
-/// `found` has room for every key's byte; `values` is NULL or has room for every key's value.
+/// found (unless `values` is NULL). Safety: both have room for every key's answer.
 unsafe fn answer(
     values: *mut *mut c_void,
     found: *mut u8,
@@ -60,8 +55,6 @@ macro_rules! get_many {
 }
 
 /// A batch lookup of integer keys, `int(keys[i])`.
-/// # Safety
-/// As for `slate_get_many_u64`.
 unsafe fn get_many_ints<T: Copy>(
     map: *const slate_s,
     keys: *const T,
@@ -83,24 +76,16 @@ unsafe fn get_many_ints<T: Copy>(
 /// Allocates nothing; allowed inside `slate_each` callbacks, like `slate_get`.
 /// Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID` with nothing written for a
 /// NULL map, or a NULL `keys` or `found` when `count > 0`.
-/// # Safety
-/// `map` is NULL or an initialized map; `keys` has `count` readable keys, `found` room for `count`
-/// bytes, `values` is NULL or has room for `count` pointers.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_get_many_u64(map: *const slate_s, keys: *const u64, count: usize, values: *mut *mut c_void, found: *mut u8) -> c_int { call!(get_many_ints(map, keys, count, values, found, u64_key)) }
 
 /// `slate_get_many_u64` for `int64_t` keys (see `slate_get_i64`).
-/// # Safety
-/// As for `slate_get_many_u64`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_get_many_i64(map: *const slate_s, keys: *const i64, count: usize, values: *mut *mut c_void, found: *mut u8) -> c_int { call!(get_many_ints(map, keys, count, values, found, i64_key)) }
 
 /// `slate_get_many_u64` for byte keys: key `i` is the `key_lengths[i]` bytes at `keys[i]` (see
 /// `slate_get_bytes`; `keys[i]` may be NULL only when `key_lengths[i]` is 0). `SLATE_ERROR_INVALID`
 /// also for a NULL `key_lengths` when `count > 0`, or a NULL `keys[i]` with a non-zero length.
-/// # Safety
-/// As for `slate_get_many_u64`; `key_lengths` has `count` lengths and each `keys[i]` points to
-/// `key_lengths[i]` readable bytes or is NULL.
 #[no_mangle]
 pub unsafe extern "C" fn slate_get_many_bytes(
     map: *const slate_s,
@@ -123,8 +108,6 @@ pub unsafe extern "C" fn slate_get_many_bytes(
 
 /// `slate_get_many_u64` for NUL-terminated string keys (see `slate_get`). A string of 4 GiB or
 /// more, which no map can hold, is not found. `SLATE_ERROR_INVALID` also for a NULL `keys[i]`.
-/// # Safety
-/// As for `slate_get_many_u64`; each `keys[i]` is a string or NULL.
 #[no_mangle]
 pub unsafe extern "C" fn slate_get_many(
     map: *const slate_s,

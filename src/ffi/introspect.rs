@@ -40,8 +40,6 @@ pub struct slate_table_info_s {
 /// is table 0).
 /// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` past the last table; `SLATE_ERROR_INVALID` for a
 /// NULL argument.
-/// # Safety
-/// `map` is NULL or an initialized map; `info` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn slate_table_info(
     map: *const slate_s,
@@ -52,7 +50,6 @@ pub unsafe extern "C" fn slate_table_info(
         if info.is_null() {
             return Err(Error::Invalid);
         }
-        // SAFETY: the caller's guarantee.
         let t = unsafe { read(map)? }
             .table_info(table)
             .ok_or(Error::NotFound)?;
@@ -78,8 +75,6 @@ pub unsafe extern "C" fn slate_table_info(
 /// a full slot.
 /// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a table or group out of range;
 /// `SLATE_ERROR_INVALID` for a NULL argument.
-/// # Safety
-/// `map` is NULL or an initialized map; `ctrl` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn slate_table_ctrl(
     map: *const slate_s,
@@ -91,7 +86,6 @@ pub unsafe extern "C" fn slate_table_ctrl(
         if ctrl.is_null() {
             return Err(Error::Invalid);
         }
-        // SAFETY: the caller's guarantee.
         let mut ctrls = unsafe { read(map)? }
             .table_ctrls(table)
             .ok_or(Error::NotFound)?;
@@ -107,8 +101,6 @@ pub unsafe extern "C" fn slate_table_ctrl(
 /// is at most the table's group count (`slate_table_info`'s `groups`).
 /// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a table out of range; `SLATE_ERROR_INVALID` for
 /// a NULL argument or `count` above the table's group count.
-/// # Safety
-/// `map` is NULL or an initialized map; `ctrl` is NULL or has room for `count` words.
 #[no_mangle]
 pub unsafe extern "C" fn slate_table_ctrls(
     map: *const slate_s,
@@ -120,7 +112,6 @@ pub unsafe extern "C" fn slate_table_ctrls(
         if ctrl.is_null() {
             return Err(Error::Invalid);
         }
-        // SAFETY: the caller's guarantee.
         let ctrls = unsafe { read(map)? }
             .table_ctrls(table)
             .ok_or(Error::NotFound)?;

@@ -35,8 +35,6 @@ pub type slate_each_f = Option<
 /// The `key` pointer is valid during the call, until the callback's own write.
 /// Returns `SLATE_OK` after a full walk, the callback's non-zero value, or `SLATE_ERROR_INVALID`
 /// for a NULL map or callback, or as above. Allocates nothing.
-/// # Safety
-/// `map` is NULL or an initialized map; `callback` must not unwind (no C++ exception may leave it).
 #[no_mangle]
 pub unsafe extern "C" fn slate_each(
     map: *const slate_s,
@@ -46,8 +44,6 @@ pub unsafe extern "C" fn slate_each(
     let Some(f) = armed(callback, map) else {
         return INVALID;
     };
-    // SAFETY: an initialized map, the caller's guarantee; the callback's
-    // contract is the caller's.
     walk_code(unsafe { Map::each(map.cast(), |k, n, v| f(k.cast(), n, v, data)) })
 }
 
@@ -58,8 +54,6 @@ pub unsafe extern "C" fn slate_each(
 /// or before a predicate left it with `longjmp`, stay deleted.
 /// Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL map or predicate, or as
 /// above. Allocates nothing.
-/// # Safety
-/// As for `slate_each`.
 #[no_mangle]
 pub unsafe extern "C" fn slate_delete_if(
     map: *mut slate_s,
@@ -69,7 +63,6 @@ pub unsafe extern "C" fn slate_delete_if(
     let Some(f) = armed(predicate, map) else {
         return INVALID;
     };
-    // SAFETY: an initialized map, the caller's guarantee.
     code(unsafe { Map::delete_if::<Guarded>(map.cast(), |k, n, v| f(k.cast(), n, v, data)) })
 }
 
@@ -109,9 +102,7 @@ const _: () = assert!(size_of::<Iter>() <= size_of::<slate_iter_s>());
 const _: () = assert!(align_of::<Iter>() <= align_of::<slate_iter_s>());
 
 /// The body of a cursor. Every bit pattern is a valid `Iter` (a cursor that `slate_iter` never
-/// placed is stale).
-/// # Safety
-/// `it` is NULL or points to a `slate_iter_s`.
+/// placed is stale), so `it` need only be NULL or point to a `slate_iter_s`.
 unsafe fn cursor<'a>(it: *mut slate_iter_s) -> Result<&'a mut Iter, Error> {
     // SAFETY: the caller's guarantee; the assertions above.
     unsafe { it.cast::<Iter>().as_mut() }.ok_or(Error::Invalid)
@@ -121,12 +112,9 @@ unsafe fn cursor<'a>(it: *mut slate_iter_s) -> Result<&'a mut Iter, Error> {
 /// map: any number of cursors may read one map that nobody modifies, on several threads. Allowed
 /// inside the map's own `slate_each` callback. Allocates nothing.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
-/// # Safety
-/// `it` is NULL or writable; `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_iter(it: *mut slate_iter_s, map: *const slate_s) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantees.
         let m = unsafe { read(map)? };
         if it.is_null() {
             return Err(Error::Invalid);
@@ -149,9 +137,6 @@ pub unsafe extern "C" fn slate_iter(it: *mut slate_iter_s, map: *const slate_s) 
 /// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` once every entry has been given (and again on later
 /// calls); `SLATE_ERROR_INVALID` for a NULL `it` or `map`, or a stale cursor (see `slate_iter_s`).
 /// On an error nothing is stored.
-/// # Safety
-/// `it` is NULL or a cursor; `map` is NULL or an initialized map; `key`, `key_length` and `value`
-/// are each NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn slate_iter_next(
     it: *mut slate_iter_s,
@@ -161,10 +146,8 @@ pub unsafe extern "C" fn slate_iter_next(
     value: *mut *mut c_void,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantees.
         let (it, m) = unsafe { (cursor(it)?, read(map)?) };
         let (k, n, v) = m.iter_next(it)?;
-        // SAFETY: each out-parameter is NULL or writable.
         unsafe { (put(key, k.cast()), put(key_length, n), put(value, v)) };
         Ok(())
     })
@@ -177,14 +160,10 @@ pub unsafe extern "C" fn slate_iter_next(
 /// `slate_iter_next`, after it returned `SLATE_ERROR_NOT_FOUND`, or after this cursor already
 /// deleted it); `SLATE_ERROR_INVALID` for a NULL argument, from inside the map's own walk
 /// (`slate_each`, `slate_delete_if`), or for a stale cursor. On an error nothing changed.
-/// # Safety
-/// `it` is NULL or a cursor; `map` is NULL or an initialized map.
 #[no_mangle]
 pub unsafe extern "C" fn slate_iter_delete(it: *mut slate_iter_s, map: *mut slate_s) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantees.
         let m = unsafe { write(map)? };
-        // SAFETY: as above.
         m.iter_delete(unsafe { cursor(it)? })
     })
 }

@@ -68,8 +68,7 @@ pub struct slate_info_s {
     pub small: u32,
 }
 
-/// A NUL-terminated string's bytes (of any length). Safety: `key` is NULL or a NUL-terminated
-/// string.
+/// A NUL-terminated string's bytes (of any length).
 #[inline]
 unsafe fn string_bytes<'a>(key: *const c_char) -> Result<&'a [u8], Error> {
     if key.is_null() {
@@ -79,7 +78,7 @@ unsafe fn string_bytes<'a>(key: *const c_char) -> Result<&'a [u8], Error> {
     Ok(unsafe { CStr::from_ptr(key) }.to_bytes())
 }
 
-/// A NUL-terminated string key. Safety: as for `string_bytes`.
+/// A NUL-terminated string key.
 #[inline]
 pub(super) unsafe fn string_key<'a>(key: *const c_char) -> Result<Needle<'a>, Error> {
     // SAFETY: the caller's guarantee.
@@ -90,7 +89,7 @@ pub(super) unsafe fn string_key<'a>(key: *const c_char) -> Result<Needle<'a>, Er
     Ok(Needle::bytes(bytes))
 }
 
-/// A byte key. Safety: `key` is NULL with `len == 0`, or points to `len` readable bytes.
+/// A byte key: the `len` bytes at `key`, which may be NULL only when `len` is 0.
 #[inline]
 pub(super) unsafe fn bytes_key<'a>(key: *const c_void, len: u32) -> Result<Needle<'a>, Error> {
     match key.is_null() {
@@ -126,8 +125,7 @@ struct Bytes(*const c_void, u32);
 /// No body needs a guard of its own: a lookup runs no user code, allocates nothing and has no
 /// panicking operation, and the parts of inserts and deletes that might panic run under `Guarded`
 /// inside the `Map` methods (see `crate::map::keys`); `make symbols` checks that the compiled
-/// exports keep no unwinding path. Safety, for each method: `map` is NULL or an initialized map,
-/// `value` is NULL or writable, and the key's pointer is as its family's export says.
+/// exports keep no unwinding path.
 trait Arg: Sized {
     /// A lookup: `SLATE_OK` after storing the value in `*value` unless `value` is NULL,
     /// `SLATE_ERROR_NOT_FOUND`, or the error.
@@ -389,8 +387,6 @@ unsafe fn entry(
 /// allocator in force now (see `slate_use_allocator`). Calling it on a map that holds entries
 /// forgets them without freeing: call `slate_free` first.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` if `map` is NULL.
-/// # Safety
-/// `map` is NULL or points to writable memory for a `slate_s`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate(map: *mut slate_s) -> c_int { call!(guard(|| fresh(map).map(|b| b.write(Map::new(Allocator::current()))))) }
 
@@ -398,8 +394,6 @@ pub unsafe extern "C" fn slate(map: *mut slate_s) -> c_int { call!(guard(|| fres
 /// nothing when the map is already that large. May rebuild the whole map (every entry moves once).
 /// Returns `SLATE_OK`; `SLATE_ERROR_FULL` for a size no map can reach (such as `UINT64_MAX`);
 /// `SLATE_ERROR_ALLOC`; `SLATE_ERROR_INVALID` for a NULL map. On error nothing changed.
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_reserve(map: *mut slate_s, n: u64) -> c_int { call!(guard(|| write(map)?.reserve(n))) }
 
@@ -408,80 +402,56 @@ pub unsafe extern "C" fn slate_reserve(map: *mut slate_s, n: u64) -> c_int { cal
 /// dereferenced or freed.
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL map
 /// or key; `SLATE_ERROR_FULL` for a key of 4 GiB or more.
-/// # Safety
-/// `map` is NULL or an initialized map; `key` is NULL or a string.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_set(map: *mut slate_s, key: *const c_char, value: *mut c_void) -> c_int { call!(set(map, Str(key), value)) }
 
 /// `slate_set` for a key of `key_length` arbitrary bytes (embedded NULs allowed). `key` may be NULL
 /// only when `key_length` is 0: the empty key.
-/// # Safety
-/// As for `slate_set`, with `key` pointing to `key_length` readable bytes.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_set_bytes(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut c_void) -> c_int { call!(set(map, Bytes(key, key_length), value)) }
 
 /// `slate_set` for an `int64_t` key, stored as `SLATE_INT_KEY_LENGTH` describes (no string or
 /// `uint64_t` key meets it; never allocated).
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_set_i64(map: *mut slate_s, key: i64, value: *mut c_void) -> c_int { call!(set(map, i64_key(key), value)) }
 
 /// `slate_set` for a `uint64_t` key (as `slate_set_i64`).
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_set_u64(map: *mut slate_s, key: u64, value: *mut c_void) -> c_int { call!(set(map, u64_key(key), value)) }
 
 /// Looks `key` up. On `SLATE_OK` stores its value in `*value` unless `value` is NULL (a presence
 /// test). On `SLATE_ERROR_NOT_FOUND` leaves `*value` as it was. Allocates nothing.
 /// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL map or key.
-/// # Safety
-/// As for `slate_set`; `value` is NULL or writable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_get(map: *const slate_s, key: *const c_char, value: *mut *mut c_void) -> c_int { call!(Str(key).get(map, value)) }
 
 /// `slate_get` for a byte key (see `slate_set_bytes`).
-/// # Safety
-/// As for `slate_get` and `slate_set_bytes`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_get_bytes(map: *const slate_s, key: *const c_void, key_length: u32, value: *mut *mut c_void) -> c_int { call!(Bytes(key, key_length).get(map, value)) }
 
 /// `slate_get` for an `int64_t` key.
-/// # Safety
-/// As for `slate_get`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_get_i64(map: *const slate_s, key: i64, value: *mut *mut c_void) -> c_int { call!(i64_key(key).get(map, value)) }
 
 /// `slate_get` for a `uint64_t` key.
-/// # Safety
-/// As for `slate_get`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_get_u64(map: *const slate_s, key: u64, value: *mut *mut c_void) -> c_int { call!(u64_key(key).get(map, value)) }
 
 /// Removes `key` and frees the map's copy of it. Memory of the table is kept (see `slate_compact`).
 /// A map left empty takes a fresh seed (unless pinned).
 /// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL map or key.
-/// # Safety
-/// As for `slate_set`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_delete(map: *mut slate_s, key: *const c_char) -> c_int { call!(Str(key).take(map, ptr::null_mut())) }
 
 /// `slate_delete` for a byte key (see `slate_set_bytes`).
-/// # Safety
-/// As for `slate_set_bytes`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_delete_bytes(map: *mut slate_s, key: *const c_void, key_length: u32) -> c_int { call!(Bytes(key, key_length).take(map, ptr::null_mut())) }
 
 /// `slate_delete` for an `int64_t` key.
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_delete_i64(map: *mut slate_s, key: i64) -> c_int { call!(i64_key(key).take(map, ptr::null_mut())) }
 
 /// `slate_delete` for a `uint64_t` key.
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int { call!(u64_key(key).take(map, ptr::null_mut())) }
 
@@ -498,26 +468,18 @@ pub unsafe extern "C" fn slate_delete_u64(map: *mut slate_s, key: u64) -> c_int 
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (a key of 4 GiB or more) with
 /// nothing inserted and the out-pointers untouched; `SLATE_ERROR_INVALID` for a NULL map, key or
 /// `value`.
-/// # Safety
-/// As for `slate_set`; `value` and `inserted` are each NULL or writable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_entry(map: *mut slate_s, key: *const c_char, value: *mut *mut *mut c_void, inserted: *mut c_int) -> c_int { call!(entry(map, Str(key), value, inserted)) }
 
 /// `slate_entry` for a byte key (see `slate_set_bytes`).
-/// # Safety
-/// As for `slate_entry` and `slate_set_bytes`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_entry_bytes(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut *mut *mut c_void, inserted: *mut c_int) -> c_int { call!(entry(map, Bytes(key, key_length), value, inserted)) }
 
 /// `slate_entry` for an `int64_t` key.
-/// # Safety
-/// As for `slate_entry`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_entry_i64(map: *mut slate_s, key: i64, value: *mut *mut *mut c_void, inserted: *mut c_int) -> c_int { call!(entry(map, i64_key(key), value, inserted)) }
 
 /// `slate_entry` for a `uint64_t` key.
-/// # Safety
-/// As for `slate_entry`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_entry_u64(map: *mut slate_s, key: u64, value: *mut *mut *mut c_void, inserted: *mut c_int) -> c_int { call!(entry(map, u64_key(key), value, inserted)) }
 
@@ -527,26 +489,18 @@ pub unsafe extern "C" fn slate_entry_u64(map: *mut slate_s, key: u64, value: *mu
 /// takes a fresh seed (unless pinned).
 /// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL map or key
 /// (nothing removed).
-/// # Safety
-/// As for `slate_get`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_take(map: *mut slate_s, key: *const c_char, value: *mut *mut c_void) -> c_int { call!(Str(key).take(map, value)) }
 
 /// `slate_take` for a byte key (see `slate_set_bytes`).
-/// # Safety
-/// As for `slate_take` and `slate_set_bytes`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_take_bytes(map: *mut slate_s, key: *const c_void, key_length: u32, value: *mut *mut c_void) -> c_int { call!(Bytes(key, key_length).take(map, value)) }
 
 /// `slate_take` for an `int64_t` key.
-/// # Safety
-/// As for `slate_take`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_take_i64(map: *mut slate_s, key: i64, value: *mut *mut c_void) -> c_int { call!(i64_key(key).take(map, value)) }
 
 /// `slate_take` for a `uint64_t` key.
-/// # Safety
-/// As for `slate_take`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_take_u64(map: *mut slate_s, key: u64, value: *mut *mut c_void) -> c_int { call!(u64_key(key).take(map, value)) }
 
@@ -558,14 +512,10 @@ const _: () = assert!(INT_LEN == 10);
 /// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` when the bytes are not an `int64_t` key's encoding
 /// (another kind of key), leaving `*out` as it was; `SLATE_ERROR_INVALID` for a NULL `out`, or a
 /// NULL `key` with a non-zero length.
-/// # Safety
-/// `key` points to `key_length` readable bytes or is NULL; `out` is NULL or writable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_key_to_i64(key: *const c_char, key_length: u32, out: *mut i64) -> c_int { call!(decode(key, key_length, TAG_I64, out.cast())) }
 
 /// `slate_key_to_i64` for a `uint64_t` key's encoding.
-/// # Safety
-/// As for `slate_key_to_i64`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_key_to_u64(key: *const c_char, key_length: u32, out: *mut u64) -> c_int { call!(decode(key, key_length, TAG_U64, out)) }
 
@@ -598,31 +548,23 @@ unsafe fn decode(key: *const c_char, key_length: u32, tag: u8, out: *mut u64) ->
 /// its tables).
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a NULL `allocate` or `release`, a
 /// map that holds memory (nothing changed; a map being walked holds memory).
-/// # Safety
-/// `map` is NULL or an initialized map; `allocator` is NULL or readable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_set_allocator(map: *mut slate_s, allocator: *const slate_allocator_s) -> c_int { call!(super::set_allocator(map, allocator)) }
 
 /// Pins the map's hash seed to `seed`, so that the same calls in the same order give the same
 /// iteration order (for tests and golden files), for this library version and byte order. Allowed
-/// while the map holds no memory: after `slate()`, after `slate_free`, or after a `slate_compact`
-/// that left it empty (not after `slate_clear` or deleting every entry, which keep its tables). The
-/// pin survives the map emptying, `slate_clear` and `slate_free`; a clone keeps it; `slate()` drops
-/// it.
+/// when `slate_set_allocator` is: while the map holds no memory. The pin survives the map emptying,
+/// `slate_clear` and `slate_free`; a clone keeps it; `slate()` drops it.
 ///
 /// A pinned seed that an attacker can learn or choose gives up this map's protection against hash
 /// flooding (keys chosen to collide).
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map, a map that holds memory (nothing
 /// changed; a map being walked holds memory).
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_pin_seed(map: *mut slate_s, seed: u64) -> c_int { call!(guard(|| write(map)?.pin_seed(seed))) }
 
-/// 1 when `a` and `b` hold the same keys, each with the same (pointer- equal) value; else 0. 0 when
+/// 1 when `a` and `b` hold the same keys, each with the same (pointer-equal) value; else 0. 0 when
 /// either is NULL. Allocates nothing.
-/// # Safety
-/// `a` and `b` are NULL or initialized maps.
 #[no_mangle]
 pub unsafe extern "C" fn slate_equal(a: *const slate_s, b: *const slate_s) -> c_int {
     let mut equal = 0;
@@ -639,24 +581,18 @@ pub unsafe extern "C" fn slate_equal(a: *const slate_s, b: *const slate_s) -> c_
 }
 
 /// The number of entries; 0 for NULL.
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_length(map: *const slate_s) -> u64 { call!(read(map).map_or(0, |m| m.len())) }
 
 /// Removes every entry (freeing the map's key copies) and keeps the capacity, so refilling
 /// allocates less. Takes a fresh seed.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL map.
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_clear(map: *mut slate_s) -> c_int { call!(super::clear(map)) }
 
 /// Rebuilds the map at its current size, releasing capacity left by deletions and dropping
 /// tombstones. Every entry moves once.
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL map.
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_compact(map: *mut slate_s) -> c_int { call!(guard(|| write(map)?.compact())) }
 
@@ -666,15 +602,11 @@ pub unsafe extern "C" fn slate_compact(map: *mut slate_s) -> c_int { call!(guard
 /// `map`. Like a map from `slate()`, it takes the allocator in force now.
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty map and nothing leaked);
 /// `SLATE_ERROR_INVALID` for a NULL argument or `copy == map`.
-/// # Safety
-/// `copy` is NULL or writable; `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_clone(copy: *mut slate_s, map: *const slate_s) -> c_int { call!(super::clone(copy, map)) }
 
 /// Releases everything the map holds. The map stays usable as an empty map (freeing twice is
 /// harmless). Does nothing for NULL.
-/// # Safety
-/// `map` is NULL or an initialized map.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slate_free(map: *mut slate_s) { call!(super::free(map)) }
 
@@ -693,8 +625,6 @@ pub extern "C" fn slate_use_allocator(malloc_fn: slate_malloc_f, calloc_fn: slat
 /// Fills `*info` with the map's shape (introspection for tests and tools). Walks every table;
 /// allocates nothing.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
-/// # Safety
-/// `map` is NULL or an initialized map; `info` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn slate_info(map: *const slate_s, info: *mut slate_info_s) -> c_int {
     guard(|| {
@@ -727,8 +657,6 @@ pub unsafe extern "C" fn slate_info(map: *const slate_s, info: *mut slate_info_s
 /// `message` (NUL-terminated, cut to `message_capacity` bytes; may be NULL when `message_capacity`
 /// is 0). Allocates nothing.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a broken invariant or a NULL map.
-/// # Safety
-/// `map` is NULL or an initialized map; `message` is NULL or has `message_capacity` writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn slate_check(
     map: *const slate_s,

@@ -24,8 +24,21 @@
 //! one line, its C signature and the generic it calls, which rustfmt leaves as written
 //! (`#[rustfmt::skip]`): cbindgen reads the exports from the source, so they cannot come out of a
 //! macro.
+//!
+//! **Pointers.** Every export takes its pointers under one rule, which the header's preamble states
+//! for C ("Pointers in one paragraph", `cbindgen.toml`) and no export's doc repeats: a pointer may
+//! be NULL (the export says what that does); any other is good for what the call does with it. A
+//! structure pointer points to a structure its initializer set up, or to writable memory for one
+//! (an initializer, `slate_iter`, a clone's `copy`); an out-pointer is writable; an array or buffer
+//! with a count, length or capacity holds, or has room for, that many items; a string is
+//! NUL-terminated; a struct passed by pointer is readable; a function pointer takes the data or
+//! context that goes with it and does not unwind. An export's doc says only what it needs beyond
+//! this. The crate's `unsafe fn`s here take pointers on the same terms unless their docs say more,
+//! and an `unsafe` block that relies on those terms alone needs no `SAFETY` comment.
 
 #![allow(non_camel_case_types)]
+// The exports' safety rule is stated once, in the module doc above and the header's preamble.
+#![allow(clippy::missing_safety_doc)]
 
 use core::cell::Cell;
 use core::ffi::{c_char, c_int, c_void};
@@ -51,8 +64,7 @@ pub mod sparse;
 // (`include/slate-introspect.h`.)
 pub mod introspect;
 
-/// The body of an export that passes its arguments on to the generic that does its work: the
-/// export's `# Safety` is the generic's.
+/// The body of an export that passes its arguments on to the generic that does its work.
 macro_rules! call {
     ($e:expr) => {
         // SAFETY: the caller's guarantees, passed on as they are.
@@ -123,21 +135,18 @@ pub(crate) const SLATE_OK: c_int = slate_error_e::SLATE_OK as c_int;
 pub(crate) const NOT_FOUND: c_int = Error::NotFound as c_int;
 pub(crate) const INVALID: c_int = Error::Invalid as c_int;
 
-/// Stores `v` in `*out` unless `out` is NULL (an optional out-parameter). Safety: `out` is NULL or
-/// writable.
+/// Stores `v` in `*out` unless `out` is NULL (an optional out-parameter).
 pub(crate) unsafe fn put<T>(out: *mut T, v: T) {
     if !out.is_null() {
-        // SAFETY: the caller's guarantee.
         unsafe { out.write(v) };
     }
 }
 
 /// A lookup's answer: `SLATE_OK` after `put(out, v)`, or `SLATE_ERROR_NOT_FOUND` for `None` (`*out`
-/// left as it was). Safety: as for `put`.
+/// left as it was).
 pub(crate) unsafe fn found<T>(v: Option<T>, out: *mut T) -> c_int {
     match v {
         Some(v) => {
-            // SAFETY: the caller's guarantee.
             unsafe { put(out, v) };
             SLATE_OK
         }
@@ -281,13 +290,13 @@ macro_rules! body {
 }
 pub(crate) use body;
 
-/// The body to read. Safety: `p` is NULL or points to an initialized struct.
+/// The body to read.
 pub(crate) unsafe fn read<'a, S: Shell>(p: *const S) -> Result<&'a S::Body, Error> {
     // SAFETY: the caller's guarantee; `Shell` guarantees size and alignment.
     unsafe { p.cast::<S::Body>().as_ref() }.ok_or(Error::Invalid)
 }
 
-/// The body to modify. Safety: as for `read`.
+/// The body to modify.
 #[inline]
 pub(crate) unsafe fn write<'a, S: Shell>(p: *mut S) -> Result<&'a mut S::Body, Error> {
     // SAFETY: the caller's guarantee; `Shell` guarantees size and
@@ -306,26 +315,21 @@ pub(crate) fn fresh<S: Shell>(p: *mut S) -> Result<*mut S::Body, Error> {
     Ok(p.cast())
 }
 
-// The bodies every structure's exports share. Safety, for each: `p` is
-// NULL or points to an initialized struct, and every other pointer is as
-// the exports that call the body say.
+// The bodies every structure's exports share.
 
 /// `slate_clear`, `slotmap_clear`, `slotmap_sparse_clear`.
 pub(crate) unsafe fn clear<S: Shell>(p: *mut S) -> c_int {
-    // SAFETY: the caller's guarantee.
     guard(|| unsafe { write(p) }.map(|b| b.clear()))
 }
 
 /// `slate_free`, `slotmap_free`, `slotmap_sparse_free`.
 pub(crate) unsafe fn free<S: Shell>(p: *mut S) {
-    // SAFETY: the caller's guarantee.
     guard(|| unsafe { write(p) }.map(|b| b.free()));
 }
 
 /// `slate_set_allocator` and its kin: `*a`'s functions, or the process default for NULL.
 pub(crate) unsafe fn set_allocator<S: Shell>(p: *mut S, a: *const slate_allocator_s) -> c_int {
     guard(|| {
-        // SAFETY (both): the caller's guarantees.
         let body = unsafe { write(p)? };
         body.set_allocator(match unsafe { a.as_ref() } {
             None => Allocator::current(),
@@ -338,7 +342,6 @@ pub(crate) unsafe fn set_allocator<S: Shell>(p: *mut S, a: *const slate_allocato
 /// empty structure `Body::copy` gives.
 pub(crate) unsafe fn clone<S: Shell>(copy: *mut S, p: *const S) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
         let from = unsafe { read(p)? };
         let at = fresh(copy)?;
         if ptr::eq(copy.cast_const(), p) {

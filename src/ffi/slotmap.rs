@@ -20,10 +20,9 @@ use super::{
 /// never validates again.
 pub type slotmap_key = u64;
 
-/// A slotmap: a generational arena with dense rows. A complete type, caller-allocated like
-/// `slate_s`: initialize it with `slotmap()` or `slotmap_columns()`, release it with
-/// `slotmap_free()`. It may be moved with `memcpy` while no call on it is in progress. Its fields
-/// are private.
+/// A slotmap: a generational arena with dense rows. A complete type, caller-allocated, movable and
+/// private like `slate_s`: initialize it with `slotmap()` or `slotmap_columns()`, release it with
+/// `slotmap_free()`.
 #[repr(C)]
 pub struct slotmap_s {
     pub _private: [u64; 24],
@@ -45,7 +44,7 @@ pub type slotmap_each_f =
     Option<unsafe extern "C" fn(key: slotmap_key, row: *mut c_void, data: *mut c_void) -> c_int>;
 
 /// What a slotmap and a sparse set do alike, by their inherent methods of the same names: the
-/// bodies of the calls they share. The walks' safety: `this` points to a live structure.
+/// bodies of the calls they share.
 pub(super) trait Rows: Sized {
     fn new(sizes: &[u32], alloc: Allocator) -> Result<Self, Error>;
     fn get(&self, key: u64) -> Option<*mut u8>;
@@ -87,21 +86,18 @@ macro_rules! rows {
                 this: *const Self,
                 f: impl FnMut(u64, *mut u8) -> i32,
             ) -> Result<i32, Error> {
-                // SAFETY: the caller's guarantee.
                 unsafe { <$t>::each(this, f) }
             }
             unsafe fn erase_if(
                 this: *mut Self,
                 f: impl FnMut(u64, *mut u8) -> i32,
             ) -> Result<(), Error> {
-                // SAFETY: the caller's guarantee.
                 unsafe { <$t>::erase_if(this, f) }
             }
             unsafe fn sort<G: $crate::map::Guard>(
                 this: *mut Self,
                 less: impl FnMut(*const u8, *const u8) -> bool,
             ) -> Result<(), Error> {
-                // SAFETY: the caller's guarantee.
                 unsafe { <$t>::sort::<G>(this, less) }
             }
         }
@@ -119,9 +115,7 @@ rows!(SlotMap);
 pub(super) type Less =
     Option<unsafe extern "C" fn(a: *const c_void, b: *const c_void, data: *mut c_void) -> c_int>;
 
-// The shared bodies. Safety, for each: `p` is NULL or points to an
-// initialized struct (writable memory, for `init` and `columns`), and
-// every other pointer is as the exports that call the body say.
+// The shared bodies.
 
 /// `slotmap`, `slotmap_sparse`: `p` initialized with columns of `sizes`.
 pub(super) unsafe fn init<S: Table>(p: *mut S, sizes: &[u32]) -> c_int {
@@ -139,21 +133,16 @@ pub(super) unsafe fn columns<S: Table>(p: *mut S, sizes: *const u32, count: u32)
     if sizes.is_null() || count == 0 {
         return INVALID;
     }
-    // SAFETY: the caller's guarantees.
     unsafe { init(p, core::slice::from_raw_parts(sizes, count as usize)) }
 }
 
 /// `slotmap_reserve`, `slotmap_sparse_reserve`.
 pub(super) unsafe fn reserve<S: Table>(p: *mut S, n: u32) -> c_int {
-    // SAFETY: the caller's guarantee.
     guard(|| unsafe { write(p)? }.reserve(n))
 }
 
-/// `slotmap_get`, `slotmap_sparse_get`. No `guard` here or in the other lookups: they run no user
-/// code, allocate nothing and cannot panic (`make symbols` checks that no exported function has an
-/// unwind path).
+/// `slotmap_get`, `slotmap_sparse_get`: unguarded, as every lookup (see the module doc of `ffi`).
 pub(super) unsafe fn get<S: Table>(p: *const S, key: u64, element: *mut *mut c_void) -> c_int {
-    // SAFETY: the caller's guarantees.
     match unsafe { read(p) } {
         Ok(m) => unsafe { found(m.get(key).map(<*mut u8>::cast), element) },
         Err(e) => e as c_int,
@@ -162,7 +151,6 @@ pub(super) unsafe fn get<S: Table>(p: *const S, key: u64, element: *mut *mut c_v
 
 /// `slotmap_row`, `slotmap_sparse_row`.
 pub(super) unsafe fn row_of<S: Table>(p: *const S, key: u64, row: *mut u32) -> c_int {
-    // SAFETY: the caller's guarantees.
     match unsafe { read(p) } {
         Ok(m) if !row.is_null() => unsafe { found(m.row_of(key), row) },
         _ => INVALID,
@@ -171,13 +159,11 @@ pub(super) unsafe fn row_of<S: Table>(p: *const S, key: u64, row: *mut u32) -> c
 
 /// `slotmap_contains`, `slotmap_sparse_contains`.
 pub(super) unsafe fn contains<S: Table>(p: *const S, key: u64) -> c_int {
-    // SAFETY: the caller's guarantee.
     unsafe { read(p) }.is_ok_and(|m| m.row_of(key).is_some()) as c_int
 }
 
 /// `slotmap_key_at`, `slotmap_sparse_key_at`.
 pub(super) unsafe fn key_at<S: Table>(p: *const S, row: u32) -> u64 {
-    // SAFETY: the caller's guarantee.
     unsafe { read(p) }
         .ok()
         .and_then(|m| m.key_at(row))
@@ -186,7 +172,6 @@ pub(super) unsafe fn key_at<S: Table>(p: *const S, row: u32) -> u64 {
 
 /// `slotmap_length`, `slotmap_sparse_length`.
 pub(super) unsafe fn length<S: Table>(p: *const S) -> u32 {
-    // SAFETY: the caller's guarantee.
     unsafe { read(p) }.map_or(0, |m| m.len())
 }
 
@@ -199,8 +184,6 @@ pub(super) unsafe fn each<S: Table>(
     let Some(f) = armed(callback, p) else {
         return INVALID;
     };
-    // SAFETY: an initialized structure, the caller's guarantee; the
-    // callback's contract is the caller's.
     walk_code(unsafe { S::Body::each(p.cast(), |k, row| f(k, row.cast(), data)) })
 }
 
@@ -213,7 +196,6 @@ pub(super) unsafe fn erase_if<S: Table>(
     let Some(f) = armed(predicate, p) else {
         return INVALID;
     };
-    // SAFETY: an initialized structure, the caller's guarantee.
     code(unsafe { S::Body::erase_if(p.cast(), |k, row| f(k, row.cast(), data)) })
 }
 
@@ -222,14 +204,11 @@ pub(super) unsafe fn sort<S: Table>(p: *mut S, less: Less, data: *mut c_void) ->
     let Some(f) = armed(less, p) else {
         return INVALID;
     };
-    // SAFETY: an initialized structure, the caller's guarantee; the
-    // comparator's contract is the caller's.
     code(unsafe { S::Body::sort::<Guarded>(p.cast(), |a, b| f(a.cast(), b.cast(), data) != 0) })
 }
 
 /// `slotmap_insert`; the calling thread does not walk `sm`.
 unsafe fn insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) -> c_int {
-    // SAFETY: the caller's guarantees.
     let m = match unsafe { write(sm) } {
         Ok(m) if !key.is_null() => m,
         _ => return INVALID,
@@ -268,7 +247,6 @@ unsafe fn get_many(
     count: usize,
     elements: *mut *mut c_void,
 ) -> c_int {
-    // SAFETY: the caller's guarantee.
     let m = match unsafe { read(sm) } {
         Ok(m) => m,
         Err(e) => return e as c_int,
@@ -289,8 +267,6 @@ unsafe fn get_many(
 /// nothing. Takes the allocator in force (see `slate_use_allocator`; the `SLATE_MALLOC` hooks serve
 /// slotmaps too).
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm` or a zero size.
-/// # Safety
-/// `sm` is NULL or points to writable memory for a `slotmap_s`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap(sm: *mut slotmap_s, element_size: u32) -> c_int { call!(init(sm, &[element_size])) }
 
@@ -300,8 +276,6 @@ pub unsafe extern "C" fn slotmap(sm: *mut slotmap_s, element_size: u32) -> c_int
 /// nothing.
 /// Returns `SLATE_OK`; `SLATE_ERROR_INVALID` for a NULL `sm` or `sizes`, `count == 0` or a zero
 /// size; `SLATE_ERROR_FULL` for more than 16 columns or rows of 4 GiB.
-/// # Safety
-/// `sm` is NULL or writable; `sizes` is NULL or holds `count` sizes.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_columns(sm: *mut slotmap_s, sizes: *const u32, count: u32) -> c_int { call!(columns(sm, sizes, count)) }
 
@@ -310,8 +284,6 @@ pub unsafe extern "C" fn slotmap_columns(sm: *mut slotmap_s, sizes: *const u32, 
 /// are not valid after it.
 /// Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond the limit (`slotmap_limit`); `SLATE_ERROR_ALLOC`
 /// (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm`.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_reserve(sm: *mut slotmap_s, n: u32) -> c_int { call!(reserve(sm, n)) }
 
@@ -324,16 +296,12 @@ pub unsafe extern "C" fn slotmap_reserve(sm: *mut slotmap_s, n: u32) -> c_int { 
 /// erasing every row, which keep the capacity).
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a NULL `allocate` or `release`, a
 /// slotmap that holds memory (nothing changed; a slotmap being walked holds memory).
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; `allocator` is NULL or readable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_set_allocator(sm: *mut slotmap_s, allocator: *const slate_allocator_s) -> c_int { call!(super::set_allocator(sm, allocator)) }
 
 /// Gives the slotmap a fixed capacity: an insert beyond `max_rows` rows fails with
 /// `SLATE_ERROR_FULL` and changes nothing. Allocates nothing. `UINT32_MAX` means no limit.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`, a limit below the current length.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_limit(sm: *mut slotmap_s, max_rows: u32) -> c_int { call!(guard(|| write(sm)?.set_limit(max_rows))) }
 
@@ -353,13 +321,9 @@ pub unsafe extern "C" fn slotmap_limit(sm: *mut slotmap_s, max_rows: u32) -> c_i
 /// slotmap_insert(&sm, row, &k);
 /// ```
 ///
-/// or insert NULL and write each field through `slotmap_column` at `slotmap_row`. The pointer is
-/// read during the call only.
+/// or insert NULL and write each field through `slotmap_column` at `slotmap_row`.
 /// Returns `SLATE_OK`; `SLATE_ERROR_FULL` at the limit; `SLATE_ERROR_ALLOC` (nothing changed);
 /// `SLATE_ERROR_INVALID` for a NULL `sm` or `key`.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; `row` is NULL or holds a packed row; `key` is NULL or
-/// writable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_insert(sm: *mut slotmap_s, row: *const c_void, key: *mut slotmap_key) -> c_int { call!(insert(sm, row, key)) }
 
@@ -368,8 +332,6 @@ pub unsafe extern "C" fn slotmap_insert(sm: *mut slotmap_s, row: *const c_void, 
 /// erases, sorts, reserves, clears or frees (`slotmap_reserve` may move the columns); calls that
 /// fail or are refused change nothing and keep it valid. On `SLATE_ERROR_NOT_FOUND` (a stale,
 /// forged or foreign key, or 0) leaves `*element` as it was. Allocates nothing.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; `element` is NULL or writable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_get(sm: *const slotmap_s, key: slotmap_key, element: *mut *mut c_void) -> c_int { call!(get(sm, key, element)) }
 
@@ -380,17 +342,12 @@ pub unsafe extern "C" fn slotmap_get(sm: *const slotmap_s, key: slotmap_key, ele
 /// valid as `slotmap_get`'s do. Allocates nothing; allowed inside `slotmap_each` callbacks.
 /// Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID` with nothing written for a
 /// NULL slotmap, or a NULL `keys` or `elements` when `count > 0`.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; `keys` has `count` readable keys and `elements` room for
-/// `count` pointers.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_get_many(sm: *const slotmap_s, keys: *const slotmap_key, count: usize, elements: *mut *mut c_void) -> c_int { call!(get_many(sm, keys, count, elements)) }
 
 /// Stores `key`'s dense row index in `*row` (valid until the next insert, erase, sort, clear or
 /// free).
 /// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND`, or `SLATE_ERROR_INVALID` for a NULL `sm` or `row`.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; `row` is NULL or writable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_row(sm: *const slotmap_s, key: slotmap_key, row: *mut u32) -> c_int { call!(row_of(sm, key, row)) }
 
@@ -398,20 +355,14 @@ pub unsafe extern "C" fn slotmap_row(sm: *const slotmap_s, key: slotmap_key, row
 /// 16-byte aligned. Valid until the next insert, erase, sort, reserve, clear or free. NULL for a
 /// NULL `sm`, a column out of range, or while the slotmap has never held a row (nothing is
 /// allocated).
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_column(sm: *const slotmap_s, column: u32) -> *mut c_void { call!(read(sm).ok().filter(|m| column < m.column_count()).map_or(ptr::null_mut(), |m| m.column(column as usize).cast())) }
 
 /// The key that owns dense row `row`; 0 for a row at or past the length or a NULL `sm`.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_key_at(sm: *const slotmap_s, row: u32) -> slotmap_key { call!(key_at(sm, row)) }
 
 /// 1 when `key` is valid in `sm`, else 0 (also for NULL).
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_contains(sm: *const slotmap_s, key: slotmap_key) -> c_int { call!(contains(sm, key)) }
 
@@ -419,9 +370,6 @@ pub unsafe extern "C" fn slotmap_contains(sm: *const slotmap_s, key: slotmap_key
 /// every other key stays valid. `key` becomes stale for good.
 /// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` for a stale, forged or foreign key;
 /// `SLATE_ERROR_INVALID` for a NULL `sm`.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
-// Allocates nothing and cannot panic: no `guard`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_erase(sm: *mut slotmap_s, key: slotmap_key) -> c_int { call!(code(write(sm).and_then(|m| m.erase(key)))) }
 
@@ -433,8 +381,6 @@ pub unsafe extern "C" fn slotmap_erase(sm: *mut slotmap_s, key: slotmap_key) -> 
 /// Rows erased before the walk stopped, or before a predicate left it with `longjmp`, stay erased.
 /// Returns `SLATE_OK` (not a count), or `SLATE_ERROR_INVALID` for a NULL `sm` or predicate, or as
 /// above. Allocates nothing.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; the predicate must not unwind.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_erase_if(sm: *mut slotmap_s, predicate: slotmap_each_f, data: *mut c_void) -> c_int { call!(erase_if(sm, predicate, data)) }
 
@@ -449,8 +395,6 @@ pub unsafe extern "C" fn slotmap_erase_if(sm: *mut slotmap_s, predicate: slotmap
 /// `slotmap_free`.
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (nothing changed); `SLATE_ERROR_INVALID` for a NULL `sm`
 /// or `less`, or as above.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; `less` must not unwind.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sort(sm: *mut slotmap_s, less: Option<unsafe extern "C" fn(a: *const c_void, b: *const c_void, data: *mut c_void) -> c_int>, data: *mut c_void) -> c_int { call!(sort(sm, less, data)) }
 
@@ -462,21 +406,15 @@ pub unsafe extern "C" fn slotmap_sort(sm: *mut slotmap_s, less: Option<unsafe ex
 /// stops the walk with `SLATE_ERROR_INVALID`.
 /// Returns `SLATE_OK`, the callback's non-zero value, or `SLATE_ERROR_INVALID` for a NULL `sm` or
 /// callback, or as above. Allocates nothing.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; the callback must not unwind.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_each(sm: *const slotmap_s, callback: slotmap_each_f, data: *mut c_void) -> c_int { call!(each(sm, callback, data)) }
 
 /// The number of rows; 0 for NULL.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_length(sm: *const slotmap_s) -> u32 { call!(length(sm)) }
 
 /// Removes every row; every old key becomes stale. Keeps the capacity.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sm`.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_clear(sm: *mut slotmap_s) -> c_int { call!(super::clear(sm)) }
 
@@ -485,14 +423,10 @@ pub unsafe extern "C" fn slotmap_clear(sm: *mut slotmap_s) -> c_int { call!(supe
 /// in force.
 /// Returns `SLATE_OK`; `SLATE_ERROR_ALLOC` (then `copy` is an empty slotmap of the same columns);
 /// `SLATE_ERROR_INVALID` for a NULL argument or `copy == sm`.
-/// # Safety
-/// `copy` is NULL or writable; `sm` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_clone(copy: *mut slotmap_s, sm: *const slotmap_s) -> c_int { call!(super::clone(copy, sm)) }
 
 /// Releases everything. The slotmap stays usable (same columns, length 0), every old key stays
 /// stale, freeing twice is harmless. Does nothing for NULL.
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_free(sm: *mut slotmap_s) { call!(super::free(sm)) }

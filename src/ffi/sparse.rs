@@ -21,9 +21,9 @@ use super::{
 
 /// A sparse set keyed by slotmap keys: an entity's optional part (a velocity, a tag) beside the
 /// slotmap that issues the keys. It maps slotmap keys to dense rows of its own columns, or holds
-/// bare membership. A complete type, caller-allocated like `slotmap_s`: initialize it with
-/// `slotmap_sparse()` or `slotmap_sparse_columns()`, release it with `slotmap_sparse_free()`. It
-/// may be moved with `memcpy` while no call on it is in progress. Its fields are private.
+/// bare membership. A complete type, caller-allocated, movable and private like `slate_s`:
+/// initialize it with `slotmap_sparse()` or `slotmap_sparse_columns()`, release it with
+/// `slotmap_sparse_free()`.
 ///
 /// Keys are full generational keys: a key whose slot the owner reissued for a new entity never
 /// finds the old entity's row. A set holds at most one key per slot index (the key's low 32 bits).
@@ -64,9 +64,7 @@ unsafe fn set(
     row: *const c_void,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
         let s = unsafe { write(sp)? };
-        // SAFETY: the caller's guarantees.
         unsafe { s.set(owner.cast::<SlotMap>().as_ref(), key, row.cast()) }
     })
 }
@@ -79,7 +77,6 @@ unsafe fn get_many(
     elements: *mut *mut c_void,
     found: *mut u8,
 ) -> c_int {
-    // SAFETY: the caller's guarantee.
     let s = match unsafe { read(sp) } {
         Ok(s) => s,
         Err(e) => return e as c_int,
@@ -108,7 +105,6 @@ unsafe fn get_many(
 /// `slotmap_sparse_prune`: as its export says.
 unsafe fn prune(sp: *mut slotmap_sparse_s, owner: *const slotmap_s) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantees.
         let (s, owner) = unsafe { (write(sp)?, read(owner)?) };
         s.prune(owner);
         Ok(())
@@ -148,7 +144,6 @@ unsafe fn join(
     let visit = |key, rows: &[u32], elements: &[*mut c_void]| unsafe {
         f(key, rows.as_ptr(), elements.as_ptr(), data)
     };
-    // SAFETY: the caller's guarantee.
     walk_code(unsafe { sparse::join(owner, &list[..count.min(sparse::join::MAX_SETS)], visit) })
 }
 
@@ -158,14 +153,10 @@ unsafe fn join(
 /// Allocates nothing. Calling it on a set that holds rows forgets them without freeing: call
 /// `slotmap_sparse_free` first.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
-/// # Safety
-/// `sp` is NULL or points to writable memory for a `slotmap_sparse_s`.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse(sp: *mut slotmap_sparse_s, element_size: u32) -> c_int { call!(init(sp, &[element_size][..(element_size != 0) as usize])) }
 
 /// `slotmap_columns` for a set (`SLATE_ERROR_FULL` for more than 16 columns).
-/// # Safety
-/// `sp` is NULL or writable; `sizes` is NULL or holds `count` sizes.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_columns(sp: *mut slotmap_sparse_s, sizes: *const u32, count: u32) -> c_int { call!(columns(sp, sizes, count)) }
 
@@ -173,8 +164,6 @@ pub unsafe extern "C" fn slotmap_sparse_columns(sp: *mut slotmap_sparse_s, sizes
 /// the temporary memory of `slotmap_sparse_erase_if` and `slotmap_sparse_sort`. Allowed while the
 /// set holds no memory (after `slotmap_sparse()`, `slotmap_sparse_columns()` or
 /// `slotmap_sparse_free`); kept by `free`, dropped by re-initialisation, inherited by clones.
-/// # Safety
-/// `sp` is NULL or an initialized set; `allocator` is NULL or readable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_set_allocator(sp: *mut slotmap_sparse_s, allocator: *const slate_allocator_s) -> c_int { call!(super::set_allocator(sp, allocator)) }
 
@@ -182,8 +171,6 @@ pub unsafe extern "C" fn slotmap_sparse_set_allocator(sp: *mut slotmap_sparse_s,
 /// may still allocate pages for slot indices it has not seen). May move the columns.
 /// Returns `SLATE_OK`; `SLATE_ERROR_FULL` beyond 2^32 - 2 rows; `SLATE_ERROR_ALLOC` (nothing
 /// changed); `SLATE_ERROR_INVALID` for a NULL `sp`.
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_reserve(sp: *mut slotmap_sparse_s, n: u32) -> c_int { call!(reserve(sp, n)) }
 
@@ -197,17 +184,12 @@ pub unsafe extern "C" fn slotmap_sparse_reserve(sp: *mut slotmap_sparse_s, n: u3
 /// never writes a live entity's row; with a NULL `owner` any non-zero key is taken as given.
 /// Returns `SLATE_OK`; `SLATE_ERROR_NOT_FOUND` (above); `SLATE_ERROR_INVALID` for a NULL `sp` or key
 /// 0; `SLATE_ERROR_ALLOC` or `SLATE_ERROR_FULL` (nothing changed).
-/// # Safety
-/// `sp` is NULL or an initialized set; `owner` is NULL or an initialized slotmap; `row` is NULL or
-/// holds the columns' sizes in bytes.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_set(sp: *mut slotmap_sparse_s, owner: *const slotmap_s, key: slotmap_key, row: *const c_void) -> c_int { call!(set(sp, owner, key, row)) }
 
 /// `slotmap_get` for a set: a key not present (0, forged, stale, another generation of a present
 /// slot) is `SLATE_ERROR_NOT_FOUND`; a membership set's element is NULL. The pointer is valid until
 /// the next call that sets a new key, erases, prunes, sorts, reserves, clears or frees the set.
-/// # Safety
-/// `sp` is NULL or an initialized set; `element` is NULL or writable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_get(sp: *const slotmap_sparse_s, key: slotmap_key, element: *mut *mut c_void) -> c_int { call!(get(sp, key, element)) }
 
@@ -218,108 +200,77 @@ pub unsafe extern "C" fn slotmap_sparse_get(sp: *const slotmap_sparse_s, key: sl
 /// cache misses overlap). Allocates nothing.
 /// Returns `SLATE_OK` (also for `count == 0`), or `SLATE_ERROR_INVALID` with nothing written for a
 /// NULL set, or a NULL `keys` or `found` when `count > 0`.
-/// # Safety
-/// `sp` is NULL or an initialized set; `keys` has `count` keys, `found` room for `count` bytes, and
-/// `elements` is NULL or has room for `count` pointers.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_get_many(sp: *const slotmap_sparse_s, keys: *const slotmap_key, count: usize, elements: *mut *mut c_void, found: *mut u8) -> c_int { call!(get_many(sp, keys, count, elements, found)) }
 
 /// 1 if the set holds exactly `key`, else 0 (also for NULL). Allocates nothing.
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_contains(sp: *const slotmap_sparse_s, key: slotmap_key) -> c_int { call!(contains(sp, key)) }
 
 /// `slotmap_row` for a set (the row is valid until the next call that sets a new key, erases,
 /// prunes, sorts, clears or frees the set).
-/// # Safety
-/// `sp` is NULL or an initialized set; `row` is NULL or writable.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_row(sp: *const slotmap_sparse_s, key: slotmap_key, row: *mut u32) -> c_int { call!(row_of(sp, key, row)) }
 
 /// Erases `key`'s row by swap-and-pop: the last row moves into its place, so rows stay packed.
 /// Returns `SLATE_OK`, `SLATE_ERROR_NOT_FOUND` (a key not present), or `SLATE_ERROR_INVALID` for a
 /// NULL `sp`.
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_erase(sp: *mut slotmap_sparse_s, key: slotmap_key) -> c_int { call!(guard(|| write(sp)?.erase(key))) }
 
 /// `slotmap_erase_if` for a set (`element`: the row's column-0 element; NULL for a membership set).
-/// # Safety
-/// `sp` is NULL or an initialized set; the predicate must not unwind.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_erase_if(sp: *mut slotmap_sparse_s, predicate: slotmap_each_f, data: *mut c_void) -> c_int { call!(erase_if(sp, predicate, data)) }
 
 /// Erases, in one pass, every row whose key `owner` no longer accepts (`slotmap_contains(owner,
 /// key) == 0`): the bulk cleanup after entities die. Allocates nothing.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp` or `owner`.
-/// # Safety
-/// `sp` is NULL or an initialized set; `owner` is NULL or an initialized slotmap.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_prune(sp: *mut slotmap_sparse_s, owner: *const slotmap_s) -> c_int { call!(prune(sp, owner)) }
 
 /// The number of rows; 0 for NULL.
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_length(sp: *const slotmap_sparse_s) -> u32 { call!(length(sp)) }
 
 /// The base of dense column `column` (rows `0 .. length - 1`), aligned to 16 bytes; NULL for a NULL
 /// set, a column out of range, a membership set, or a set that never held a row. Valid as
 /// `slotmap_sparse_get`'s pointers.
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_column(sp: *const slotmap_sparse_s, column: u32) -> *mut c_void { call!(read(sp).map_or(ptr::null_mut(), |s| s.column(column as usize).cast())) }
 
 /// The key of dense row `row`; 0 for `row >= length` or a NULL set.
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_key_at(sp: *const slotmap_sparse_s, row: u32) -> slotmap_key { call!(key_at(sp, row)) }
 
 /// The set's keys as a dense array (row `i`'s key at index `i`, `length` of them), to pass straight
 /// to `slotmap_get_many` or another set's `get_many`; NULL for a NULL or empty set. Valid as
 /// `slotmap_sparse_get`'s pointers.
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_keys(sp: *const slotmap_sparse_s) -> *const slotmap_key { call!(read(sp).map_or(ptr::null(), |s| s.keys_ptr())) }
 
 /// `slotmap_each` for a set, row 0 first (`element`: the row's column-0 element; NULL for a
 /// membership set). The walk also stays on the row of a key the callback erased (the way a system
 /// drops a tag it has handled); a prune, like any other change, stops it.
-/// # Safety
-/// `sp` is NULL or an initialized set; the callback must not unwind.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_each(sp: *const slotmap_sparse_s, callback: slotmap_each_f, data: *mut c_void) -> c_int { call!(each(sp, callback, data)) }
 
 /// `slotmap_sort` for a set (`SLATE_ERROR_INVALID` also for a membership set; the sort's memory
 /// stays with the set until its next sort or `slotmap_sparse_free`).
-/// # Safety
-/// `sp` is NULL or an initialized set; `less` must not unwind.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_sort(sp: *mut slotmap_sparse_s, less: Option<unsafe extern "C" fn(a: *const c_void, b: *const c_void, data: *mut c_void) -> c_int>, data: *mut c_void) -> c_int { call!(sort(sp, less, data)) }
 
 /// Removes every row (their keys are no longer present); keeps the capacity and the index's pages.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL `sp`.
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_clear(sp: *mut slotmap_sparse_s) -> c_int { call!(super::clear(sp)) }
 
 /// `slotmap_clone` for a set (row order not kept necessarily; after `SLATE_ERROR_ALLOC`, `copy` is
 /// an empty set of the same columns).
-/// # Safety
-/// `copy` is NULL or writable; `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_clone(copy: *mut slotmap_sparse_s, sp: *const slotmap_sparse_s) -> c_int { call!(super::clone(copy, sp)) }
 
 /// Releases everything. The set stays usable (same columns, empty); freeing twice is harmless. Does
 /// nothing for NULL.
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_sparse_free(sp: *mut slotmap_sparse_s) { call!(super::free(sp)) }
 
@@ -337,8 +288,5 @@ pub unsafe extern "C" fn slotmap_sparse_free(sp: *mut slotmap_sparse_s) { call!(
 /// Returns 0 (`SLATE_OK`) or the callback's stopping value; `SLATE_ERROR_INVALID` for `count` 0, a
 /// NULL `sets`, set or callback, or as above; `SLATE_ERROR_FULL` for more than 32 sets. Allocates
 /// nothing.
-/// # Safety
-/// `owner` is NULL or an initialized slotmap; `sets` holds `count` pointers to initialized sets;
-/// the callback must not unwind.
 #[no_mangle] #[rustfmt::skip]
 pub unsafe extern "C" fn slotmap_join(owner: *const slotmap_s, sets: *const *mut slotmap_sparse_s, count: u32, callback: slotmap_join_f, data: *mut c_void) -> c_int { call!(join(owner, sets, count, callback, data)) }
