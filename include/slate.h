@@ -976,11 +976,6 @@ void slotmap_free(struct slotmap_s *sm);
  * `SLATE_ERROR_INVALID` for a NULL argument, a codec without `encode`,
  * or when `write` or `encode` changed the map (what was written is then
  * no snapshot).
- *
- * # Safety
- * `map` is NULL or an initialized map; `codec` is NULL or a codec whose
- * functions may be called with its context; `write` is NULL or a
- * function that may be called with `context`.
  */
 int slate_save(const struct slate_s *map,
                const struct slate_value_codec_s *codec,
@@ -993,33 +988,26 @@ int slate_save(const struct slate_s *map,
  * (capacity 0, NULL buffer). Returns `SLATE_OK`, the codec's non-zero
  * return, or `SLATE_ERROR_INVALID` for a NULL map or `size`, a codec
  * without `encode`, or when `encode` changed the map.
- *
- * # Safety
- * `map` is NULL or an initialized map; `codec` as for `slate_save`;
- * `size` is NULL or writable.
  */
 int slate_save_size(const struct slate_s *map,
                     const struct slate_value_codec_s *codec,
                     uint64_t *size);
 
 /**
- * Loads a map snapshot from exactly `length` bytes (any alignment) into
- * `map`, which must be initialized and hold no memory (fresh, after
- * `slate_free`, or after a `slate_compact` that left it empty). The
- * tables are rebuilt with `map`'s seed (its pinned one, if pinned) and
- * allocator. `codec` must match how the snapshot was saved (NULL for
- * integer values, else a codec with `decode`). Checks everything (SPEC
- * §6c); on any error `map` is unchanged and every value `decode` made
- * has gone to `discard` once. Returns `SLATE_OK`, `SLATE_ERROR_INVALID`
+ * Loads a map snapshot from exactly `length` bytes (any alignment;
+ * NULL only with `length` 0) into `map`, which must be initialized and
+ * hold no memory (fresh, after `slate_free`, or after a
+ * `slate_compact` that left it empty). The tables are rebuilt with
+ * `map`'s seed (its pinned one, if pinned) and allocator. `codec` must
+ * match how the snapshot was saved (NULL for integer values, else a
+ * codec with `decode`). Checks everything (SPEC §6c); on any error
+ * `map` is unchanged and every value `decode` made has gone to
+ * `discard` once. Returns `SLATE_OK`, `SLATE_ERROR_INVALID`
  * (arguments, destination), `SLATE_ERROR_CORRUPT`,
  * `SLATE_ERROR_UNSUPPORTED` (a newer format, another kind, the other
  * value encoding, an integer value this platform's pointers cannot
- * hold), `SLATE_ERROR_FULL`, `SLATE_ERROR_ALLOC`, or `decode`'s non-zero
- * return.
- *
- * # Safety
- * `map` is NULL or an initialized map; `bytes` is NULL (with `length` 0)
- * or has `length` readable bytes; `codec` as for `slate_save`.
+ * hold), `SLATE_ERROR_FULL`, `SLATE_ERROR_ALLOC`, or `decode`'s
+ * non-zero return.
  */
 int slate_load(struct slate_s *map,
                const void *bytes,
@@ -1033,33 +1021,23 @@ int slate_load(struct slate_s *map,
  * Allocates nothing. Returns `SLATE_OK`, `write`'s non-zero return, or
  * `SLATE_ERROR_INVALID` for a NULL argument or when `write` changed the
  * slotmap (what was written is then no snapshot).
- *
- * # Safety
- * `sm` is NULL or an initialized slotmap; `write` is NULL or a function
- * that may be called with `context`.
  */
 int slotmap_save(const struct slotmap_s *sm, slate_write_f write, void *context);
 
 /**
  * The exact number of bytes `slotmap_save` writes; 0 for NULL. O(1).
- *
- * # Safety
- * `sm` is NULL or an initialized slotmap.
  */
 uint64_t slotmap_save_size(const struct slotmap_s *sm);
 
 /**
- * Loads a slotmap snapshot from exactly `length` bytes (any alignment)
- * into `sm`, which must be initialized with the snapshot's columns and
- * never have issued a key. Checks everything (SPEC §6c); on any error
- * `sm` is unchanged. Returns `SLATE_OK`, `SLATE_ERROR_INVALID` (arguments,
- * destination), `SLATE_ERROR_CORRUPT`, `SLATE_ERROR_UNSUPPORTED` (a newer
- * format, another kind or layout), `SLATE_ERROR_FULL` (the limit) or
+ * Loads a slotmap snapshot from exactly `length` bytes (any alignment;
+ * NULL only with `length` 0) into `sm`, which must be initialized with
+ * the snapshot's columns and never have issued a key. Checks
+ * everything (SPEC §6c); on any error `sm` is unchanged. Returns
+ * `SLATE_OK`, `SLATE_ERROR_INVALID` (arguments, destination),
+ * `SLATE_ERROR_CORRUPT`, `SLATE_ERROR_UNSUPPORTED` (a newer format,
+ * another kind or layout), `SLATE_ERROR_FULL` (the limit) or
  * `SLATE_ERROR_ALLOC`.
- *
- * # Safety
- * `sm` is NULL or an initialized slotmap; `bytes` is NULL (with `length`
- * 0) or has `length` readable bytes.
  */
 int slotmap_load(struct slotmap_s *sm, const void *bytes, size_t length);
 
@@ -1070,27 +1048,17 @@ int slotmap_load(struct slotmap_s *sm, const void *bytes, size_t length);
  * `message_capacity` bytes; may be NULL when `message_capacity` is 0).
  * Allocates nothing. Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a
  * broken invariant or a NULL slotmap.
- *
- * # Safety
- * `sm` is NULL or an initialized slotmap; `message` is NULL or has
- * `message_capacity` writable bytes.
  */
 int slotmap_check(const struct slotmap_s *sm, char *message, uint32_t message_capacity);
 
 /**
  * Writes the set's snapshot (its keys in dense order and its rows)
  * through `write(context, ..)`; as `slotmap_save`.
- *
- * # Safety
- * `sp` is NULL or an initialized set; `write` as for `slotmap_save`.
  */
 int slotmap_sparse_save(const struct slotmap_sparse_s *sp, slate_write_f write, void *context);
 
 /**
  * The exact number of bytes `slotmap_sparse_save` writes; 0 for NULL.
- *
- * # Safety
- * `sp` is NULL or an initialized set.
  */
 uint64_t slotmap_sparse_save_size(const struct slotmap_sparse_s *sp);
 
@@ -1098,18 +1066,12 @@ uint64_t slotmap_sparse_save_size(const struct slotmap_sparse_s *sp);
  * Loads a set snapshot into `sp`, which must be initialized with the
  * snapshot's columns and hold no memory (fresh, or after free); as
  * `slotmap_load`.
- *
- * # Safety
- * `sp` is NULL or an initialized set; `bytes` as for `slotmap_load`.
  */
 int slotmap_sparse_load(struct slotmap_sparse_s *sp, const void *bytes, size_t length);
 
 /**
  * Runs the set's invariant checker (every row's key finds its row, no
  * other index entry); as `slotmap_check`.
- *
- * # Safety
- * `sp` is NULL or an initialized set; `message` as for `slotmap_check`.
  */
 int slotmap_sparse_check(const struct slotmap_sparse_s *sp,
                          char *message,
@@ -1119,25 +1081,19 @@ int slotmap_sparse_check(const struct slotmap_sparse_s *sp,
  * A ready-made `slate_write_f` whose context is a `slate_buffer_s`:
  * appends the piece at `bytes + length` and advances `length`;
  * `SLATE_ERROR_FULL`, writing nothing, when it would pass `capacity`;
- * `SLATE_ERROR_INVALID` for a NULL buffer.
- *
- * # Safety
- * `buffer` is NULL or a `slate_buffer_s` whose `bytes` has `capacity`
- * writable bytes; `bytes` has `length` readable bytes.
+ * `SLATE_ERROR_INVALID` for a NULL buffer. The buffer's `bytes` must have
+ * `capacity` writable bytes.
  */
 int slate_buffer_write(void *buffer, const void *bytes, size_t length);
 
 /**
  * Reads the envelope and header section of the snapshot that starts at
- * `bytes` (`length` may run past it: several snapshots in one buffer are
- * walked with `info->length`), checks the envelope and the checksum, and
- * fills `info`. Does not check the body: `SLATE_OK` here does not promise
- * that a load succeeds. Returns `SLATE_OK`, or the load's codes for those
- * checks (`info` left as it was). Allocates nothing.
- *
- * # Safety
- * `bytes` is NULL (with `length` 0) or has `length` readable bytes;
- * `info` is NULL or writable.
+ * `bytes` (NULL only with `length` 0; `length` may run past it:
+ * several snapshots in one buffer are walked with `info->length`),
+ * checks the envelope and the checksum, and fills `info`. Does not
+ * check the body: `SLATE_OK` here does not promise that a load
+ * succeeds. Returns `SLATE_OK`, or the load's codes for those checks
+ * (`info` left as it was). Allocates nothing.
  */
 int slate_snapshot_info(const void *bytes, size_t length, struct slate_snapshot_info_s *info);
 

@@ -109,14 +109,10 @@ impl Codec for CCodec<'_> {
 
 /// The codec argument: NULL (integers), or one with `encode` (a save)
 /// or `decode` (a load); `Err` for one without.
-///
-/// # Safety
-/// `codec` is NULL or a readable codec.
 unsafe fn codec_of<'a>(
     codec: *const slate_value_codec_s,
     load: bool,
 ) -> Result<Option<CCodec<'a>>, Error> {
-    // SAFETY: the caller's guarantee.
     match unsafe { codec.as_ref() } {
         None => Ok(None),
         Some(c) if (load && c.decode.is_some()) || (!load && c.encode.is_some()) => {
@@ -225,9 +221,6 @@ impl Sink for BufferSink {
 }
 
 /// The bytes `bytes, length` as a slice: NULL only with `length` 0.
-///
-/// # Safety
-/// `bytes` is NULL or has `length` readable bytes.
 unsafe fn input<'a>(bytes: *const c_void, length: usize) -> Result<&'a [u8], Error> {
     if bytes.is_null() {
         return if length == 0 {
@@ -236,21 +229,16 @@ unsafe fn input<'a>(bytes: *const c_void, length: usize) -> Result<&'a [u8], Err
             Err(Error::Invalid)
         };
     }
-    // SAFETY: the caller's guarantee.
     Ok(unsafe { core::slice::from_raw_parts(bytes.cast(), length) })
 }
 
 /// Writes a one-line message into `message` (NUL-terminated, cut to
 /// `capacity` bytes).
-///
-/// # Safety
-/// `message` is NULL or has `capacity` writable bytes.
 unsafe fn report(text: &str, message: *mut c_char, capacity: u32) {
     if message.is_null() || capacity == 0 {
         return;
     }
     let n = text.len().min(capacity as usize - 1);
-    // SAFETY: the caller's guarantee.
     unsafe {
         ptr::copy_nonoverlapping(text.as_ptr(), message.cast::<u8>(), n);
         *message.add(n) = 0;
@@ -270,11 +258,6 @@ unsafe fn report(text: &str, message: *mut c_char, capacity: u32) {
 /// `SLATE_ERROR_INVALID` for a NULL argument, a codec without `encode`,
 /// or when `write` or `encode` changed the map (what was written is then
 /// no snapshot).
-///
-/// # Safety
-/// `map` is NULL or an initialized map; `codec` is NULL or a codec whose
-/// functions may be called with its context; `write` is NULL or a
-/// function that may be called with `context`.
 #[no_mangle]
 pub unsafe extern "C" fn slate_save(
     map: *const slate_s,
@@ -285,7 +268,6 @@ pub unsafe extern "C" fn slate_save(
     if map.is_null() {
         return Error::Invalid as c_int;
     }
-    // SAFETY: the caller's guarantee.
     let mut c = match unsafe { codec_of(codec, false) } {
         Ok(c) => c,
         Err(e) => return e as c_int,
@@ -306,10 +288,6 @@ pub unsafe extern "C" fn slate_save(
 /// (capacity 0, NULL buffer). Returns `SLATE_OK`, the codec's non-zero
 /// return, or `SLATE_ERROR_INVALID` for a NULL map or `size`, a codec
 /// without `encode`, or when `encode` changed the map.
-///
-/// # Safety
-/// `map` is NULL or an initialized map; `codec` as for `slate_save`;
-/// `size` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn slate_save_size(
     map: *const slate_s,
@@ -319,7 +297,6 @@ pub unsafe extern "C" fn slate_save_size(
     if map.is_null() || size.is_null() {
         return Error::Invalid as c_int;
     }
-    // SAFETY: the caller's guarantee.
     let mut c = match unsafe { codec_of(codec, false) } {
         Ok(c) => c,
         Err(e) => return e as c_int,
@@ -328,7 +305,6 @@ pub unsafe extern "C" fn slate_save_size(
     // changed the map.
     match unsafe { snap_map::save_size(map.cast::<Map>(), c.as_mut()) } {
         Ok(n) => {
-            // SAFETY: the caller's guarantee.
             unsafe { *size = n };
             0
         }
@@ -336,23 +312,20 @@ pub unsafe extern "C" fn slate_save_size(
     }
 }
 
-/// Loads a map snapshot from exactly `length` bytes (any alignment) into
-/// `map`, which must be initialized and hold no memory (fresh, after
-/// `slate_free`, or after a `slate_compact` that left it empty). The
-/// tables are rebuilt with `map`'s seed (its pinned one, if pinned) and
-/// allocator. `codec` must match how the snapshot was saved (NULL for
-/// integer values, else a codec with `decode`). Checks everything (SPEC
-/// §6c); on any error `map` is unchanged and every value `decode` made
-/// has gone to `discard` once. Returns `SLATE_OK`, `SLATE_ERROR_INVALID`
+/// Loads a map snapshot from exactly `length` bytes (any alignment;
+/// NULL only with `length` 0) into `map`, which must be initialized and
+/// hold no memory (fresh, after `slate_free`, or after a
+/// `slate_compact` that left it empty). The tables are rebuilt with
+/// `map`'s seed (its pinned one, if pinned) and allocator. `codec` must
+/// match how the snapshot was saved (NULL for integer values, else a
+/// codec with `decode`). Checks everything (SPEC §6c); on any error
+/// `map` is unchanged and every value `decode` made has gone to
+/// `discard` once. Returns `SLATE_OK`, `SLATE_ERROR_INVALID`
 /// (arguments, destination), `SLATE_ERROR_CORRUPT`,
 /// `SLATE_ERROR_UNSUPPORTED` (a newer format, another kind, the other
 /// value encoding, an integer value this platform's pointers cannot
-/// hold), `SLATE_ERROR_FULL`, `SLATE_ERROR_ALLOC`, or `decode`'s non-zero
-/// return.
-///
-/// # Safety
-/// `map` is NULL or an initialized map; `bytes` is NULL (with `length` 0)
-/// or has `length` readable bytes; `codec` as for `slate_save`.
+/// hold), `SLATE_ERROR_FULL`, `SLATE_ERROR_ALLOC`, or `decode`'s
+/// non-zero return.
 #[no_mangle]
 pub unsafe extern "C" fn slate_load(
     map: *mut slate_s,
@@ -362,9 +335,7 @@ pub unsafe extern "C" fn slate_load(
 ) -> c_int {
     let mut rc = 0;
     let guarded = guard(|| {
-        // SAFETY: the caller's guarantee.
         let (m, b) = unsafe { (write(map)?, input(bytes, length)?) };
-        // SAFETY: the caller's guarantee.
         let mut c = unsafe { codec_of(codec, true)? };
         if let Err(e) = snap_map::load(m, b, c.as_mut().map(|c| c as &mut dyn Codec)) {
             rc = e;
@@ -384,10 +355,6 @@ pub unsafe extern "C" fn slate_load(
 /// Allocates nothing. Returns `SLATE_OK`, `write`'s non-zero return, or
 /// `SLATE_ERROR_INVALID` for a NULL argument or when `write` changed the
 /// slotmap (what was written is then no snapshot).
-///
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; `write` is NULL or a function
-/// that may be called with `context`.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_save(
     sm: *const slotmap_s,
@@ -403,26 +370,19 @@ pub unsafe extern "C" fn slotmap_save(
 }
 
 /// The exact number of bytes `slotmap_save` writes; 0 for NULL. O(1).
-///
-/// # Safety
-/// `sm` is NULL or an initialized slotmap.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_save_size(sm: *const slotmap_s) -> u64 {
-    // SAFETY: the caller's guarantee.
     unsafe { read(sm) }.map_or(0, snap_sm::save_size)
 }
 
-/// Loads a slotmap snapshot from exactly `length` bytes (any alignment)
-/// into `sm`, which must be initialized with the snapshot's columns and
-/// never have issued a key. Checks everything (SPEC §6c); on any error
-/// `sm` is unchanged. Returns `SLATE_OK`, `SLATE_ERROR_INVALID` (arguments,
-/// destination), `SLATE_ERROR_CORRUPT`, `SLATE_ERROR_UNSUPPORTED` (a newer
-/// format, another kind or layout), `SLATE_ERROR_FULL` (the limit) or
+/// Loads a slotmap snapshot from exactly `length` bytes (any alignment;
+/// NULL only with `length` 0) into `sm`, which must be initialized with
+/// the snapshot's columns and never have issued a key. Checks
+/// everything (SPEC §6c); on any error `sm` is unchanged. Returns
+/// `SLATE_OK`, `SLATE_ERROR_INVALID` (arguments, destination),
+/// `SLATE_ERROR_CORRUPT`, `SLATE_ERROR_UNSUPPORTED` (a newer format,
+/// another kind or layout), `SLATE_ERROR_FULL` (the limit) or
 /// `SLATE_ERROR_ALLOC`.
-///
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; `bytes` is NULL (with `length`
-/// 0) or has `length` readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_load(
     sm: *mut slotmap_s,
@@ -430,7 +390,6 @@ pub unsafe extern "C" fn slotmap_load(
     length: usize,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
         let (m, b) = unsafe { (write(sm)?, input(bytes, length)?) };
         snap_sm::load(m, b)
     })
@@ -442,10 +401,6 @@ pub unsafe extern "C" fn slotmap_load(
 /// `message_capacity` bytes; may be NULL when `message_capacity` is 0).
 /// Allocates nothing. Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a
 /// broken invariant or a NULL slotmap.
-///
-/// # Safety
-/// `sm` is NULL or an initialized slotmap; `message` is NULL or has
-/// `message_capacity` writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_check(
     sm: *const slotmap_s,
@@ -453,10 +408,8 @@ pub unsafe extern "C" fn slotmap_check(
     message_capacity: u32,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
         let m = unsafe { read(sm)? };
         m.check().map_err(|text| {
-            // SAFETY: the caller's guarantee.
             unsafe { report(text, message, message_capacity) };
             Error::Invalid
         })
@@ -465,9 +418,6 @@ pub unsafe extern "C" fn slotmap_check(
 
 /// Writes the set's snapshot (its keys in dense order and its rows)
 /// through `write(context, ..)`; as `slotmap_save`.
-///
-/// # Safety
-/// `sp` is NULL or an initialized set; `write` as for `slotmap_save`.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_sparse_save(
     sp: *const slotmap_sparse_s,
@@ -482,21 +432,14 @@ pub unsafe extern "C" fn slotmap_sparse_save(
 }
 
 /// The exact number of bytes `slotmap_sparse_save` writes; 0 for NULL.
-///
-/// # Safety
-/// `sp` is NULL or an initialized set.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_sparse_save_size(sp: *const slotmap_sparse_s) -> u64 {
-    // SAFETY: the caller's guarantee.
     unsafe { read(sp) }.map_or(0, snap_sp::save_size)
 }
 
 /// Loads a set snapshot into `sp`, which must be initialized with the
 /// snapshot's columns and hold no memory (fresh, or after free); as
 /// `slotmap_load`.
-///
-/// # Safety
-/// `sp` is NULL or an initialized set; `bytes` as for `slotmap_load`.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_sparse_load(
     sp: *mut slotmap_sparse_s,
@@ -504,7 +447,6 @@ pub unsafe extern "C" fn slotmap_sparse_load(
     length: usize,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
         let (s, b) = unsafe { (write(sp)?, input(bytes, length)?) };
         snap_sp::load(s, b)
     })
@@ -512,9 +454,6 @@ pub unsafe extern "C" fn slotmap_sparse_load(
 
 /// Runs the set's invariant checker (every row's key finds its row, no
 /// other index entry); as `slotmap_check`.
-///
-/// # Safety
-/// `sp` is NULL or an initialized set; `message` as for `slotmap_check`.
 #[no_mangle]
 pub unsafe extern "C" fn slotmap_sparse_check(
     sp: *const slotmap_sparse_s,
@@ -522,10 +461,8 @@ pub unsafe extern "C" fn slotmap_sparse_check(
     message_capacity: u32,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
         let s = unsafe { read(sp)? };
         s.check().map_err(|text| {
-            // SAFETY: the caller's guarantee.
             unsafe { report(text, message, message_capacity) };
             Error::Invalid
         })
@@ -535,18 +472,15 @@ pub unsafe extern "C" fn slotmap_sparse_check(
 /// A ready-made `slate_write_f` whose context is a `slate_buffer_s`:
 /// appends the piece at `bytes + length` and advances `length`;
 /// `SLATE_ERROR_FULL`, writing nothing, when it would pass `capacity`;
-/// `SLATE_ERROR_INVALID` for a NULL buffer.
-///
-/// # Safety
-/// `buffer` is NULL or a `slate_buffer_s` whose `bytes` has `capacity`
-/// writable bytes; `bytes` has `length` readable bytes.
+/// `SLATE_ERROR_INVALID` for a NULL buffer. The buffer's `bytes` must have
+/// `capacity` writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn slate_buffer_write(
     buffer: *mut c_void,
     bytes: *const c_void,
     length: usize,
 ) -> c_int {
-    // SAFETY: the caller's guarantee.
+    // SAFETY: `buffer` is NULL or a `slate_buffer_s`, as this function asks.
     let Some(b) = (unsafe { buffer.cast::<slate_buffer_s>().as_mut() }) else {
         return Error::Invalid as c_int;
     };
@@ -564,7 +498,7 @@ pub unsafe extern "C" fn slate_buffer_write(
             Error::Full as c_int
         };
     }
-    // SAFETY: the caller's guarantee; the piece fits after `length`.
+    // SAFETY: `b.bytes` has `b.capacity` bytes, and the piece fits after `length`.
     unsafe {
         ptr::copy_nonoverlapping(
             bytes.cast::<u8>(),
@@ -577,15 +511,12 @@ pub unsafe extern "C" fn slate_buffer_write(
 }
 
 /// Reads the envelope and header section of the snapshot that starts at
-/// `bytes` (`length` may run past it: several snapshots in one buffer are
-/// walked with `info->length`), checks the envelope and the checksum, and
-/// fills `info`. Does not check the body: `SLATE_OK` here does not promise
-/// that a load succeeds. Returns `SLATE_OK`, or the load's codes for those
-/// checks (`info` left as it was). Allocates nothing.
-///
-/// # Safety
-/// `bytes` is NULL (with `length` 0) or has `length` readable bytes;
-/// `info` is NULL or writable.
+/// `bytes` (NULL only with `length` 0; `length` may run past it:
+/// several snapshots in one buffer are walked with `info->length`),
+/// checks the envelope and the checksum, and fills `info`. Does not
+/// check the body: `SLATE_OK` here does not promise that a load
+/// succeeds. Returns `SLATE_OK`, or the load's codes for those checks
+/// (`info` left as it was). Allocates nothing.
 #[no_mangle]
 pub unsafe extern "C" fn slate_snapshot_info(
     bytes: *const c_void,
@@ -593,9 +524,7 @@ pub unsafe extern "C" fn slate_snapshot_info(
     info: *mut slate_snapshot_info_s,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
         let out = unsafe { info.as_mut() }.ok_or(Error::Invalid)?;
-        // SAFETY: the caller's guarantee.
         let i = read_info(unsafe { input(bytes, length)? })?;
         *out = slate_snapshot_info_s {
             length: i.length,
