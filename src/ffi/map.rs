@@ -125,7 +125,7 @@ struct Bytes(*const c_void, u32);
 ///
 /// No body needs a guard of its own: a lookup runs no user code, allocates nothing and has no
 /// panicking operation, and the parts of inserts and deletes that might panic run under `Guarded`
-/// inside the `Map` methods (see `crate::map::keys`); `make symbols` checks that the compiled
+/// inside the `Map` methods (see `crate::map::write`); `make symbols` checks that the compiled
 /// exports keep no unwinding path. Safety, for each method: `map` is NULL or an initialized map,
 /// `value` is NULL or writable, and the key's pointer is as its family's export says.
 trait Arg: Sized {
