@@ -72,11 +72,13 @@
 //! rejected by comparing the key); a group with an empty slot ends the
 //! probe: the key is absent. A single lookup reads top-down in the C shim
 //! (`ffi/map.rs`), the map (`Map::look`, `get_in`, [`map`]) and the table's
-//! probe (`Typed::get`, [`table::Typed`]). Every point operation takes
-//! `find` or `find_or_vacant` (which notes the first tombstone it passes),
-//! one loop over one group step (`Typed::search`), specialised only by
-//! constants: layout, `USUAL` (all tables of the key's usual layout),
-//! `PREFETCH`, and `PEEL` (an integer key's probe split after one group).
+//! probe (`Typed::get`, [`table::Typed`]); a set, get-or-insert, delete or
+//! take in the C shim, the map's writes (`map/write.rs`) and the same
+//! probe. Every point operation takes `find` or `find_or_vacant` (which
+//! notes the first tombstone it passes), one loop over one group step
+//! (`Typed::search`), specialised only by constants: layout, `USUAL` (all
+//! tables of the key's usual layout), `PREFETCH`, and `PEEL` (an integer
+//! key's probe split after one group).
 //!
 //! With the control words apart from the slots, a probe reads control
 //! words only until a fingerprint matches, so every miss, and a hit up to

@@ -122,10 +122,10 @@ struct Bytes(*const c_void, u32);
 /// the family's body of each operation. A key's own error (NULL, 4 GiB or more) is reported before
 /// the map's.
 ///
-/// No body needs a guard of its own: a lookup runs no user code, allocates nothing and has no
-/// panicking operation, and the parts of inserts and deletes that might panic run under `Guarded`
-/// inside the `Map` methods (see `crate::map::keys`); `make symbols` checks that the compiled
-/// exports keep no unwinding path.
+/// No body needs a guard of its own: a lookup runs no user code and allocates nothing, and the
+/// parts of lookups, inserts and deletes that might panic (a long key's hash, making room, a fresh
+/// seed) run under `Guarded` inside the `Map` methods (see `crate::map::write`); `make symbols`
+/// checks that the compiled exports keep no unwinding path.
 trait Arg: Sized {
     /// A lookup: `SLATE_OK` after storing the value in `*value` unless `value` is NULL,
     /// `SLATE_ERROR_NOT_FOUND`, or the error.

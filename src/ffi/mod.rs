@@ -175,7 +175,7 @@ pub(crate) fn guard<F: FnOnce() -> Result<(), Error>>(f: F) -> c_int {
 }
 
 /// The C layer's [`Guard`] for the parts of `Map` operations that might panic (see
-/// `crate::map::keys`): `guard`, as a `Result`.
+/// `crate::map::write`): `guard`, as a `Result`.
 pub(crate) struct Guarded;
 
 impl Guard for Guarded {

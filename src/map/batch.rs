@@ -34,8 +34,7 @@
 use core::ffi::c_void;
 use core::mem::MaybeUninit;
 
-use super::keys::Guard;
-use super::{get_in, Map, Mode};
+use super::{get_in, Guard, Map, Mode};
 use crate::directory::Entry;
 use crate::hash::SHORT;
 use crate::key::{IntKey, Key, Needle, Short};

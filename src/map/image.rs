@@ -19,7 +19,8 @@ use crate::table::{Table, Typed};
 use crate::Error;
 
 use super::plan::Plan;
-use super::{GetOrInsert, Guard, Map, Placed, Tried};
+use super::write::{GetOrInsert, Placed, Tried};
+use super::{Guard, Map};
 
 impl Map {
     /// The sum over every entry of `fixed` plus its key's bytes as a

@@ -16,36 +16,43 @@
 //! calls. A walk (`slate_each`, `slate_delete_if`) keeps nothing in it: it
 //! compares the map's epoch and length before and after each callback
 //! (see `crate::stamp`).
+//!
+//! This file holds the map's state and its single lookups: [`Map::look`]
+//! (through [`get_in`], the one lookup, and `look_other`) and the byte
+//! keys' [`Map::get_bytes_guarded`], so that a lookup reads top-down in
+//! `ffi/map.rs`, this file and `table/probe.rs`. Sets, get-or-inserts,
+//! deletes and takes are in `write.rs` (the one insert and the one
+//! removal, by key length, and where the caller's [`Guard`] goes), batch
+//! lookups in `batch.rs`, making room in `growth.rs`, `reserve` and
+//! `compact` in `plan.rs`, walks in `walks.rs` and `cursor.rs`.
 
 mod batch;
 mod check;
 mod cursor;
 mod growth;
 mod image;
-mod keys;
 mod lifecycle;
 mod plan;
 mod report;
 #[cfg(test)]
 mod tests;
 mod walks;
+mod write;
 
 pub use cursor::Iter;
 pub(crate) use image::LoadKey;
-#[cfg(test)]
-pub(crate) use keys::Bare;
-pub(crate) use keys::Guard;
+pub use write::{GetOrInsert, Placed, Set, Upsert};
 
 use core::ffi::c_void;
 use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
-use crate::hash::Seed;
-use crate::key::{Key, KeyRepr};
+use crate::hash::{Seed, SHORT};
+use crate::key::{Key, Needle, Short};
 use crate::layout::{kind_of, on_layout, General, Int, Kind, Layout, Uniform};
 use crate::table::Table;
-use crate::table::{Lookup, Search, Typed, Vacancy};
+use crate::table::Typed;
 use crate::Error;
 
 /// Which of the three modes (see the module docs) a map is in. A
@@ -111,58 +118,20 @@ impl Iterator for MapTables {
 /// slots are usually cached and the prefetch only adds loads.
 const PREFETCH_DEPTH: u8 = 9;
 
-/// An insert that [`Map::try_set`] could not do in place: the key's hash,
-/// unless the map had no table to hash it for.
-#[derive(Clone, Copy)]
-pub struct Pending {
-    hash: Option<u64>,
+/// Runs code that might panic: the C layer's guard turns a panic into
+/// `Err(Error::Invalid)`, so that no unwinding reaches C.
+pub(crate) trait Guard {
+    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error>;
 }
 
-/// What an insert tried in place ([`Map::try_set`]) came to.
-pub enum Tried<T> {
-    /// Nothing done: the key's table must change first.
-    Pending(Pending),
-    /// Done: the key was found or stored; what the upsert hands back.
-    Done(T),
-    /// Failed with nothing changed (a long key's copy could not be made).
-    Failed(Error),
-}
+/// Runs code bare: the Rust tests have no C boundary to guard.
+#[cfg(test)]
+pub(crate) struct Bare;
 
-/// Where a get-or-insert left the key: the address of its stored value,
-/// and whether the key was new.
-#[derive(Clone, Copy)]
-pub struct Placed {
-    pub value: *mut *mut c_void,
-    pub inserted: bool,
-}
-
-/// What the one insert does with a key it finds, and what it hands back:
-/// a set replaces the value and hands back nothing; a get-or-insert keeps
-/// it and hands back where it is ([`Placed`]).
-pub trait Upsert {
-    type Out;
-    /// Whether a found key keeps its value.
-    const KEEP: bool;
-    fn placed(value: *mut *mut c_void, inserted: bool) -> Self::Out;
-}
-
-/// `slate_set`: insert or replace.
-pub enum Set {}
-
-impl Upsert for Set {
-    type Out = ();
-    const KEEP: bool = false;
-    fn placed(_: *mut *mut c_void, _: bool) {}
-}
-
-/// `slate_entry`: get or insert.
-pub enum GetOrInsert {}
-
-impl Upsert for GetOrInsert {
-    type Out = Placed;
-    const KEEP: bool = true;
-    fn placed(value: *mut *mut c_void, inserted: bool) -> Placed {
-        Placed { value, inserted }
+#[cfg(test)]
+impl Guard for Bare {
+    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
+        f()
     }
 }
 
@@ -242,15 +211,6 @@ fn look_other<K: Key, R>(m: &Map, n: K, done: impl FnOnce(Option<*mut c_void>) -
             get_in::<false, false, false, K, R>(e, h, &n, done)
         }
     }
-}
-
-/// What a set or get-or-insert does with a key it found in slot `s`.
-fn found<L: Layout, U: Upsert>(s: *mut L::Slot, value: *mut c_void) -> U::Out {
-    if !U::KEEP {
-        // SAFETY: a full slot of a table the caller modifies.
-        L::set_value(unsafe { &mut *s }, value);
-    }
-    U::placed(L::value_ptr(s), false)
 }
 
 impl Map {
@@ -394,218 +354,6 @@ impl Map {
             .sum()
     }
 
-    /// Looks a key up.
-    pub fn get(&self, n: &impl Key) -> Option<*mut c_void> {
-        self.look(n, |found| found)
-    }
-
-    /// Looks a key up and hands `done` its value, or `None`. Every path of
-    /// the lookup calls `done` itself, those in other functions too (a
-    /// probe past the first group, a table of another layout, an empty
-    /// map).
-    #[inline(always)]
-    pub fn look<K: Key, R>(&self, n: &K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
-        // One compare tells that the map has tables, that they all have
-        // the key's usual layout, and that the map is within the caches
-        // (`PREFETCH_DEPTH`).
-        if self.uniform != Uniform::usual::<K>(n) {
-            return look_other(self, *n, done);
-        }
-        let h = self.hash(n);
-        // From the directory entry straight to the groups: the table's
-        // header is not loaded. In small mode the entry is the table's
-        // header (see `dir`).
-        let e = self.entry_for(h);
-        // SAFETY: the entry of a live table, of the key's usual layout.
-        unsafe { get_in::<true, false, true, K, R>(e, h, n, done) }
-    }
-
-    /// Inserts or replaces. On error the map is unchanged.
-    #[cfg(test)]
-    pub fn set(&mut self, n: &impl Key, value: *mut c_void) -> Result<(), Error> {
-        self.upsert::<Set>(n, value)
-    }
-
-    /// A set, or a get-or-insert (a present key keeps its value, a new one
-    /// is stored with `value`), as `U` says. On error the map is unchanged.
-    pub fn upsert<U: Upsert>(&mut self, n: &impl Key, value: *mut c_void) -> Result<U::Out, Error> {
-        match self.try_set::<U>(n, value) {
-            Tried::Done(r) => Ok(r),
-            Tried::Failed(e) => Err(e),
-            Tried::Pending(pending) => self.set_pending::<U>(pending, n, value),
-        }
-    }
-
-    /// `set` when no table must be made, grown or switched to another
-    /// layout: [`Tried::Pending`] (nothing done) otherwise, for
-    /// [`Map::set_pending`] to finish. Allocates at most a long key's copy
-    /// and cannot panic: the hot path of the C API's inserts, which then
-    /// needs no guard.
-    pub fn try_set<U: Upsert>(&mut self, n: &impl Key, value: *mut c_void) -> Tried<U::Out> {
-        if self.mode == Mode::Empty {
-            return Tried::Pending(Pending { hash: None });
-        }
-        let h = self.hash(n);
-        self.insert::<false, false, U, _>(h, n, value, &mut None)
-    }
-
-    /// Finishes a `set` that [`Map::try_set`] left pending: makes room for
-    /// the key (a first table, a rebuild or split, a layout switch) and
-    /// inserts it, hashed once. The key's copy is made first, so that a
-    /// failure to make it changes nothing.
-    pub fn set_pending<U: Upsert>(
-        &mut self,
-        pending: Pending,
-        n: &impl Key,
-        value: *mut c_void,
-    ) -> Result<U::Out, Error> {
-        self.adopt_allocator();
-        let want = kind_of(n);
-        // Integer keys own nothing; other keys are stored as a general
-        // table keeps them.
-        let mut owned = match want {
-            Kind::Bytes => Some(n.to_stored(&self.alloc)?),
-            _ => None,
-        };
-        let done = self.make_room_and_insert::<U>(pending, n, value, want, &mut owned);
-        if let Some(key) = owned {
-            // SAFETY: made above from this allocator, not stored.
-            unsafe { key.release(&self.alloc) };
-        }
-        done
-    }
-
-    /// The loop of `set_pending`: room, then the insert, until it is done.
-    fn make_room_and_insert<U: Upsert>(
-        &mut self,
-        pending: Pending,
-        n: &impl Key,
-        value: *mut c_void,
-        want: Kind,
-        owned: &mut Option<KeyRepr>,
-    ) -> Result<U::Out, Error> {
-        let h = match pending.hash {
-            Some(h) => h,
-            None => {
-                self.first_table(want)?;
-                self.hash(n)
-            }
-        };
-        loop {
-            match self.insert::<true, false, U, _>(h, n, value, owned) {
-                Tried::Done(r) => return Ok(r),
-                Tried::Failed(e) => return Err(e),
-                Tried::Pending(_) => {}
-            }
-            self.make_room(self.table_for(h), want)?;
-        }
-    }
-
-    /// The one insert: into the table `h` belongs to, in place, or
-    /// [`Tried::Pending`] when that table must change first (it has no room,
-    /// cannot hold the key's kind, or is empty and should take the key's
-    /// layout). `owned`: the key's stored copy, if one was made; taken when
-    /// the key is stored, left for the caller otherwise. `OWNED`: whether
-    /// `owned` may hold one; the fast path has none and says so as a
-    /// constant. `USUAL`: the caller found the map's tables all of the
-    /// key's usual layout (as for [`get_in`]), so the entry's kind is not
-    /// read. `U`: what a found key's value becomes, and what the insert
-    /// hands back.
-    #[inline(always)]
-    pub(super) fn insert<const OWNED: bool, const USUAL: bool, U: Upsert, K: Key>(
-        &mut self,
-        h: u64,
-        n: &K,
-        value: *mut c_void,
-        owned: &mut Option<KeyRepr>,
-    ) -> Tried<U::Out> {
-        // The probe takes the groups, mask and kind from the directory
-        // entry, as lookups do, so it need not wait for the table's header.
-        let e = self.entry_for(h);
-        if USUAL && K::INT {
-            self.insert_in::<Int, OWNED, true, U, K>(e, kind_of(n), h, n, value, owned)
-        } else if USUAL {
-            self.insert_in::<General, OWNED, false, U, K>(e, Kind::Bytes, h, n, value, owned)
-        } else {
-            on_layout!(e.kind, L => self.insert_in::<L, OWNED, false, U, K>(e, e.kind, h, n, value, owned))
-        }
-    }
-
-    /// [`Map::insert`] into the table of entry `e`, of kind `kind`, laid
-    /// out in `L`.
-    #[inline(always)]
-    fn insert_in<L: Layout, const OWNED: bool, const PEEL: bool, U: Upsert, K: Key>(
-        &mut self,
-        e: directory::Entry,
-        kind: Kind,
-        h: u64,
-        n: &K,
-        value: *mut c_void,
-        owned: &mut Option<KeyRepr>,
-    ) -> Tried<U::Out> {
-        debug_assert_eq!(e.kind, kind);
-        let pending = Pending { hash: Some(h) };
-        // SAFETY: the entry of a live table of this map, of kind `kind`,
-        // laid out in `L`; `self` is borrowed uniquely.
-        let mut t = unsafe { Typed::<L>::from_groups(e.groups, e.mask) };
-        let Some(eq) = L::matcher(kind, n) else {
-            return Tried::Pending(pending);
-        };
-        match t.find_or_vacant::<PEEL>(h, eq) {
-            Lookup::Found(s) => Tried::Done(found::<L, U>(s, value)),
-            // An empty general table takes an integer key's layout
-            // (`make_room`); an integer table's matcher only takes keys of
-            // its kind.
-            Lookup::Vacant(_) if !L::INT && t.table().used() == 0 && n.int().is_some() => {
-                Tried::Pending(pending)
-            }
-            Lookup::Vacant(v) => {
-                let key = if OWNED { owned.take() } else { None };
-                self.fill::<L, U>(&mut t, kind, v, h, n, key, value)
-            }
-            Lookup::NoRoom => Tried::Pending(pending),
-        }
-    }
-
-    /// Stores `n` (or `key`, its stored copy) with `value` in vacancy `v`
-    /// of `t`, a table of this map of kind `kind`, and counts it.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn fill<L: Layout, U: Upsert>(
-        &mut self,
-        t: &mut Typed<'_, L>,
-        kind: Kind,
-        v: Vacancy,
-        h: u64,
-        n: &impl Key,
-        key: Option<KeyRepr>,
-        value: *mut c_void,
-    ) -> Tried<U::Out> {
-        let alloc = &self.alloc;
-        let at = t.vacant_slot(&v);
-        let stored = t.insert_at(v, h, move |dst| {
-            // SAFETY: a vacant slot's memory.
-            unsafe { L::store(kind, dst, n, key, value, alloc) }
-        });
-        match stored {
-            Ok(()) => {
-                self.len += 1;
-                self.bump_epoch();
-                Tried::Done(U::placed(L::value_ptr(at), true))
-            }
-            Err(e) => Tried::Failed(e),
-        }
-    }
-
-    /// Removes a key and returns its value.
-    pub fn take(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
-        let value = self.remove(n)?;
-        if self.len == 0 {
-            self.reseed();
-        }
-        Ok(value)
-    }
-
     /// Draws a seed for a map that has none: a zero-filled `slate_s`, which
     /// never had `slate()`, has seed 0. Every path that gives a map tables
     /// calls it first.
@@ -640,87 +388,86 @@ impl Map {
         }
     }
 
-    /// Removes a key.
-    #[cfg(test)]
-    pub fn delete(&mut self, n: &impl Key) -> Result<(), Error> {
-        self.take(n).map(|_| ())
+    /// Looks a key up.
+    pub fn get(&self, n: &impl Key) -> Option<*mut c_void> {
+        self.look(n, |found| found)
     }
 
-    /// `take` without the fresh seed of a map left empty: the caller
-    /// calls `reseed` then. Allocates nothing and cannot panic.
-    pub fn remove(&mut self, n: &impl Key) -> Result<*mut c_void, Error> {
-        if self.mode == Mode::Empty {
-            return Err(Error::NotFound);
-        }
-        self.remove_hashed::<false, _>(self.hash(n), n)
-            .unwrap_or(Err(Error::NotFound))
-    }
-
-    /// [`Map::remove`] of the key of hash `h` (not in empty mode).
-    /// `USUAL`: as for [`Map::insert`]; then an integer key's probe is
-    /// peeled (see [`Typed::find_or_vacant`]): `None` when its first group
-    /// is full and the removal is left to the unpeeled probe. Always
-    /// `Some` otherwise.
+    /// Looks a key up and hands `done` its value, or `None`. Every path of
+    /// the lookup calls `done` itself, those in other functions too (a
+    /// probe past the first group, a table of another layout, an empty
+    /// map).
     #[inline(always)]
-    pub(super) fn remove_hashed<const USUAL: bool, K: Key>(
-        &mut self,
-        h: u64,
-        n: &K,
-    ) -> Option<Result<*mut c_void, Error>> {
-        // From the directory entry, as in `insert`. Large maps prefetch a
-        // group's slots, as lookups do; a map whose `uniform` names the
-        // key's usual layout is within the caches.
+    pub fn look<K: Key, R>(&self, n: &K, done: impl FnOnce(Option<*mut c_void>) -> R) -> R {
+        // One compare tells that the map has tables, that they all have
+        // the key's usual layout, and that the map is within the caches
+        // (`PREFETCH_DEPTH`).
+        if self.uniform != Uniform::usual::<K>(n) {
+            return look_other(self, *n, done);
+        }
+        let h = self.hash(n);
+        // From the directory entry straight to the groups: the table's
+        // header is not loaded. In small mode the entry is the table's
+        // header (see `dir`).
         let e = self.entry_for(h);
-        if USUAL && K::INT {
-            self.remove_in::<Int, false, true, K>(e, kind_of(n), h, n)
-        } else if USUAL {
-            self.remove_in::<General, false, false, K>(e, Kind::Bytes, h, n)
-        } else if self.prefetches() {
-            on_layout!(e.kind, L => self.remove_in::<L, true, false, K>(e, e.kind, h, n))
+        // SAFETY: the entry of a live table, of the key's usual layout.
+        unsafe { get_in::<true, false, true, K, R>(e, h, n, done) }
+    }
+
+    /// Looks a byte key up, by its length (the classes of `write.rs`'s
+    /// module docs), and gives its value to `found`. (Each path calls
+    /// `found` itself, so the short keys' path does not wait on a merge of
+    /// the paths' results.)
+    #[inline(always)]
+    pub fn get_bytes_guarded<G: Guard>(
+        &self,
+        n: Needle<'_>,
+        found: impl FnOnce(*mut c_void),
+    ) -> Result<(), Error> {
+        if let Some(short) = Short::<16>::new(n) {
+            self.get_then(&short, found)
+        } else if let Some(short) = Short::<32, 17>::new(n) {
+            self.get_then(&short, found)
         } else {
-            on_layout!(e.kind, L => self.remove_in::<L, false, false, K>(e, e.kind, h, n))
+            self.get_longer::<G>(n.key(), found)
         }
     }
 
-    /// [`Map::remove_hashed`] from the table of entry `e`, of kind `kind`,
-    /// laid out in `L`.
+    /// `get`, giving the value to `found`. Through [`Map::look`], so that
+    /// each of its paths ends in its own copy of this work rather than
+    /// merging their results first.
     #[inline(always)]
-    fn remove_in<L: Layout, const PREFETCH: bool, const PEEL: bool, K: Key>(
-        &mut self,
-        e: directory::Entry,
-        kind: Kind,
-        h: u64,
-        n: &K,
-    ) -> Option<Result<*mut c_void, Error>> {
-        debug_assert_eq!(e.kind, kind);
-        // SAFETY: the entry of a live table of this map, of kind `kind`,
-        // laid out in `L`; `self` is borrowed uniquely.
-        let mut t = unsafe { Typed::<L>::from_groups(e.groups, e.mask) };
-        let Some(eq) = L::matcher(kind, n) else {
-            return Some(Err(Error::NotFound));
-        };
-        let found = if PEEL {
-            match t.search_first::<PREFETCH>(h, &eq) {
-                (g, Search::Found(i, s)) => Some((g, i, s)),
-                (_, Search::Absent(_)) => None,
-                (_, Search::Further) => return None,
+    pub fn get_then(&self, n: &impl Key, found: impl FnOnce(*mut c_void)) -> Result<(), Error> {
+        self.look(n, |value| {
+            found(value.ok_or(Error::NotFound)?);
+            Ok(())
+        })
+    }
+
+    /// `get_bytes_guarded` for a key longer than 32 bytes, given its bytes.
+    fn get_longer<G: Guard>(
+        &self,
+        key: &[u8],
+        found: impl FnOnce(*mut c_void),
+    ) -> Result<(), Error> {
+        let n = Needle::bytes(key);
+        match Short::<SHORT>::new(n) {
+            Some(short) => self.get_then(&short, found),
+            None => {
+                found(self.get_long::<G>(key)?.ok_or(Error::NotFound)?);
+                Ok(())
             }
-        } else {
-            t.find::<PREFETCH>(h, eq)
-        };
-        let Some((g, i, s)) = found else {
-            return Some(Err(Error::NotFound));
-        };
-        // SAFETY: a full slot of the table, whose key is live, owned by
-        // the table and made by this map's allocator. Erasing marks the
-        // slot in its control word only.
-        let value = unsafe {
-            L::release(&*s, &self.alloc);
-            L::value(&*s)
-        };
-        t.table().erase_at(g, i);
-        self.len -= 1;
-        self.bump_epoch();
-        Some(Ok(value))
+        }
+    }
+
+    /// A lookup of a key longer than [`SHORT`], under the guard (single
+    /// lookups and batches), given its bytes.
+    fn get_long<G: Guard>(&self, key: &[u8]) -> Result<Option<*mut c_void>, Error> {
+        let mut value = None;
+        G::run(|| {
+            value = self.get(&Needle::bytes(key));
+            Ok(())
+        })?;
+        Ok(value)
     }
 }
