@@ -74,14 +74,12 @@ unsafe fn string_bytes<'a>(key: *const c_char) -> Result<&'a [u8], Error> {
     if key.is_null() {
         return Err(Error::Invalid);
     }
-    // SAFETY: the caller's guarantee.
     Ok(unsafe { CStr::from_ptr(key) }.to_bytes())
 }
 
 /// A NUL-terminated string key.
 #[inline]
 pub(super) unsafe fn string_key<'a>(key: *const c_char) -> Result<Needle<'a>, Error> {
-    // SAFETY: the caller's guarantee.
     let bytes = unsafe { string_bytes(key)? };
     if u32::try_from(bytes.len()).is_err() {
         return Err(Error::Full);
@@ -95,7 +93,6 @@ pub(super) unsafe fn bytes_key<'a>(key: *const c_void, len: u32) -> Result<Needl
     match key.is_null() {
         true if len == 0 => Ok(Needle::bytes(&[])),
         true => Err(Error::Invalid),
-        // SAFETY: the caller's guarantee.
         false => Ok(Needle::bytes(unsafe {
             core::slice::from_raw_parts(key.cast::<u8>(), len as usize)
         })),
@@ -148,9 +145,7 @@ trait Arg: Sized {
 impl<K: Key> Arg for K {
     #[inline(always)]
     unsafe fn get(self, map: *const slate_s, value: *mut *mut c_void) -> c_int {
-        // SAFETY: the caller's guarantees.
         match unsafe { read(map) } {
-            // SAFETY: as above.
             Ok(m) => m.look(&self, move |v| unsafe { found(v, value) }),
             Err(e) => e as c_int,
         }
@@ -163,7 +158,6 @@ impl<K: Key> Arg for K {
         value: *mut c_void,
         placed: impl FnOnce(U::Out),
     ) -> c_int {
-        // SAFETY: the caller's guarantee.
         match unsafe { write(map) } {
             Ok(m) => m.upsert_then::<Guarded, U, _, _>(&self, value, |r| code(r.map(placed))),
             Err(e) => e as c_int,
@@ -172,9 +166,7 @@ impl<K: Key> Arg for K {
 
     #[inline(always)]
     unsafe fn take(self, map: *mut slate_s, value: *mut *mut c_void) -> c_int {
-        // SAFETY: the caller's guarantees.
         match unsafe { write(map) } {
-            // SAFETY: as above.
             Ok(m) => m.take_then::<Guarded, _, _>(&self, move |r| unsafe { give(value, r) }),
             Err(e) => e as c_int,
         }
@@ -184,7 +176,6 @@ impl<K: Key> Arg for K {
 impl Arg for Str {
     #[inline(always)]
     unsafe fn get(self, map: *const slate_s, value: *mut *mut c_void) -> c_int {
-        // SAFETY: the caller's guarantees.
         let bytes = match unsafe { string_bytes(self.0) } {
             Ok(bytes) => bytes,
             Err(e) => return e as c_int,
@@ -198,7 +189,6 @@ impl Arg for Str {
             // SAFETY: the caller's guarantees; `bytes` is the key's.
             return unsafe { get_apart(map, bytes.as_ptr().cast(), len, value) };
         }
-        // SAFETY: the caller's guarantees.
         unsafe { get_bytes(map, Ok(Needle::bytes(bytes)), value) }
     }
 
@@ -208,13 +198,11 @@ impl Arg for Str {
         value: *mut c_void,
         placed: impl FnOnce(U::Out),
     ) -> c_int {
-        // SAFETY: the caller's guarantees.
         unsafe { set_bytes::<U>(map, string_key(self.0), value, placed) }
     }
 
     #[inline(always)]
     unsafe fn take(self, map: *mut slate_s, value: *mut *mut c_void) -> c_int {
-        // SAFETY: the caller's guarantees.
         unsafe { take_bytes(map, string_key(self.0), value) }
     }
 }
@@ -223,10 +211,8 @@ impl Arg for Bytes {
     #[inline(always)]
     unsafe fn get(self, map: *const slate_s, value: *mut *mut c_void) -> c_int {
         if self.1 > LONGER as u32 {
-            // SAFETY: the caller's guarantees.
             return unsafe { get_apart(map, self.0, self.1, value) };
         }
-        // SAFETY: the caller's guarantees.
         unsafe { get_bytes(map, bytes_key(self.0, self.1), value) }
     }
 
@@ -236,17 +222,14 @@ impl Arg for Bytes {
         value: *mut c_void,
         placed: impl FnOnce(U::Out),
     ) -> c_int {
-        // SAFETY: the caller's guarantees.
         unsafe { set_bytes::<U>(map, bytes_key(self.0, self.1), value, placed) }
     }
 
     #[inline(always)]
     unsafe fn take(self, map: *mut slate_s, value: *mut *mut c_void) -> c_int {
         if self.1 > LONGER as u32 {
-            // SAFETY: the caller's guarantees.
             return unsafe { take_apart(map, self.0, self.1, value) };
         }
-        // SAFETY: the caller's guarantees.
         unsafe { take_bytes(map, bytes_key(self.0, self.1), value) }
     }
 }
@@ -268,7 +251,6 @@ unsafe fn get_bytes(
     };
     // SAFETY: the caller's guarantees (`value` is NULL or writable).
     let store = move |v| unsafe { put(value, v) };
-    // SAFETY: the caller's guarantees.
     match unsafe { read(map) } {
         Ok(m) => code(m.get_bytes_guarded::<Guarded>(n, store)),
         Err(e) => e as c_int,
@@ -285,15 +267,12 @@ unsafe fn get_apart(
     len: u32,
     value: *mut *mut c_void,
 ) -> c_int {
-    // SAFETY: the caller's guarantees.
     let n = match unsafe { bytes_key(key, len) } {
         Ok(n) => n,
         Err(e) => return e as c_int,
     };
     match Short::<SHORT, { LONGER + 1 }>::new(n) {
-        // SAFETY: the caller's guarantees.
         Some(longer) => unsafe { longer.get(map, value) },
-        // SAFETY: the caller's guarantees.
         None => unsafe { get_bytes(map, Ok(n), value) },
     }
 }
@@ -306,11 +285,8 @@ unsafe fn take_apart(
     len: u32,
     value: *mut *mut c_void,
 ) -> c_int {
-    // SAFETY: the caller's guarantees.
     match unsafe { bytes_key(key, len) }.map(Short::<SHORT, { LONGER + 1 }>::new) {
-        // SAFETY: the caller's guarantees.
         Ok(Some(longer)) => unsafe { longer.take(map, value) },
-        // SAFETY: the caller's guarantees.
         _ => unsafe { take_bytes(map, bytes_key(key, len), value) },
     }
 }
@@ -321,7 +297,6 @@ unsafe fn target<'m, K>(
     key: Result<K, Error>,
 ) -> Result<(&'m mut Map, K), Error> {
     let key = key?;
-    // SAFETY: the caller's guarantee.
     Ok((unsafe { write(map)? }, key))
 }
 
@@ -332,7 +307,6 @@ unsafe fn set_bytes<U: Upsert>(
     value: *mut c_void,
     placed: impl FnOnce(U::Out),
 ) -> c_int {
-    // SAFETY: the caller's guarantee.
     match unsafe { target(map, key) } {
         Ok((m, n)) => code(m.upsert_bytes_guarded::<Guarded, U>(n, value).map(placed)),
         Err(e) => e as c_int,
@@ -346,7 +320,6 @@ unsafe fn take_bytes(
     key: Result<Needle, Error>,
     value: *mut *mut c_void,
 ) -> c_int {
-    // SAFETY: the caller's guarantees.
     match unsafe { target(map, key) } {
         Ok((m, n)) => unsafe { give(value, m.take_bytes_guarded::<Guarded>(n)) },
         Err(e) => e as c_int,
@@ -355,13 +328,11 @@ unsafe fn take_bytes(
 
 /// A taken value into `*value` unless `value` is NULL (which is NULL or writable).
 unsafe fn give(value: *mut *mut c_void, taken: Result<*mut c_void, Error>) -> c_int {
-    // SAFETY: the caller's guarantee.
     code(taken.map(|v| unsafe { put(value, v) }))
 }
 
 /// `slate_set` of any key family.
 unsafe fn set(map: *mut slate_s, key: impl Arg, value: *mut c_void) -> c_int {
-    // SAFETY: the caller's guarantees.
     unsafe { key.upsert::<Set>(map, value, |()| ()) }
 }
 
@@ -375,7 +346,6 @@ unsafe fn entry(
     if value.is_null() {
         return INVALID;
     }
-    // SAFETY (both): the caller's guarantees.
     let placed = move |p: Placed| unsafe {
         value.write(p.value);
         put(inserted, p.inserted as c_int);
@@ -525,7 +495,6 @@ unsafe fn decode(key: *const c_char, key_length: u32, tag: u8, out: *mut u64) ->
         if out.is_null() {
             return Err(Error::Invalid);
         }
-        // SAFETY: the caller's guarantees.
         let bytes = unsafe { bytes_key(key.cast(), key_length) }?;
         let v = int_of_bytes(bytes.key(), tag).ok_or(Error::NotFound)?;
         // SAFETY: checked non-NULL; the caller's guarantee.
@@ -569,7 +538,6 @@ pub unsafe extern "C" fn slate_pin_seed(map: *mut slate_s, seed: u64) -> c_int {
 pub unsafe extern "C" fn slate_equal(a: *const slate_s, b: *const slate_s) -> c_int {
     let mut equal = 0;
     guard(|| {
-        // SAFETY: the caller's guarantees.
         let (ma, mb) = unsafe { (read(a)?, read(b)?) };
         equal = (ptr::eq(ma, mb)
             || (ma.len() == mb.len()
@@ -628,7 +596,6 @@ pub extern "C" fn slate_use_allocator(malloc_fn: slate_malloc_f, calloc_fn: slat
 #[no_mangle]
 pub unsafe extern "C" fn slate_info(map: *const slate_s, info: *mut slate_info_s) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
         let m = unsafe { read(map)? };
         if info.is_null() {
             return Err(Error::Invalid);
@@ -664,7 +631,6 @@ pub unsafe extern "C" fn slate_check(
     message_capacity: u32,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's guarantee.
         let m = unsafe { read(map)? };
         let Err(report) = m.check() else {
             return Ok(());
