@@ -120,6 +120,9 @@ PHASE(phase_str_miss, slate_get(m, k->strings + (k->n + i) * STRIDE, &v))
 PHASE(phase_str_replace, slate_set(m, k->strings + i * STRIDE, (void*)(uintptr_t)r))
 PHASE(phase_path_hit, slate_get_bytes(m, PATH(k, i), &v))
 PHASE(phase_path_miss, slate_get_bytes(m, PATH(k, k->n + i), &v))
+/* slate_info of an integer map: its cost follows the tables, not the
+ * slots (an integer key holds no heap bytes to count). */
+PHASE(phase_u64_info, slate_info_s in; slate_info(m, &in); v = (void*)(uintptr_t)in.memory)
 /* Get-or-insert of present keys, writing the value as a replace does. */
 static void put(void** slot, size_t r) { *slot = (void*)(uintptr_t)r; }
 PHASE(phase_u64_entry, void** slot; if (slate_entry_u64(m, k->ints[i], &slot, NULL) == SLATE_OK) put(slot, r))
@@ -607,6 +610,7 @@ int main(int argc, char** argv) {
     phase_u64_many_miss(&m, &b);
     phase_u64_replace(&m, &k);
     phase_u64_entry(&m, &k);
+    phase_u64_info(&m, &k);
     slate_free(&m);
     fresh(&m);
     for (size_t i = 0; i < k.n; i++) slate_set(&m, k.strings + i * STRIDE, (void*)(uintptr_t)(i + 1));

@@ -48,7 +48,7 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
-use crate::hash::{Seed, SHORT};
+use crate::hash::Seed;
 use crate::key::{Key, Needle, Short};
 use crate::layout::{kind_of, on_layout, General, Int, Kind, Layout, Uniform};
 use crate::table::Table;
@@ -429,7 +429,10 @@ impl Map {
         } else if let Some(short) = Short::<32, 17>::new(n) {
             self.get_then(&short, found)
         } else {
-            self.get_longer::<G>(n.key(), found)
+            // Longer keys: the C layer sends those of 33 to 128 bytes down a
+            // path of their own first (`ffi/map.rs`, `get_apart`).
+            found(self.get_long::<G>(n.key())?.ok_or(Error::NotFound)?);
+            Ok(())
         }
     }
 
@@ -444,23 +447,7 @@ impl Map {
         })
     }
 
-    /// `get_bytes_guarded` for a key longer than 32 bytes, given its bytes.
-    fn get_longer<G: Guard>(
-        &self,
-        key: &[u8],
-        found: impl FnOnce(*mut c_void),
-    ) -> Result<(), Error> {
-        let n = Needle::bytes(key);
-        match Short::<SHORT>::new(n) {
-            Some(short) => self.get_then(&short, found),
-            None => {
-                found(self.get_long::<G>(key)?.ok_or(Error::NotFound)?);
-                Ok(())
-            }
-        }
-    }
-
-    /// A lookup of a key longer than [`SHORT`], under the guard (single
+    /// A lookup of a key longer than [`crate::hash::SHORT`], under the guard (single
     /// lookups and batches), given its bytes.
     fn get_long<G: Guard>(&self, key: &[u8]) -> Result<Option<*mut c_void>, Error> {
         let mut value = None;
