@@ -184,6 +184,10 @@ typedef struct batch_s {
   uint64_t* misses;
   const char** hit_strings;
   const char** miss_strings;
+  const void** hit_paths;
+  const void** miss_paths;
+  uint32_t* hit_path_lens;
+  uint32_t* miss_path_lens;
   void** values;
   uint8_t* found;
 } batch_s;
@@ -193,15 +197,25 @@ static void make_batch(batch_s* b, const keys_s* k) {
   b->misses = malloc(REPS * sizeof *b->misses);
   b->hit_strings = malloc(REPS * sizeof *b->hit_strings);
   b->miss_strings = malloc(REPS * sizeof *b->miss_strings);
+  b->hit_paths = malloc(REPS * sizeof *b->hit_paths);
+  b->miss_paths = malloc(REPS * sizeof *b->miss_paths);
+  b->hit_path_lens = malloc(REPS * sizeof *b->hit_path_lens);
+  b->miss_path_lens = malloc(REPS * sizeof *b->miss_path_lens);
   b->values = malloc(REPS * sizeof *b->values);
   b->found = malloc(REPS);
-  if (!b->hits || !b->misses || !b->hit_strings || !b->miss_strings || !b->values || !b->found) exit(1);
+  if (!b->hits || !b->misses || !b->hit_strings || !b->miss_strings || !b->hit_paths ||
+      !b->miss_paths || !b->hit_path_lens || !b->miss_path_lens || !b->values || !b->found)
+    exit(1);
   for (size_t r = 0; r < REPS; r++) {
     size_t i = k->order[r];
     b->hits[r] = k->ints[i];
     b->misses[r] = k->ints[k->n + i];
     b->hit_strings[r] = k->strings + i * STRIDE;
     b->miss_strings[r] = k->strings + (k->n + i) * STRIDE;
+    b->hit_paths[r] = k->paths + i * PATH_STRIDE;
+    b->hit_path_lens[r] = k->path_lens[i];
+    b->miss_paths[r] = k->paths + (k->n + i) * PATH_STRIDE;
+    b->miss_path_lens[r] = k->path_lens[k->n + i];
   }
 }
 
@@ -221,6 +235,8 @@ BATCH_PHASE(phase_u64_many_hit, slate_get_many_u64(m, b->hits + r, SPAN(r), b->v
 BATCH_PHASE(phase_u64_many_miss, slate_get_many_u64(m, b->misses + r, SPAN(r), b->values + r, b->found + r))
 BATCH_PHASE(phase_str_many_hit, slate_get_many(m, b->hit_strings + r, SPAN(r), b->values + r, b->found + r))
 BATCH_PHASE(phase_str_many_miss, slate_get_many(m, b->miss_strings + r, SPAN(r), b->values + r, b->found + r))
+BATCH_PHASE(phase_path_many_hit, slate_get_many_bytes(m, b->hit_paths + r, b->hit_path_lens + r, SPAN(r), b->values + r, b->found + r))
+BATCH_PHASE(phase_path_many_miss, slate_get_many_bytes(m, b->miss_paths + r, b->miss_path_lens + r, SPAN(r), b->values + r, b->found + r))
 
 NOINLINE static void phase_slotmap_get(slotmap_s* sm, const slotmap_key* keys, const keys_s* k) {
   uintptr_t acc = 0;
@@ -625,6 +641,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < k.n; i++) slate_set_bytes(&m, PATH(&k, i), (void*)(uintptr_t)(i + 1));
     phase_path_hit(&m, &k);
     phase_path_miss(&m, &k);
+    phase_path_many_hit(&m, &b);
+    phase_path_many_miss(&m, &b);
     slate_free(&m);
     sparse_phases(&k, b.values, b.found);
     if (n == 1000) {
@@ -658,6 +676,10 @@ int main(int argc, char** argv) {
     free(b.misses);
     free(b.hit_strings);
     free(b.miss_strings);
+    free(b.hit_paths);
+    free(b.miss_paths);
+    free(b.hit_path_lens);
+    free(b.miss_path_lens);
     free(b.values);
     free(b.found);
   }
