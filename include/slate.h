@@ -638,8 +638,9 @@ void slate_free(struct slate_s *map);
 int slate_use_allocator(slate_malloc_f malloc_fn, slate_calloc_f calloc_fn, slate_free_f free_fn);
 
 /**
- * Fills `*info` with the map's shape (introspection for tests and tools). Walks every table;
- * allocates nothing.
+ * Fills `*info` with the map's shape (introspection for tests and tools). Visits every table, and
+ * every slot of the tables that hold string or byte keys (to count the bytes of long keys'
+ * copies); allocates nothing.
  * Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
  */
 int slate_info(const struct slate_s *map, struct slate_info_s *info);

@@ -590,8 +590,9 @@ pub unsafe extern "C" fn slate_free(map: *mut slate_s) { call!(super::free(map))
 #[no_mangle] #[rustfmt::skip]
 pub extern "C" fn slate_use_allocator(malloc_fn: slate_malloc_f, calloc_fn: slate_calloc_f, free_fn: slate_free_f) -> c_int { guard(|| Allocator::install(malloc_fn, calloc_fn, free_fn)) }
 
-/// Fills `*info` with the map's shape (introspection for tests and tools). Walks every table;
-/// allocates nothing.
+/// Fills `*info` with the map's shape (introspection for tests and tools). Visits every table, and
+/// every slot of the tables that hold string or byte keys (to count the bytes of long keys'
+/// copies); allocates nothing.
 /// Returns `SLATE_OK`, or `SLATE_ERROR_INVALID` for a NULL argument.
 #[no_mangle]
 pub unsafe extern "C" fn slate_info(map: *const slate_s, info: *mut slate_info_s) -> c_int {
