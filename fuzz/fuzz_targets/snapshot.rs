@@ -1477,8 +1477,12 @@ impl SetBuild {
     }
 }
 
-/// Entries or rows past which the structured mode adds none.
-const BIG: usize = 256;
+/// Entries or rows past which the structured mode adds none (a batch
+/// may pass it by up to 31). Larger structures take no other path
+/// through the library, only longer loops (no table reaches the largest
+/// size, 1024 slots, either way; a set's pages follow its keys, not its
+/// count), and every input's checks cost in proportion to its size.
+const BIG: usize = 128;
 
 /// Rows the structured mode sorts per input, past which a sort call is
 /// skipped (on both structures, where two are compared). A sort makes
