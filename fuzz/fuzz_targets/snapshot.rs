@@ -25,7 +25,9 @@
 //! The codec's `decode` rejects some values; on a failed load every value
 //! it made must have gone to `discard` exactly once, and on a successful
 //! one none. Allocations fail on demand (`failing`): a load returns
-//! `SLATE_ERROR_ALLOC` exactly when one did. Nothing may leak.
+//! `SLATE_ERROR_ALLOC` exactly when one did, unless the snapshot's
+//! checksum is wrong (then `SLATE_ERROR_CORRUPT`, whatever it met).
+//! Nothing may leak.
 #![no_main]
 
 use core::cell::RefCell;
@@ -757,16 +759,35 @@ fn map_get(m: &slate_s, k: &[u8]) -> Option<*mut c_void> {
 
 // ---- what a load must leave --------------------------------------------------
 
-/// Runs a load with the options' allocation failure armed: the result
-/// is `SLATE_ERROR_ALLOC` exactly when an allocation failed.
-fn load_with(fail: u8, load: impl FnOnce() -> i32) -> i32 {
+/// Whether `b` passes the checks a load makes before the checksum
+/// (length, magic, major, total length) and has a wrong checksum.
+fn bad_checksum(b: &[u8]) -> bool {
+    let n = b.len();
+    n >= 40
+        && b[..8] == MAGIC
+        && b[8..10] == 1u16.to_le_bytes()
+        && u64_at(b, 16) == n as u64
+        && xxh3_64(&b[..n - 8]) != u64_at(b, n - 8)
+}
+
+/// Runs a load of `b` with the options' allocation failure armed. A
+/// wrong checksum gives `SLATE_ERROR_CORRUPT` whatever the load met
+/// while it read the sections, a failed allocation included (SPEC §6c
+/// checks the checksum first; a load may allocate before it knows it);
+/// otherwise the result is `SLATE_ERROR_ALLOC` exactly when an
+/// allocation failed.
+fn load_with(fail: u8, b: &[u8], load: impl FnOnce() -> i32) -> i32 {
     let before = failing::failures();
     if fail > 0 {
         failing::arm(fail as u64 - 1);
     }
     let rc = load();
     failing::FAIL_IN.store(0, Ordering::Relaxed);
-    failing::check_surfaced(0, rc, before);
+    if bad_checksum(b) {
+        assert_eq!(rc, CORRUPT, "a load with a wrong checksum");
+    } else {
+        failing::check_surfaced(0, rc, before);
+    }
     rc
 }
 
@@ -1107,7 +1128,7 @@ fn raw(b: &[u8], opts: Options) {
         let c: *const slate_value_codec_s = if with_codec { &c } else { null() };
         begin_load();
         // SAFETY: an initialized map; `b` has its length.
-        let rc = load_with(opts.fail, || unsafe {
+        let rc = load_with(opts.fail, b, || unsafe {
             slate_load(&mut m, b.as_ptr().cast(), b.len(), c)
         });
         check_made(rc, &m, with_codec);
@@ -1133,7 +1154,7 @@ fn raw(b: &[u8], opts: Options) {
     };
     let before = save_slotmap(&sm);
     // SAFETY: an initialized slotmap; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, b, || unsafe {
         slotmap_load(&mut sm, b.as_ptr().cast(), b.len())
     });
     if rc == OK {
@@ -1161,7 +1182,7 @@ fn raw(b: &[u8], opts: Options) {
     };
     let before = save_set(&sp);
     // SAFETY: an initialized set; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, b, || unsafe {
         slotmap_sparse_load(&mut sp, b.as_ptr().cast(), b.len())
     });
     if rc == OK {
@@ -1708,7 +1729,7 @@ fn structured_map(with_codec: bool, opts: Options, input: &mut Input) {
     let cp: *const slate_value_codec_s = if with_codec { &c } else { null() };
     begin_load();
     // SAFETY: an initialized map; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, &b, || unsafe {
         slate_load(&mut d, b.as_ptr().cast(), b.len(), cp)
     });
     check_made(rc, &d, with_codec);
@@ -1798,7 +1819,7 @@ fn structured_slotmap(opts: Options, input: &mut Input) {
     }
     let before = save_slotmap(&d);
     // SAFETY: an initialized slotmap; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, &b, || unsafe {
         slotmap_load(&mut d, b.as_ptr().cast(), b.len())
     });
     if same && rc != ALLOC {
@@ -1893,7 +1914,7 @@ fn structured_set(opts: Options, input: &mut Input) {
     let mut d = new_set(sizes, opts.own).unwrap();
     let before = save_set(&d);
     // SAFETY: an initialized set; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, &b, || unsafe {
         slotmap_sparse_load(&mut d, b.as_ptr().cast(), b.len())
     });
     if same && rc != ALLOC {
