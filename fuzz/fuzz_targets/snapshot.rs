@@ -770,20 +770,20 @@ fn bad_checksum(b: &[u8]) -> bool {
         && xxh3_64(&b[..n - 8]) != u64_at(b, n - 8)
 }
 
-/// Runs a load of `b` with the options' allocation failure armed. A
-/// wrong checksum gives `SLATE_ERROR_CORRUPT` whatever the load met
-/// while it read the sections, a failed allocation included (SPEC §6c
-/// checks the checksum first; a load may allocate before it knows it);
-/// otherwise the result is `SLATE_ERROR_ALLOC` exactly when an
-/// allocation failed.
-fn load_with(fail: u8, b: &[u8], load: impl FnOnce() -> i32) -> i32 {
+/// Runs a load with the options' allocation failure armed. For bytes
+/// with a wrong checksum (`bad`, from `bad_checksum`) the result is
+/// `SLATE_ERROR_CORRUPT` whatever the load met while it read the
+/// sections, a failed allocation included (SPEC §6c checks the checksum
+/// first; a load may allocate before it knows it); otherwise it is
+/// `SLATE_ERROR_ALLOC` exactly when an allocation failed.
+fn load_with(fail: u8, bad: bool, load: impl FnOnce() -> i32) -> i32 {
     let before = failing::failures();
     if fail > 0 {
         failing::arm(fail as u64 - 1);
     }
     let rc = load();
     failing::FAIL_IN.store(0, Ordering::Relaxed);
-    if bad_checksum(b) {
+    if bad {
         assert_eq!(rc, CORRUPT, "a load with a wrong checksum");
     } else {
         failing::check_surfaced(0, rc, before);
@@ -1119,6 +1119,7 @@ fn raw(b: &[u8], opts: Options) {
         assert!(i.columns <= 16);
     }
     let info = info.ok();
+    let bad = bad_checksum(b);
     let mut accepted = 0;
     // Maps, with integer values and with the codec.
     for with_codec in [false, true] {
@@ -1128,7 +1129,7 @@ fn raw(b: &[u8], opts: Options) {
         let c: *const slate_value_codec_s = if with_codec { &c } else { null() };
         begin_load();
         // SAFETY: an initialized map; `b` has its length.
-        let rc = load_with(opts.fail, b, || unsafe {
+        let rc = load_with(opts.fail, bad, || unsafe {
             slate_load(&mut m, b.as_ptr().cast(), b.len(), c)
         });
         check_made(rc, &m, with_codec);
@@ -1154,7 +1155,7 @@ fn raw(b: &[u8], opts: Options) {
     };
     let before = save_slotmap(&sm);
     // SAFETY: an initialized slotmap; `b` has its length.
-    let rc = load_with(opts.fail, b, || unsafe {
+    let rc = load_with(opts.fail, bad, || unsafe {
         slotmap_load(&mut sm, b.as_ptr().cast(), b.len())
     });
     if rc == OK {
@@ -1182,7 +1183,7 @@ fn raw(b: &[u8], opts: Options) {
     };
     let before = save_set(&sp);
     // SAFETY: an initialized set; `b` has its length.
-    let rc = load_with(opts.fail, b, || unsafe {
+    let rc = load_with(opts.fail, bad, || unsafe {
         slotmap_sparse_load(&mut sp, b.as_ptr().cast(), b.len())
     });
     if rc == OK {
@@ -1729,7 +1730,7 @@ fn structured_map(with_codec: bool, opts: Options, input: &mut Input) {
     let cp: *const slate_value_codec_s = if with_codec { &c } else { null() };
     begin_load();
     // SAFETY: an initialized map; `b` has its length.
-    let rc = load_with(opts.fail, &b, || unsafe {
+    let rc = load_with(opts.fail, bad_checksum(&b), || unsafe {
         slate_load(&mut d, b.as_ptr().cast(), b.len(), cp)
     });
     check_made(rc, &d, with_codec);
@@ -1819,7 +1820,7 @@ fn structured_slotmap(opts: Options, input: &mut Input) {
     }
     let before = save_slotmap(&d);
     // SAFETY: an initialized slotmap; `b` has its length.
-    let rc = load_with(opts.fail, &b, || unsafe {
+    let rc = load_with(opts.fail, bad_checksum(&b), || unsafe {
         slotmap_load(&mut d, b.as_ptr().cast(), b.len())
     });
     if same && rc != ALLOC {
@@ -1914,7 +1915,7 @@ fn structured_set(opts: Options, input: &mut Input) {
     let mut d = new_set(sizes, opts.own).unwrap();
     let before = save_set(&d);
     // SAFETY: an initialized set; `b` has its length.
-    let rc = load_with(opts.fail, &b, || unsafe {
+    let rc = load_with(opts.fail, bad_checksum(&b), || unsafe {
         slotmap_sparse_load(&mut d, b.as_ptr().cast(), b.len())
     });
     if same && rc != ALLOC {
