@@ -99,6 +99,7 @@ if [ -n "$record" ]; then
   # The coverage of the corpus the run leaves: one pass over its inputs.
   cov=$(ASAN_OPTIONS=$asan "$bin" "${dirs[@]}" -runs=0 "${limits[@]}" 2>&1 |
     sed -n 's/.*INITED cov: \([0-9]*\) ft: \([0-9]*\).*/\1 \2/p' | tail -n 1)
+  [ -n "$cov" ] || cov="- -"
   result="no finding"
   [ "$status" -ne 0 ] && result="FINDING (exit $status) ${found:-no input saved}"
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
