@@ -57,7 +57,7 @@ TEST_HEADERS := $(wildcard c-tests/support/*.h) cpp-tests/platform.h include/sla
 
 .PHONY: setup all lib demo doc test check check-suites header check-header rust-test rust-lint miri c-test \
         clang-test lto-test header-strict valgrind install-test examples doc-blocks test-cross test-wasm panic-abort-test sanitize compile-fail symbols probe-fence cli cli-test \
-        soak miri-snapshot golden fuzz fuzz-smoke tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-snapshot bench-growth clean
+        soak miri-snapshot golden fuzz fuzz-smoke fuzz-long fuzz-runs tsan-test escape-test bench-flood bench bench-quick bench-slotmap bench-maps bench-snapshot bench-growth clean
 
 all: lib
 
@@ -407,6 +407,20 @@ fuzz:
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 FUZZ_SMOKE_SECONDS ?= 20
+
+# A run that counts toward a campaign, e.g. `make fuzz-long
+# FUZZ_TARGETS=snapshot FUZZ_SECONDS=3600 FUZZ_JOBS=2` (FUZZ_JOBS
+# processes, SNAPSHOT_FUZZ_MODE=0/1/2 for one mode): as `fuzz`, and it
+# appends its row to fuzz/RUNS.md (to commit) when the tree is at a
+# committed revision. `make fuzz-runs` sums the rows.
+FUZZ_JOBS ?= 1
+fuzz-long:
+	@status=0; for t in $(FUZZ_TARGETS); do \
+	  FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_LOG=$(CURDIR)/fuzz/RUNS.md \
+	  scripts/run-suite.sh fuzz-$$t scripts/fuzz.sh $$t $(FUZZ_SECONDS) || status=1; done; exit $$status
+
+fuzz-runs:
+	@scripts/fuzz-runs.sh fuzz/RUNS.md
 
 # Read-only calls on one structure from several threads at once: natively,
 # and under ThreadSanitizer with the library instrumented as well (nightly,

@@ -25,7 +25,9 @@
 //! The codec's `decode` rejects some values; on a failed load every value
 //! it made must have gone to `discard` exactly once, and on a successful
 //! one none. Allocations fail on demand (`failing`): a load returns
-//! `SLATE_ERROR_ALLOC` exactly when one did. Nothing may leak.
+//! `SLATE_ERROR_ALLOC` exactly when one did, unless the snapshot's
+//! checksum is wrong (then `SLATE_ERROR_CORRUPT`, whatever it met).
+//! Nothing may leak.
 #![no_main]
 
 use core::cell::RefCell;
@@ -33,6 +35,7 @@ use core::ffi::c_void;
 use core::ptr::{null, null_mut};
 use core::sync::atomic::Ordering;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use libfuzzer_sys::fuzz_target;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
@@ -198,15 +201,15 @@ fn digests<'a>(records: impl Iterator<Item = Record<'a>>) -> Vec<u64> {
 }
 
 /// A slotmap snapshot as its fields.
-struct SlotImage {
+struct SlotImage<'a> {
     sizes: Vec<u32>,
     len: u32,
     slots: Vec<(u32, u32)>,
-    columns: Vec<Vec<u8>>,
+    columns: Vec<&'a [u8]>,
 }
 
-impl SlotImage {
-    fn parse(b: &[u8]) -> SlotImage {
+impl SlotImage<'_> {
+    fn parse(b: &[u8]) -> SlotImage<'_> {
         let c = critical(b);
         let h = c[0].1;
         let columns = u32_at(h, 0) as usize;
@@ -218,12 +221,12 @@ impl SlotImage {
                 .chunks(8)
                 .map(|p| (u32_at(p, 0), u32_at(p, 4)))
                 .collect(),
-            columns: c[2..].iter().map(|(_, p)| p.to_vec()).collect(),
+            columns: c[2..].iter().map(|&(_, p)| p).collect(),
         }
     }
 
-    /// Each row's key and bytes, in dense order.
-    fn rows(&self) -> Vec<(u64, Vec<u8>)> {
+    /// Each row's key and digest, in dense order.
+    fn rows(&self) -> Vec<(u64, u64)> {
         let mut keys = vec![0u64; self.len as usize];
         for (s, &(v, link)) in self.slots.iter().enumerate() {
             if v & 1 == 1 {
@@ -248,23 +251,38 @@ impl SlotImage {
     }
 }
 
-/// Row `r`'s fields back to back, from per-column bytes.
-fn row_of(sizes: &[u32], columns: &[Vec<u8>], r: usize) -> Vec<u8> {
-    let mut row = vec![];
-    for (c, &size) in sizes.iter().enumerate() {
-        let size = size as usize;
-        row.extend_from_slice(&columns[c][r * size..(r + 1) * size]);
-    }
-    row
+/// A row's digest, from its fields in column order. Rows are compared
+/// by digest, as map entries are: two rows that differ have the same
+/// digest with odds of 2^-64.
+fn row_digest<'a>(fields: impl Iterator<Item = &'a [u8]>) -> u64 {
+    fields.fold(0, |d, f| xxh3_64_with_seed(f, d))
 }
 
-/// A sparse set snapshot: its sizes and its rows (key, bytes) in order.
-fn set_image(b: &[u8]) -> (Vec<u32>, Vec<(u64, Vec<u8>)>) {
+/// Row `r`'s digest, from per-column bytes.
+fn row_of(sizes: &[u32], columns: &[&[u8]], r: usize) -> u64 {
+    row_digest(sizes.iter().enumerate().map(|(c, &size)| {
+        let size = size as usize;
+        &columns[c][r * size..(r + 1) * size]
+    }))
+}
+
+/// A packed row's digest (its fields back to back).
+fn packed_digest(sizes: &[u32], row: &[u8]) -> u64 {
+    let mut at = 0;
+    row_digest(sizes.iter().map(|&size| {
+        let field = &row[at..at + size as usize];
+        at += size as usize;
+        field
+    }))
+}
+
+/// A sparse set snapshot: its sizes and its rows (key, digest) in order.
+fn set_image(b: &[u8]) -> (Vec<u32>, Vec<(u64, u64)>) {
     let c = critical(b);
     let h = c[0].1;
     let columns = u32_at(h, 0) as usize;
     let sizes: Vec<u32> = (0..columns).map(|i| u32_at(h, 8 + 4 * i)).collect();
-    let cols: Vec<Vec<u8>> = c[2..].iter().map(|(_, p)| p.to_vec()).collect();
+    let cols: Vec<&[u8]> = c[2..].iter().map(|&(_, p)| p).collect();
     let rows = c[1]
         .1
         .chunks(8)
@@ -329,12 +347,13 @@ fn new_value(bytes: Vec<u8>, made: Made) -> *mut c_void {
     })
 }
 
-fn value_bytes(v: *mut c_void) -> Vec<u8> {
+/// `f` of a live value's bytes.
+fn with_value<R>(v: *mut c_void, f: impl FnOnce(&[u8]) -> R) -> R {
     let i = value_index(v);
     ARENA.with(|a| {
         let a = a.borrow();
         assert_ne!(a.values[i].1, Made::Discarded, "a discarded value used");
-        a.values[i].0.clone()
+        f(&a.values[i].0)
     })
 }
 
@@ -346,10 +365,9 @@ unsafe extern "C" fn encode(
     length: *mut u32,
 ) -> i32 {
     assert_eq!(ctx, codec_context());
-    let bytes = value_bytes(value);
     // SAFETY: the library passes a writable length, and `capacity`
     // writable bytes at `buffer` when it is not NULL.
-    unsafe {
+    with_value(value, |bytes| unsafe {
         *length = bytes.len() as u32;
         if bytes.len() <= capacity as usize {
             assert!(!buffer.is_null() || bytes.is_empty());
@@ -357,7 +375,7 @@ unsafe extern "C" fn encode(
                 core::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer.cast(), bytes.len());
             }
         }
-    }
+    });
     0
 }
 
@@ -575,21 +593,21 @@ fn snapshot_info(b: &[u8]) -> Result<slate_snapshot_info_s, i32> {
     }
 }
 
-/// A slotmap's rows through the API, in dense order: key and bytes.
-fn slotmap_rows(sm: &slotmap_s, sizes: &[u32]) -> Vec<(u64, Vec<u8>)> {
+/// A slotmap's rows through the API, in dense order: key and digest.
+fn slotmap_rows(sm: &slotmap_s, sizes: &[u32]) -> Vec<(u64, u64)> {
     // SAFETY: an initialized slotmap; its columns have `len` rows.
     unsafe {
         let len = slotmap_length(sm);
-        let cols: Vec<Vec<u8>> = sizes
+        let cols: Vec<&[u8]> = sizes
             .iter()
             .enumerate()
             .map(|(c, &s)| {
                 let n = s as usize * len as usize;
                 let p = slotmap_column(sm, c as u32);
                 if n == 0 {
-                    Vec::new()
+                    &[][..]
                 } else {
-                    core::slice::from_raw_parts(p.cast::<u8>(), n).to_vec()
+                    core::slice::from_raw_parts(p.cast::<u8>(), n)
                 }
             })
             .collect();
@@ -605,21 +623,21 @@ fn slotmap_rows(sm: &slotmap_s, sizes: &[u32]) -> Vec<(u64, Vec<u8>)> {
     }
 }
 
-/// A set's rows through the API, in dense order.
-fn set_rows(sp: &slotmap_sparse_s, sizes: &[u32]) -> Vec<(u64, Vec<u8>)> {
+/// A set's rows through the API, in dense order: key and digest.
+fn set_rows(sp: &slotmap_sparse_s, sizes: &[u32]) -> Vec<(u64, u64)> {
     // SAFETY: an initialized set; its columns have `len` rows.
     unsafe {
         let len = slotmap_sparse_length(sp);
-        let cols: Vec<Vec<u8>> = sizes
+        let cols: Vec<&[u8]> = sizes
             .iter()
             .enumerate()
             .map(|(c, &s)| {
                 let n = s as usize * len as usize;
                 let p = slotmap_sparse_column(sp, c as u32);
                 if n == 0 {
-                    Vec::new()
+                    &[][..]
                 } else {
-                    core::slice::from_raw_parts(p.cast::<u8>(), n).to_vec()
+                    core::slice::from_raw_parts(p.cast::<u8>(), n)
                 }
             })
             .collect();
@@ -673,8 +691,38 @@ fn map_digests(m: &slate_s, with_codec: bool) -> Vec<u64> {
     out
 }
 
+/// A map's entries as the target expects them: key bytes to value bytes.
+type Model = HashMap<Vec<u8>, Vec<u8>, BuildHasherDefault<ModelHasher>>;
+
+/// The models' hasher: cheap, and the same in every run, so that an
+/// input makes the same calls each time it runs.
+#[derive(Default)]
+struct ModelHasher(u64);
+
+impl Hasher for ModelHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7C_C1_B7_27_22_0A_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
 /// The digests of a model's entries, sorted.
-fn model_digests(model: &HashMap<Vec<u8>, Vec<u8>>) -> Vec<u64> {
+fn model_digests(model: &Model) -> Vec<u64> {
     digests(model.iter().map(|(k, v)| (&k[..], &v[..])))
 }
 
@@ -711,16 +759,35 @@ fn map_get(m: &slate_s, k: &[u8]) -> Option<*mut c_void> {
 
 // ---- what a load must leave --------------------------------------------------
 
-/// Runs a load with the options' allocation failure armed: the result
-/// is `SLATE_ERROR_ALLOC` exactly when an allocation failed.
-fn load_with(fail: u8, load: impl FnOnce() -> i32) -> i32 {
+/// Whether `b` passes the checks a load makes before the checksum
+/// (length, magic, major, total length) and has a wrong checksum.
+fn bad_checksum(b: &[u8]) -> bool {
+    let n = b.len();
+    n >= 40
+        && b[..8] == MAGIC
+        && b[8..10] == 1u16.to_le_bytes()
+        && u64_at(b, 16) == n as u64
+        && xxh3_64(&b[..n - 8]) != u64_at(b, n - 8)
+}
+
+/// Runs a load with the options' allocation failure armed. For bytes
+/// with a wrong checksum (`bad`, from `bad_checksum`) the result is
+/// `SLATE_ERROR_CORRUPT` whatever the load met while it read the
+/// sections, a failed allocation included (SPEC §6c checks the checksum
+/// first; a load may allocate before it knows it); otherwise it is
+/// `SLATE_ERROR_ALLOC` exactly when an allocation failed.
+fn load_with(fail: u8, bad: bool, load: impl FnOnce() -> i32) -> i32 {
     let before = failing::failures();
     if fail > 0 {
         failing::arm(fail as u64 - 1);
     }
     let rc = load();
     failing::FAIL_IN.store(0, Ordering::Relaxed);
-    failing::check_surfaced(0, rc, before);
+    if bad {
+        assert_eq!(rc, CORRUPT, "a load with a wrong checksum");
+    } else {
+        failing::check_surfaced(0, rc, before);
+    }
     rc
 }
 
@@ -778,16 +845,40 @@ fn derived(b: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-fn row_bytes(row: usize, tag: u32) -> Vec<u8> {
-    (0..row)
-        .map(|i| (tag as usize).wrapping_mul(157).wrapping_add(i * 7) as u8)
-        .collect()
+/// `SEVENS[j]` is `7 * j` (mod 256): any 256 in a row from `j < 256`
+/// are one period.
+const SEVENS: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut j = 0;
+    while j < 512 {
+        t[j] = (j * 7) as u8;
+        j += 1;
+    }
+    t
+};
+
+/// Fills `buf` with the packed row of `sizes` made from `tag` (byte `i`
+/// is `157 * tag + 7 * i`, mod 256); its digest. `buf` is allocated to
+/// exactly the row, so that ASan reports a read past it.
+fn fill_row(buf: &mut Vec<u8>, sizes: &[u32], tag: u32) -> u64 {
+    let row: usize = sizes.iter().map(|&s| s as usize).sum();
+    if buf.capacity() != row {
+        *buf = Vec::with_capacity(row);
+    }
+    buf.clear();
+    // 157 * tag = 7 * (183 * 157 * tag), as 7 * 183 = 1 (mod 256).
+    let start = (tag as usize).wrapping_mul(183 * 157) % 256;
+    while buf.len() < row {
+        let n = (row - buf.len()).min(256);
+        buf.extend_from_slice(&SEVENS[start..start + n]);
+    }
+    packed_digest(sizes, buf)
 }
 
 /// An accepted slotmap's checks: checker, info, content read back
 /// through the API, re-save. Its rows by key, and keys that must stay
 /// stale.
-fn verify_slotmap(sm: &slotmap_s, b: &[u8], sizes: &[u32]) -> (BTreeMap<u64, Vec<u8>>, Vec<u64>) {
+fn verify_slotmap(sm: &slotmap_s, b: &[u8], sizes: &[u32]) -> (BTreeMap<u64, u64>, Vec<u64>) {
     check_slotmap(sm);
     let info = check_info(b, KIND_SLOTMAP);
     let img = SlotImage::parse(b);
@@ -815,22 +906,23 @@ fn verify_slotmap(sm: &slotmap_s, b: &[u8], sizes: &[u32]) -> (BTreeMap<u64, Vec
 fn calls_slotmap(
     mut sm: slotmap_s,
     sizes: &[u32],
-    mut live: BTreeMap<u64, Vec<u8>>,
+    mut live: BTreeMap<u64, u64>,
     mut stale: Vec<u64>,
     input: &mut Input,
 ) {
     let row: usize = sizes.iter().map(|&s| s as usize).sum();
+    let mut bytes = vec![];
     // SAFETY (every call below): an initialized slotmap.
     unsafe {
         for step in 0..6u32 {
             match input.byte() % 4 {
                 0 | 1 if row <= WIDE_ROW => {
-                    let bytes = row_bytes(row, step);
+                    let digest = fill_row(&mut bytes, sizes, step);
                     let mut k = 0;
                     let rc = slotmap_insert(&mut sm, bytes.as_ptr().cast(), &mut k);
                     if rc == OK {
                         assert!(!stale.contains(&k), "reissued {k:#x}");
-                        assert!(live.insert(k, bytes).is_none(), "issued twice {k:#x}");
+                        assert!(live.insert(k, digest).is_none(), "issued twice {k:#x}");
                     } else {
                         assert!(rc == FULL || rc == ALLOC, "insert: {rc}");
                     }
@@ -850,7 +942,7 @@ fn calls_slotmap(
             }
         }
         check_slotmap(&sm);
-        let now: BTreeMap<u64, Vec<u8>> = slotmap_rows(&sm, sizes).into_iter().collect();
+        let now: BTreeMap<u64, u64> = slotmap_rows(&sm, sizes).into_iter().collect();
         assert_eq!(now, live, "rows after the calls");
         for &k in &stale {
             assert_eq!(slotmap_contains(&sm, k), 0, "stale key {k:#x} validates");
@@ -861,7 +953,7 @@ fn calls_slotmap(
 
 /// An accepted set's checks: checker, info, content, re-save. Its rows
 /// by slot index.
-fn verify_set(sp: &slotmap_sparse_s, b: &[u8], sizes: &[u32]) -> BTreeMap<u32, (u64, Vec<u8>)> {
+fn verify_set(sp: &slotmap_sparse_s, b: &[u8], sizes: &[u32]) -> BTreeMap<u32, (u64, u64)> {
     check_set(sp);
     let info = check_info(b, KIND_SPARSE);
     let (img_sizes, rows) = set_image(b);
@@ -878,10 +970,11 @@ fn verify_set(sp: &slotmap_sparse_s, b: &[u8], sizes: &[u32]) -> BTreeMap<u32, (
 fn calls_set(
     mut sp: slotmap_sparse_s,
     sizes: &[u32],
-    mut model: BTreeMap<u32, (u64, Vec<u8>)>,
+    mut model: BTreeMap<u32, (u64, u64)>,
     input: &mut Input,
 ) {
     let row: usize = sizes.iter().map(|&s| s as usize).sum();
+    let mut bytes = vec![];
     // SAFETY (every call below): an initialized set.
     unsafe {
         for step in 0..6u32 {
@@ -894,11 +987,11 @@ fn calls_set(
                         (x, _) => x as u32 * 0x0101_0101,
                     };
                     let key = (input.byte() as u64 | 1) << 32 | slot as u64;
-                    let bytes = row_bytes(row, step);
+                    let digest = fill_row(&mut bytes, sizes, step);
                     let p = if row == 0 { null() } else { bytes.as_ptr() };
                     let rc = slotmap_sparse_set(&mut sp, null(), key, p.cast());
                     if rc == OK {
-                        model.insert(slot, (key, bytes));
+                        model.insert(slot, (key, digest));
                     } else {
                         assert!(rc == ALLOC || rc == FULL, "set: {rc}");
                     }
@@ -920,7 +1013,7 @@ fn calls_set(
             }
         }
         check_set(&sp);
-        let now: BTreeMap<u32, (u64, Vec<u8>)> = set_rows(&sp, sizes)
+        let now: BTreeMap<u32, (u64, u64)> = set_rows(&sp, sizes)
             .into_iter()
             .map(|(k, r)| (k as u32, (k, r)))
             .collect();
@@ -931,7 +1024,7 @@ fn calls_set(
 
 /// An accepted map's checks: checker, info, content, re-save (the same
 /// records, in any order). Its entries.
-fn verify_map(m: &slate_s, b: &[u8], with_codec: bool) -> HashMap<Vec<u8>, Vec<u8>> {
+fn verify_map(m: &slate_s, b: &[u8], with_codec: bool) -> Model {
     check_map(m);
     let info = check_info(b, KIND_MAP);
     let c = critical(b);
@@ -956,12 +1049,7 @@ fn verify_map(m: &slate_s, b: &[u8], with_codec: bool) -> HashMap<Vec<u8>, Vec<u
 
 /// A few calls on an accepted map, checked against its entries; then
 /// `free`.
-fn calls_map(
-    mut m: slate_s,
-    with_codec: bool,
-    mut model: HashMap<Vec<u8>, Vec<u8>>,
-    input: &mut Input,
-) {
+fn calls_map(mut m: slate_s, with_codec: bool, mut model: Model, input: &mut Input) {
     // SAFETY (every call below): an initialized map.
     unsafe {
         for step in 0..6u8 {
@@ -1031,6 +1119,7 @@ fn raw(b: &[u8], opts: Options) {
         assert!(i.columns <= 16);
     }
     let info = info.ok();
+    let bad = bad_checksum(b);
     let mut accepted = 0;
     // Maps, with integer values and with the codec.
     for with_codec in [false, true] {
@@ -1040,7 +1129,7 @@ fn raw(b: &[u8], opts: Options) {
         let c: *const slate_value_codec_s = if with_codec { &c } else { null() };
         begin_load();
         // SAFETY: an initialized map; `b` has its length.
-        let rc = load_with(opts.fail, || unsafe {
+        let rc = load_with(opts.fail, bad, || unsafe {
             slate_load(&mut m, b.as_ptr().cast(), b.len(), c)
         });
         check_made(rc, &m, with_codec);
@@ -1066,7 +1155,7 @@ fn raw(b: &[u8], opts: Options) {
     };
     let before = save_slotmap(&sm);
     // SAFETY: an initialized slotmap; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, bad, || unsafe {
         slotmap_load(&mut sm, b.as_ptr().cast(), b.len())
     });
     if rc == OK {
@@ -1094,7 +1183,7 @@ fn raw(b: &[u8], opts: Options) {
     };
     let before = save_set(&sp);
     // SAFETY: an initialized set; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, bad, || unsafe {
         slotmap_sparse_load(&mut sp, b.as_ptr().cast(), b.len())
     });
     if rc == OK {
@@ -1146,7 +1235,7 @@ fn map_key(input: &mut Input) -> Vec<u8> {
 struct MapBuild {
     m: slate_s,
     codec: bool,
-    model: HashMap<Vec<u8>, Vec<u8>>,
+    model: Model,
 }
 
 impl MapBuild {
@@ -1221,8 +1310,12 @@ impl MapBuild {
 struct SlotBuild {
     sm: slotmap_s,
     sizes: &'static [u32],
-    live: BTreeMap<u64, Vec<u8>>,
+    live: BTreeMap<u64, u64>,
     stale: Vec<u64>,
+    /// Rows sorted so far (see `SORTED`).
+    sorted: usize,
+    /// The row being inserted.
+    buf: Vec<u8>,
 }
 
 unsafe extern "C" fn less_first(a: *const c_void, b: *const c_void, _: *mut c_void) -> i32 {
@@ -1231,18 +1324,14 @@ unsafe extern "C" fn less_first(a: *const c_void, b: *const c_void, _: *mut c_vo
 }
 
 impl SlotBuild {
-    fn row(&self) -> usize {
-        self.sizes.iter().map(|&s| s as usize).sum()
-    }
-
     fn insert(&mut self, tag: u32) {
-        let bytes = row_bytes(self.row(), tag);
+        let digest = fill_row(&mut self.buf, self.sizes, tag);
         let mut k = 0;
         // SAFETY: an initialized slotmap; a packed row.
-        let rc = unsafe { slotmap_insert(&mut self.sm, bytes.as_ptr().cast(), &mut k) };
+        let rc = unsafe { slotmap_insert(&mut self.sm, self.buf.as_ptr().cast(), &mut k) };
         if rc == OK {
             assert!(!self.stale.contains(&k), "reissued {k:#x}");
-            assert!(self.live.insert(k, bytes).is_none());
+            assert!(self.live.insert(k, digest).is_none());
         } else {
             // Only when no era is left.
             assert_eq!(rc, FULL);
@@ -1282,7 +1371,12 @@ impl SlotBuild {
                     slotmap_free(&mut self.sm);
                     self.all_stale();
                 }
-                _ => assert_eq!(slotmap_sort(&mut self.sm, Some(less_first), null_mut()), OK),
+                _ => {
+                    if sort_within(&mut self.sorted, slotmap_length(&self.sm)) {
+                        let rc = slotmap_sort(&mut self.sm, Some(less_first), null_mut());
+                        assert_eq!(rc, OK);
+                    }
+                }
             }
         }
     }
@@ -1332,25 +1426,32 @@ impl SlotBuild {
 struct SetBuild {
     sp: slotmap_sparse_s,
     sizes: &'static [u32],
-    model: BTreeMap<u32, (u64, Vec<u8>)>,
+    model: BTreeMap<u32, (u64, u64)>,
+    /// Rows sorted so far (see `SORTED`).
+    sorted: usize,
+    /// The row being set.
+    buf: Vec<u8>,
 }
 
 impl SetBuild {
-    fn row(&self) -> usize {
-        self.sizes.iter().map(|&s| s as usize).sum()
+    /// The packed row made from `tag` in `buf` (NULL if it has no
+    /// bytes), and its digest.
+    fn fill(&mut self, tag: u32) -> (*const u8, u64) {
+        let digest = fill_row(&mut self.buf, self.sizes, tag);
+        let p = if self.buf.is_empty() {
+            null()
+        } else {
+            self.buf.as_ptr()
+        };
+        (p, digest)
     }
 
     fn set(&mut self, key: u64, tag: u32) {
-        let bytes = row_bytes(self.row(), tag);
-        let p = if bytes.is_empty() {
-            null()
-        } else {
-            bytes.as_ptr()
-        };
+        let (p, digest) = self.fill(tag);
         // SAFETY: an initialized set; a packed row.
         let rc = unsafe { slotmap_sparse_set(&mut self.sp, null(), key, p.cast()) };
         assert_eq!(rc, OK);
-        self.model.insert(key as u32, (key, bytes));
+        self.model.insert(key as u32, (key, digest));
     }
 
     fn op(&mut self, input: &mut Input, n: u32) {
@@ -1386,7 +1487,9 @@ impl SetBuild {
                     slotmap_sparse_free(&mut self.sp);
                     self.model.clear();
                 }
-                _ if !self.sizes.is_empty() => {
+                _ if !self.sizes.is_empty()
+                    && sort_within(&mut self.sorted, slotmap_sparse_length(&self.sp)) =>
+                {
                     let rc = slotmap_sparse_sort(&mut self.sp, Some(less_first), null_mut());
                     assert_eq!(rc, OK);
                 }
@@ -1396,8 +1499,31 @@ impl SetBuild {
     }
 }
 
-/// Entries or rows past which the structured mode adds none.
-const BIG: usize = 256;
+/// Entries or rows past which the structured mode adds none (a batch
+/// may pass it by up to 31). Larger structures take no other path
+/// through the library, only longer loops (no table reaches the largest
+/// size, 1024 slots, either way; a set's pages follow its keys, not its
+/// count), and every input's checks cost in proportion to its size.
+const BIG: usize = 128;
+
+/// Rows the structured mode sorts per input, past which a sort call is
+/// skipped (on both structures, where two are compared). A sort makes
+/// O(n log n) comparator calls through the C ABI, by far the costliest
+/// operation of a build; a sort of any size up to this still runs, and
+/// more sorts of the same rows reach no other state (a permutation of
+/// the rows, the scratch released).
+const SORTED: usize = 2 * BIG;
+
+/// Whether a sort of `rows` rows fits in what is left of `SORTED`; if it
+/// does, it is counted.
+fn sort_within(sorted: &mut usize, rows: u32) -> bool {
+    let total = *sorted + rows as usize;
+    if total > SORTED {
+        return false;
+    }
+    *sorted = total;
+    true
+}
 
 /// Mutations of a saved snapshot, before the envelope is repaired.
 fn mutate(b: &mut Vec<u8>, input: &mut Input, kind: u32, with_codec: bool) {
@@ -1587,7 +1713,7 @@ fn structured_map(with_codec: bool, opts: Options, input: &mut Input) {
     let mut w = MapBuild {
         m: new_map(false),
         codec: with_codec,
-        model: HashMap::new(),
+        model: Model::default(),
     };
     for n in 0..ops {
         w.op(input, n as u64);
@@ -1604,7 +1730,7 @@ fn structured_map(with_codec: bool, opts: Options, input: &mut Input) {
     let cp: *const slate_value_codec_s = if with_codec { &c } else { null() };
     begin_load();
     // SAFETY: an initialized map; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, bad_checksum(&b), || unsafe {
         slate_load(&mut d, b.as_ptr().cast(), b.len(), cp)
     });
     check_made(rc, &d, with_codec);
@@ -1666,6 +1792,8 @@ fn structured_slotmap(opts: Options, input: &mut Input) {
         sizes,
         live: BTreeMap::new(),
         stale: Vec::new(),
+        sorted: 0,
+        buf: Vec::new(),
     };
     let high = input.byte();
     if high.is_multiple_of(4) {
@@ -1675,7 +1803,7 @@ fn structured_slotmap(opts: Options, input: &mut Input) {
         w.op(input, n as u32);
     }
     check_slotmap(&w.sm);
-    let rows: BTreeMap<u64, Vec<u8>> = slotmap_rows(&w.sm, sizes).into_iter().collect();
+    let rows: BTreeMap<u64, u64> = slotmap_rows(&w.sm, sizes).into_iter().collect();
     assert_eq!(rows, w.live, "built rows");
     let saved = save_slotmap(&w.sm);
     assert_eq!(save_slotmap(&w.sm), saved, "two saves differ");
@@ -1692,7 +1820,7 @@ fn structured_slotmap(opts: Options, input: &mut Input) {
     }
     let before = save_slotmap(&d);
     // SAFETY: an initialized slotmap; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, bad_checksum(&b), || unsafe {
         slotmap_load(&mut d, b.as_ptr().cast(), b.len())
     });
     if same && rc != ALLOC {
@@ -1726,14 +1854,14 @@ fn structured_slotmap(opts: Options, input: &mut Input) {
             for step in 0..8u32 {
                 match input.byte() % 6 {
                     0..=2 => {
-                        let bytes = row_bytes(w.row(), step);
+                        let digest = fill_row(&mut w.buf, sizes, step);
                         let (mut kd, mut kw) = (0, 0);
-                        let rd = slotmap_insert(&mut d, bytes.as_ptr().cast(), &mut kd);
-                        let rw = slotmap_insert(&mut w.sm, bytes.as_ptr().cast(), &mut kw);
+                        let rd = slotmap_insert(&mut d, w.buf.as_ptr().cast(), &mut kd);
+                        let rw = slotmap_insert(&mut w.sm, w.buf.as_ptr().cast(), &mut kw);
                         assert_eq!((rd, kd), (rw, kw), "inserts differ");
                         if rw == OK {
                             assert!(!w.stale.contains(&kw), "reissued {kw:#x}");
-                            w.live.insert(kw, bytes);
+                            w.live.insert(kw, digest);
                         }
                     }
                     3 | 4 if !w.live.is_empty() => {
@@ -1769,12 +1897,14 @@ fn structured_set(opts: Options, input: &mut Input) {
         sp: new_set(sizes, false).unwrap(),
         sizes,
         model: BTreeMap::new(),
+        sorted: 0,
+        buf: Vec::new(),
     };
     for n in 0..ops {
         w.op(input, n as u32);
     }
     check_set(&w.sp);
-    let rows: BTreeMap<u32, (u64, Vec<u8>)> = set_rows(&w.sp, sizes)
+    let rows: BTreeMap<u32, (u64, u64)> = set_rows(&w.sp, sizes)
         .into_iter()
         .map(|(k, r)| (k as u32, (k, r)))
         .collect();
@@ -1785,7 +1915,7 @@ fn structured_set(opts: Options, input: &mut Input) {
     let mut d = new_set(sizes, opts.own).unwrap();
     let before = save_set(&d);
     // SAFETY: an initialized set; `b` has its length.
-    let rc = load_with(opts.fail, || unsafe {
+    let rc = load_with(opts.fail, bad_checksum(&b), || unsafe {
         slotmap_sparse_load(&mut d, b.as_ptr().cast(), b.len())
     });
     if same && rc != ALLOC {
@@ -1809,12 +1939,7 @@ fn structured_set(opts: Options, input: &mut Input) {
                 match input.byte() % 3 {
                     0 => {
                         let key = (input.byte() as u64 | 1) << 32 | input.byte() as u64;
-                        let bytes = row_bytes(w.row(), n);
-                        let p = if bytes.is_empty() {
-                            null()
-                        } else {
-                            bytes.as_ptr()
-                        };
+                        let (p, _) = w.fill(n);
                         let rd = slotmap_sparse_set(&mut d, null(), key, p.cast());
                         let rw = slotmap_sparse_set(&mut w.sp, null(), key, p.cast());
                         assert_eq!(rd, rw, "set");
@@ -1826,7 +1951,8 @@ fn structured_set(opts: Options, input: &mut Input) {
                         assert_eq!(rd, rw, "erase");
                     }
                     _ => {
-                        if !sizes.is_empty() {
+                        let rows = slotmap_sparse_length(&d);
+                        if !sizes.is_empty() && sort_within(&mut w.sorted, rows) {
                             let rd = slotmap_sparse_sort(&mut d, Some(less_first), null_mut());
                             let rw = slotmap_sparse_sort(&mut w.sp, Some(less_first), null_mut());
                             assert_eq!((rd, rw), (OK, OK));
