@@ -1,104 +1,16 @@
-//! The snapshot checksum, XXH3-64 with seed 0 (SPEC 6c), streamed: a
-//! save hashes its pieces as they go out, a load as it reads them.
-//!
-//! On x86-64 processors with AVX2 (found at run time) the long input's
-//! stripes are accumulated here, four 64-bit lanes at a time: about twice
-//! the speed of `xxhash-rust`'s SSE2 code, which a build for the x86-64
-//! baseline gets, and with the checksum beside a copy of the same bytes
-//! that is most of what a save or a load costs beyond the copy. Everywhere
-//! else `xxhash-rust`'s streaming hasher does the work. Both give
-//! `xxh3_64` of the bytes (the tests compare them over lengths and
-//! splits).
-//!
-//! The algorithm (XXH3's long-input path, for more than 240 bytes): eight
-//! 64-bit accumulators take the input in stripes of 64 bytes, each with
-//! its part of the secret (8 bytes further for each stripe of a block);
-//! after a block of 16 stripes they are scrambled. The stripes that end
-//! the input are held back: the last one is taken from the input's last
-//! 64 bytes with a secret of its own, and then the accumulators are
-//! merged with the length. Inputs of up to 240 bytes (never streamed
-//! past the buffer here) go to `xxhash-rust`'s one-shot function.
+//! XXH3-64's long-input path with AVX2: the eight accumulators as two
+//! 256-bit registers (see the parent module for the algorithm). Built on
+//! x86-64 only, and not under Miri; `has_avx2` asks the processor.
 
 use core::ptr;
 
-use xxhash_rust::xxh3::{xxh3_64, Xxh3Default};
-
-/// A streaming XXH3-64 of seed 0 (held in place: a save allocates
-/// nothing).
-pub(crate) enum Hasher {
-    /// Accumulated here (AVX2).
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    Wide(Wide),
-    /// `xxhash-rust`'s.
-    Portable(Xxh3Default),
-}
-
-impl Hasher {
-    pub(crate) fn new() -> Hasher {
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        if has_avx2() {
-            return Hasher::Wide(Wide::new());
-        }
-        Hasher::portable()
-    }
-
-    pub(crate) fn update(&mut self, input: &[u8]) {
-        match self {
-            #[cfg(all(target_arch = "x86_64", not(miri)))]
-            Hasher::Wide(w) => w.update(input),
-            Hasher::Portable(h) => h.update(input),
-        }
-    }
-
-    /// `update`, and a copy of `input` to `to`, in one pass over it where
-    /// the hash is accumulated here.
-    ///
-    /// # Safety
-    /// `to` has room for `input.len()` bytes and does not overlap them (it
-    /// may be NULL when there are none).
-    pub(crate) unsafe fn update_copy(&mut self, input: &[u8], to: *mut u8) {
-        if input.is_empty() {
-            return;
-        }
-        match self {
-            #[cfg(all(target_arch = "x86_64", not(miri)))]
-            // SAFETY: the caller's guarantee.
-            Hasher::Wide(w) => unsafe { w.update_copy(input, to) },
-            Hasher::Portable(h) => {
-                // SAFETY: the caller's guarantee.
-                unsafe { ptr::copy_nonoverlapping(input.as_ptr(), to, input.len()) };
-                h.update(input);
-            }
-        }
-    }
-
-    pub(crate) fn digest(&self) -> u64 {
-        match self {
-            #[cfg(all(target_arch = "x86_64", not(miri)))]
-            Hasher::Wide(w) => w.digest(),
-            Hasher::Portable(h) => h.digest(),
-        }
-    }
-
-    /// `xxhash-rust`'s hasher, whatever the processor has.
-    pub(crate) fn portable() -> Hasher {
-        Hasher::Portable(Xxh3Default::new())
-    }
-
-    /// The checksum of `bytes`.
-    pub(crate) fn of(bytes: &[u8]) -> u64 {
-        let mut h = Hasher::new();
-        h.update(bytes);
-        h.digest()
-    }
-}
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Whether the processor has AVX2 and the system saves its registers:
 /// asked of the processor once (`cpuid`, `xgetbv`), without the standard
 /// library's detection, which reads the environment (a save allocates
 /// nothing and keeps no unwinding path).
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-fn has_avx2() -> bool {
+pub(super) fn has_avx2() -> bool {
     use core::sync::atomic::{AtomicU8, Ordering};
     /// 0: not asked yet; 1: no; 2: yes.
     static FOUND: AtomicU8 = AtomicU8::new(0);
@@ -113,7 +25,6 @@ fn has_avx2() -> bool {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 fn ask_avx2() -> bool {
     use core::arch::x86_64::{__cpuid, __cpuid_count};
     // (`cpuid` exists on every x86-64 processor.)
@@ -133,7 +44,6 @@ fn ask_avx2() -> bool {
 ///
 /// # Safety
 /// The processor has `xgetbv` and the system enabled it (OSXSAVE).
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "xsave")]
 unsafe fn xcr0() -> u64 {
     // SAFETY: the caller's guarantee.
@@ -188,7 +98,6 @@ fn secret_word(at: usize) -> u64 {
 }
 
 /// The state of a hash accumulated with AVX2.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 pub(crate) struct Wide {
     acc: [u64; 8],
     /// Stripes of the current block accumulated.
@@ -202,9 +111,8 @@ pub(crate) struct Wide {
     tail: [u8; STRIPE],
 }
 
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 impl Wide {
-    fn new() -> Wide {
+    pub(super) fn new() -> Wide {
         Wide {
             acc: START,
             stripes: 0,
@@ -215,14 +123,14 @@ impl Wide {
         }
     }
 
-    fn update(&mut self, input: &[u8]) {
+    pub(super) fn update(&mut self, input: &[u8]) {
         // SAFETY: no copy is asked for.
         unsafe { self.update_copy_to(input, None) }
     }
 
     /// # Safety
     /// As for `Hasher::update_copy`.
-    unsafe fn update_copy(&mut self, input: &[u8], to: *mut u8) {
+    pub(super) unsafe fn update_copy(&mut self, input: &[u8], to: *mut u8) {
         // SAFETY: the caller's guarantee.
         unsafe { self.update_copy_to(input, Some(to)) }
     }
@@ -279,7 +187,7 @@ impl Wide {
         self.held = rest.len();
     }
 
-    fn digest(&self) -> u64 {
+    pub(super) fn digest(&self) -> u64 {
         if self.total <= SHORT {
             return xxh3_64(&self.buffer[..self.held]);
         }
@@ -310,7 +218,6 @@ impl Wide {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 use core::arch::x86_64::{
     __m256i, _mm256_add_epi64, _mm256_loadu_si256, _mm256_mul_epu32, _mm256_set1_epi32,
     _mm256_shuffle_epi32, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_storeu_si256,
@@ -324,7 +231,6 @@ use core::arch::x86_64::{
 ///
 /// # Safety
 /// AVX2; `input` and `key` have 64 readable bytes.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn stripe(acc: &mut [__m256i; 2], input: *const u8, key: *const u8) -> [__m256i; 2] {
@@ -350,7 +256,6 @@ unsafe fn stripe(acc: &mut [__m256i; 2], input: *const u8, key: *const u8) -> [_
 ///
 /// # Safety
 /// AVX2.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn scramble(acc: &mut [__m256i; 2]) {
@@ -369,7 +274,6 @@ unsafe fn scramble(acc: &mut [__m256i; 2]) {
 }
 
 /// The accumulators as two vectors of four lanes, and back.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn load(acc: &[u64; 8]) -> [__m256i; 2] {
@@ -382,7 +286,6 @@ unsafe fn load(acc: &[u64; 8]) -> [__m256i; 2] {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn store(v: [__m256i; 2], acc: &mut [u64; 8]) {
@@ -400,7 +303,6 @@ unsafe fn store(v: [__m256i; 2], acc: &mut [u64; 8]) {
 /// # Safety
 /// AVX2; `to` is `None` or has room for `data.len()` bytes that do not
 /// overlap it.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2")]
 unsafe fn accumulate(acc: &mut [u64; 8], stripes: &mut usize, data: &[u8], to: Option<*mut u8>) {
     // SAFETY (all): AVX2, the caller's guarantee; each stripe is 64 bytes
@@ -429,7 +331,6 @@ unsafe fn accumulate(acc: &mut [u64; 8], stripes: &mut usize, data: &[u8], to: O
 ///
 /// # Safety
 /// AVX2.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2")]
 unsafe fn accumulate_last(acc: &mut [u64; 8], last: &[u8; STRIPE]) {
     // SAFETY: AVX2; 64 bytes of `last`, and of the secret from 121.
@@ -441,76 +342,5 @@ unsafe fn accumulate_last(acc: &mut [u64; 8], last: &[u8; STRIPE]) {
             SECRET.as_ptr().add(SECRET.len() - STRIPE - 7),
         );
         store(v, acc);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn input(n: usize) -> Vec<u8> {
-        (0..n)
-            .map(|i| {
-                (i as u64)
-                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                    .rotate_left(17) as u8
-            })
-            .collect()
-    }
-
-    /// Every length up to a few blocks, and long ones, in one piece and
-    /// in pieces of every shape: `xxh3_64` of the whole.
-    #[test]
-    fn streams_give_xxh3_64() {
-        let long = input(if cfg!(miri) { 3000 } else { 70_000 });
-        let mut lens: Vec<usize> = (0..=2200).collect();
-        lens.extend([4095, 4096, 4097, 16_383, 16_384, 16_385, 65_536, 70_000]);
-        if cfg!(miri) {
-            lens.retain(|&n| n <= long.len() && n % 37 == 0);
-        }
-        let pieces: [&[usize]; 6] = [
-            &[1],
-            &[7],
-            &[64],
-            &[63, 65, 1],
-            &[256, 255, 257],
-            &[1000, 3, 4096],
-        ];
-        for &n in &lens {
-            let bytes = &long[..n];
-            let want = xxh3_64(bytes);
-            assert_eq!(Hasher::of(bytes), want, "length {n}");
-            for shape in pieces {
-                // Pieces hashed, and pieces hashed and copied (every other
-                // one copied, so both paths meet in one stream).
-                for copied in [false, true] {
-                    let mut h = Hasher::new();
-                    let mut out = vec![0u8; n];
-                    let (mut at, mut k) = (0, 0);
-                    while at < n {
-                        let m = shape[k % shape.len()].min(n - at);
-                        if copied && k % 2 == 0 {
-                            // SAFETY: `out` has room for the piece.
-                            unsafe { h.update_copy(&bytes[at..at + m], out.as_mut_ptr().add(at)) };
-                        } else {
-                            h.update(&bytes[at..at + m]);
-                            out[at..at + m].copy_from_slice(&bytes[at..at + m]);
-                        }
-                        at += m;
-                        k += 1;
-                    }
-                    assert_eq!(h.digest(), want, "length {n}, pieces {shape:?}");
-                    assert!(out == bytes, "length {n}, pieces {shape:?}: the copy");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_portable_hasher_agrees() {
-        let bytes = input(5000);
-        let mut p = Hasher::portable();
-        p.update(&bytes);
-        assert_eq!(p.digest(), Hasher::of(&bytes));
     }
 }
