@@ -35,7 +35,7 @@ struct Table {
 impl Table {
     fn value(&mut self, bytes: Vec<u8>) -> *mut c_void {
         self.store.push(bytes);
-        self.store.len() as *mut c_void
+        core::ptr::without_provenance_mut(self.store.len())
     }
 
     fn bytes(&self, v: *mut c_void) -> &[u8] {
@@ -169,7 +169,8 @@ fn load(bytes: &[u8], codec: Option<&mut Table>, alloc: Allocator) -> Result<Map
 }
 
 fn set(m: &mut Map, k: &[u8], v: usize) {
-    m.set(&Needle::bytes(k), v as *mut c_void).unwrap();
+    m.set(&Needle::bytes(k), core::ptr::without_provenance_mut(v))
+        .unwrap();
 }
 
 /// A map in a named state.
@@ -272,7 +273,7 @@ fn same_future(a: &mut Map, b: &mut Map, steps: usize, seed: u64) {
         let key = format!("key:{}", rng.below(2000));
         let n = Needle::bytes(key.as_bytes());
         let int = IntKey::new(TAG_U64, rng.below(2000) as u64);
-        let v = (step + 1) as *mut c_void;
+        let v = core::ptr::without_provenance_mut(step + 1);
         match x {
             0 => {
                 a.clear();
@@ -793,7 +794,10 @@ fn random_maps_round_trip() {
         let mut l = load(&bytes, None, Allocator::default()).unwrap();
         assert_eq!(l.len() as usize, model.len(), "round {round}");
         for (k, &v) in &model {
-            assert_eq!(l.get(&Needle::bytes(k)), Some(v as *mut c_void));
+            assert_eq!(
+                l.get(&Needle::bytes(k)),
+                Some(core::ptr::without_provenance_mut(v))
+            );
         }
         l.free();
     }
