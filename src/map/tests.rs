@@ -524,3 +524,41 @@ fn a_stale_cursor_stays_stale_past_2_pow_32_changes() {
     assert_eq!(m.len(), 11);
     m.free();
 }
+
+/// Every length class of the byte keys' lookup and take (`write.rs`'s
+/// table), their edges included, as the Rust side calls them: the C layer
+/// sends keys of more than 32 bytes elsewhere first, so its suites do not
+/// reach the longer classes here.
+#[test]
+fn byte_key_classes_find_and_take_their_keys() {
+    let lens = [0, 1, 15, 16, 17, 31, 32, 33, 64, 127, 128, 129, 200, 1000];
+    let keys: Vec<Vec<u8>> = lens
+        .iter()
+        .map(|&l| (0..l).map(|i| (i * 7 + l) as u8).collect())
+        .collect();
+    let mut m = Map::new(Allocator::default());
+    for (i, k) in keys.iter().enumerate() {
+        m.set(&Needle::bytes(k), v(i as u64 + 1)).unwrap();
+    }
+    for (i, k) in keys.iter().enumerate() {
+        let mut got = None;
+        m.get_bytes_guarded::<Bare>(Needle::bytes(k), |x| got = Some(x))
+            .unwrap();
+        assert_eq!(got, Some(v(i as u64 + 1)), "length {}", k.len());
+        let mut other = k.clone();
+        other.push(0xAB);
+        let missing = m.get_bytes_guarded::<Bare>(Needle::bytes(&other), |_| panic!("found"));
+        assert_eq!(missing, Err(Error::NotFound), "length {}", other.len());
+    }
+    for (i, k) in keys.iter().enumerate() {
+        assert_eq!(
+            m.take_bytes_guarded::<Bare>(Needle::bytes(k)),
+            Ok(v(i as u64 + 1))
+        );
+        assert_eq!(
+            m.take_bytes_guarded::<Bare>(Needle::bytes(k)),
+            Err(Error::NotFound)
+        );
+    }
+    assert_eq!(m.len(), 0);
+}
