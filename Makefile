@@ -184,6 +184,7 @@ test: setup
 	@scripts/summary.sh
 
 rust-lint:
+	scripts/limits.sh
 	$(CARGO) fmt --check
 	$(CARGO) fmt --check --manifest-path fuzz/Cargo.toml
 	$(CARGO) clippy --release --all-targets -- -D warnings
@@ -282,6 +283,7 @@ golden: $(B)/abi/golden-c-static
 # lints, the Rust tests, and every C suite against the static library,
 # plain and under AddressSanitizer and UBSan. `make test` is the full run.
 check: lib
+	scripts/limits.sh
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	$(CARGO) test --release --quiet

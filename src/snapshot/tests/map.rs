@@ -99,28 +99,13 @@ fn sink(out: &mut Vec<u8>) -> impl FnMut(*const u8, usize) -> i32 + '_ {
     }
 }
 
-fn save(m: &Map, codec: Option<&mut Table>) -> Vec<u8> {
+fn save(m: &Map, mut codec: Option<&mut Table>) -> Vec<u8> {
     let mut out = Vec::new();
-    match codec {
-        None => {
-            // SAFETY: a live map nothing changes.
-            unsafe { snap_map::save(m, None::<&mut dyn Codec>, &mut sink(&mut out)) }.unwrap();
-            // SAFETY: as above.
-            assert_eq!(
-                unsafe { snap_map::save_size(m, None::<&mut dyn Codec>) },
-                Ok(out.len() as u64)
-            );
-        }
-        Some(c) => {
-            // SAFETY: as above.
-            unsafe { snap_map::save(m, dc(c), &mut sink(&mut out)) }.unwrap();
-            // SAFETY: as above.
-            assert_eq!(
-                unsafe { snap_map::save_size(m, dc(c)) },
-                Ok(out.len() as u64)
-            );
-        }
-    }
+    // SAFETY: a live map nothing changes.
+    unsafe { snap_map::save(m, codec.as_deref_mut(), &mut sink(&mut out)) }.unwrap();
+    // SAFETY: as above.
+    let size = unsafe { snap_map::save_size(m, codec) };
+    assert_eq!(size, Ok(out.len() as u64));
     out
 }
 
