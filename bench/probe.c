@@ -3,7 +3,8 @@
  * and string lookups (hits and misses), replacements, inserts of new keys
  * (fresh maps grown to N, growth included; also through slate_entry),
  * get-or-inserts of present keys, deletes and takes of every key
- * of such maps, at 1,000 and 100,000 keys; the slotmap's get, insert and
+ * of such maps, and walks (slate_each, counted per entry), at 1,000 and
+ * 100,000 keys; the slotmap's get, insert and
  * erase at 1,000 rows; the sparse sets' get, get_many and two-set join
  * (no owner, the smaller set holding every tenth key; counted per key the
  * callback gets) at 1,000 and 100,000 rows; and the batch lookups
@@ -111,6 +112,27 @@ static void fresh(slate_s* m) {
     }                                     \
     sink = acc;                           \
   }
+
+/* A walk's callback: sums the values. */
+static int add_value(const char* key, uint32_t key_length, void* value, void* data) {
+  (void)key;
+  (void)key_length;
+  *(uintptr_t*)data += (uintptr_t)value;
+  return 0;
+}
+
+/* slate_each over the whole map, REPS entries in all (REPS / N walks),
+ * counted per entry. */
+#define EACH_PHASE(name)                                   \
+  NOINLINE static void name(slate_s* m, const keys_s* k) { \
+    uintptr_t acc = 0;                                     \
+    for (size_t r = 0; r < REPS / k->n; r++)               \
+      if (slate_each(m, add_value, &acc) != SLATE_OK) fail("slate_each"); \
+    sink = acc;                                            \
+  }
+
+EACH_PHASE(phase_u64_each)
+EACH_PHASE(phase_str_each)
 
 PHASE(phase_u64_hit, slate_get_u64(m, k->ints[i], &v))
 PHASE(phase_u64_miss, slate_get_u64(m, k->ints[k->n + i], &v))
@@ -627,6 +649,7 @@ int main(int argc, char** argv) {
     phase_u64_replace(&m, &k);
     phase_u64_entry(&m, &k);
     phase_u64_info(&m, &k);
+    phase_u64_each(&m, &k);
     slate_free(&m);
     fresh(&m);
     for (size_t i = 0; i < k.n; i++) slate_set(&m, k.strings + i * STRIDE, (void*)(uintptr_t)(i + 1));
@@ -636,6 +659,7 @@ int main(int argc, char** argv) {
     phase_str_many_miss(&m, &b);
     phase_str_replace(&m, &k);
     phase_str_entry(&m, &k);
+    phase_str_each(&m, &k);
     slate_free(&m);
     fresh(&m);
     for (size_t i = 0; i < k.n; i++) slate_set_bytes(&m, PATH(&k, i), (void*)(uintptr_t)(i + 1));

@@ -88,7 +88,7 @@ impl Ctrl {
 }
 
 /// A set of slots, one marker bit (bit 7 of the slot's byte) per slot.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Bitset(u64);
 
 impl Bitset {
@@ -122,6 +122,13 @@ impl Bitset {
 }
 
 impl Bitset {
+    /// The slots of the set from slot `i` (0 to 8) on: the bits from slot
+    /// `i`'s byte up kept, for `i = 3` the mask `0xFFFF_FFFF_FF00_0000`.
+    #[inline]
+    pub fn from(self, i: usize) -> Bitset {
+        Bitset(self.0 & u64::MAX.checked_shl(8 * i as u32).unwrap_or(0))
+    }
+
     /// The set without its lowest slot.
     #[inline]
     pub fn rest(self) -> Bitset {
@@ -146,6 +153,17 @@ mod tests {
 
     fn ctrl(bytes: [u8; 8]) -> Ctrl {
         Ctrl(u64::from_le_bytes(bytes))
+    }
+
+    #[test]
+    fn from_keeps_the_later_slots() {
+        let full = ctrl([0x00; 8]).match_full();
+        for i in 0..=8 {
+            assert_eq!(full.from(i).collect::<Vec<_>>(), (i..8).collect::<Vec<_>>());
+        }
+        let c = ctrl([0x80, 0x12, 0xFE, 0x12, 0x7F, 0x80, 0x00, 0xFE]).match_full();
+        assert_eq!(c.from(2).collect::<Vec<_>>(), [3, 4, 6]);
+        assert_eq!(c.from(7).collect::<Vec<_>>(), [] as [usize; 0]);
     }
 
     #[test]

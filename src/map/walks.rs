@@ -1,16 +1,18 @@
-//! Walks: the entries in table, group and slot order, from a position
-//! that survives deletions, stamped as `crate::stamp` says.
+//! Walks: the entries in table, group and slot order. `each` and
+//! `delete_if` are one walk (`walk`), typed per table, stamped as
+//! `crate::stamp` says; cursors (`cursor.rs`) go from a position that
+//! survives deletions (`next_full`).
 
 use core::ffi::c_void;
 
 use crate::key::INT_LEN;
-use crate::layout::{on_layout, Layout};
+use crate::layout::{on_layout, Kind, Layout};
 use crate::stamp::{After, Header, Stamp};
 use crate::table::Table;
 use crate::table::Typed;
 use crate::Error;
 
-use super::{Guard, Map, Mode};
+use super::{Bare, Guard, Map, Mode};
 
 /// A full slot, as a walk finds it.
 #[derive(Clone, Copy)]
@@ -74,8 +76,7 @@ impl Map {
             let t = unsafe { &*tp };
             while (c.group as usize) < t.group_count() {
                 let g = c.group as usize;
-                let full = t.ctrl(g).match_full();
-                if let Some(i) = full.into_iter().find(|&i| i >= c.slot as usize) {
+                if let Some(i) = t.ctrl(g).match_full().from(c.slot as usize).first() {
                     c.slot = i as u32 + 1;
                     return Some(Full {
                         table: tp,
@@ -103,23 +104,9 @@ impl Map {
     /// `e` is a full slot of a live table of this map.
     pub(super) unsafe fn entry_of(e: Full, buffer: &mut [u8; 16]) -> (*const u8, u32, *mut c_void) {
         // SAFETY: the caller's guarantee: the table's kind names its
-        // layout and the slot's key is live. A general slot's key bytes
-        // are in the table (or its heap copy), which outlive this call.
+        // layout.
         let kind = unsafe { (*e.table).kind() };
-        on_layout!(kind, L => unsafe {
-            let t = Typed::<L>::of(e.table);
-            let s = t.slot(e.group, e.slot);
-            L::with_bytes(kind, s, |bytes| {
-                let at = if L::INT {
-                    let n = bytes.len().min(INT_LEN);
-                    buffer[..n].copy_from_slice(&bytes[..n]);
-                    buffer.as_ptr()
-                } else {
-                    bytes.as_ptr()
-                };
-                (at, bytes.len() as u32, L::value(s))
-            })
-        })
+        on_layout!(kind, L => unsafe { slot_entry::<L>(e, kind, buffer) })
     }
 
     /// `each` for an `f` that does not call into the library (equality,
@@ -152,106 +139,152 @@ impl Map {
     /// `this` points to a live map.
     pub unsafe fn each(
         this: *const Map,
-        mut f: impl FnMut(*const u8, u32, *mut c_void) -> i32,
+        f: impl FnMut(*const u8, u32, *mut c_void) -> i32,
     ) -> Result<i32, Error> {
-        let mut w = Walk::default();
-        // SAFETY (each look): `this` is live; no look lasts across `f`.
-        while let Some((k, n, v)) = w.next(unsafe { &*this }) {
-            let rc = f(k, n, v);
-            if rc != 0 {
-                return Ok(rc);
-            }
-            if w.after(unsafe { &*this }) == After::Changed {
-                return Err(Error::Invalid);
-            }
-        }
-        Ok(0)
+        // SAFETY: the caller's guarantee; a walk that erases nothing does
+        // not write to the map.
+        unsafe { walk::<Bare, false>(this.cast_mut(), f) }
     }
 
     /// Deletes every entry for which `pred` returns non-zero, as the walk
     /// goes (a walk as `each` is: `pred` may call anything on this map; an
-    /// answer that came with a change is not applied).
-    ///
-    /// # Safety
-    /// `this` points to a live map.
-    /// The erase runs under `G` (it may reseed the map, which could
-    /// panic), never around `pred`.
+    /// answer that came with a change is not applied). The erase runs
+    /// under `G` (it may reseed the map, which could panic), never around
+    /// `pred`.
     ///
     /// # Safety
     /// `this` points to a live map.
     pub unsafe fn delete_if<G: Guard>(
         this: *mut Map,
-        mut pred: impl FnMut(*const u8, u32, *mut c_void) -> i32,
+        pred: impl FnMut(*const u8, u32, *mut c_void) -> i32,
     ) -> Result<(), Error> {
-        let mut w = Walk::default();
-        // SAFETY (each look): `this` is live; no look lasts across `pred`.
-        while let Some((k, n, v)) = w.next(unsafe { &*this }) {
-            let rc = pred(k, n, v);
-            match w.after(unsafe { &*this }) {
-                After::Same if rc != 0 => {
-                    // SAFETY: the map is unchanged since `next`.
-                    G::run(|| unsafe { w.erase_given(&mut *this) })?
-                }
-                After::Same | After::Removed => {}
-                After::Changed => return Err(Error::Invalid),
-            }
+        // SAFETY: the caller's guarantee.
+        unsafe { walk::<G, true>(this, pred) }.map(|_| ())
+    }
+}
+
+/// The key bytes, length and value of full slot `e`, of a table of `kind`
+/// laid out in `L` (see [`Map::entry_of`]).
+///
+/// # Safety
+/// `e` is a full slot of a live table of `kind`, laid out in `L`.
+unsafe fn slot_entry<L: Layout>(
+    e: Full,
+    kind: Kind,
+    buffer: &mut [u8; 16],
+) -> (*const u8, u32, *mut c_void) {
+    // SAFETY: the caller's guarantee; the slot's key is live. A general
+    // slot's key bytes are in the table (or its heap copy), which outlive
+    // this call.
+    unsafe {
+        let t = Typed::<L>::of(e.table);
+        let s = t.slot(e.group, e.slot);
+        L::with_bytes(kind, s, |bytes| {
+            let at = if L::INT {
+                let n = bytes.len().min(INT_LEN);
+                buffer[..n].copy_from_slice(&bytes[..n]);
+                buffer.as_ptr()
+            } else {
+                bytes.as_ptr()
+            };
+            (at, bytes.len() as u32, L::value(s))
+        })
+    }
+}
+
+/// The one walk of a map (SPEC §3c): `f(key, key_length, value)` for
+/// every entry, in table, group and slot order, with nothing kept outside
+/// this frame. After each callback the map's stamp tells what it did
+/// (`crate::stamp`). `ERASE` false (`each`): a non-zero answer stops the
+/// walk and is its result; `ERASE` true (`delete_if`): a non-zero answer
+/// given with no change erases the entry (under `G`), one given with a
+/// change is not applied. `Ok(0)` after the last entry, `Err(Invalid)`
+/// after a change other than the given entry's removal.
+///
+/// # Safety
+/// `this` points to a live map, which only `f` (and, with `ERASE`, this
+/// walk) modifies while the walk runs.
+unsafe fn walk<G: Guard, const ERASE: bool>(
+    this: *mut Map,
+    mut f: impl FnMut(*const u8, u32, *mut c_void) -> i32,
+) -> Result<i32, Error> {
+    let mut entry = 0;
+    // SAFETY (each look): `this` is live; no look lasts across `f`.
+    while let Some(t) = unsafe { (*this).table_at(entry) } {
+        // SAFETY: a live table of the map, in its kind's layout; the walk
+        // comes back here only when the table is still live.
+        let kind = unsafe { (*t).kind() };
+        if let Some(r) = on_layout!(kind, L => unsafe {
+            walk_table::<L, G, ERASE>(this, t, kind, &mut f)
+        }) {
+            return r;
         }
-        Ok(())
-    }
-}
-
-/// A walk of a map in progress: its position, its stamp, and the slot of
-/// the entry it gave last. It lives in the walk's frame and holds nothing
-/// to release.
-#[derive(Default)]
-pub struct Walk {
-    pos: Cursor,
-    stamp: Option<Stamp>,
-    given: Option<Full>,
-    /// An integer key's encoding, for the callback.
-    key: [u8; 16],
-}
-
-impl Walk {
-    /// The next entry (`Map::entry_of`), stamping the map.
-    #[inline]
-    pub fn next(&mut self, m: &Map) -> Option<(*const u8, u32, *mut c_void)> {
-        let e = m.next_full(&mut self.pos)?;
-        self.given = Some(e);
-        self.stamp = Some(Stamp::of(m));
-        // SAFETY: a full slot of a live table of `m`.
-        Some(unsafe { Map::entry_of(e, &mut self.key) })
-    }
-
-    /// What the callback did to `m` (see `crate::stamp`).
-    #[inline]
-    pub fn after(&mut self, m: &Map) -> After {
-        let (Some(stamp), Some(e)) = (self.stamp.as_mut(), self.given) else {
-            return After::Same;
+        let m = unsafe { &*this };
+        entry += match m.mode {
+            Mode::Small => 1,
+            _ => m.dir().span(unsafe { (*t).local_depth() }),
         };
-        // SAFETY: asked only after one removal, which frees no table: the
-        // given slot's table is still live.
-        stamp.after(
-            m,
-            || unsafe { (*e.table).ctrl(e.group).get(e.slot) } & 0x80 != 0,
-        )
     }
+    Ok(0)
+}
 
-    /// Deletes the entry `next` gave (unchanged since), reseeding a map
-    /// left empty.
-    ///
-    /// # Safety
-    /// `m` is the walked map, unchanged since `next`.
-    pub unsafe fn erase_given(&mut self, m: &mut Map) -> Result<(), Error> {
-        if let Some(e) = self.given.take() {
-            // SAFETY: the caller's guarantee: a full slot of a live table.
-            unsafe { m.erase_full(e) };
-            if m.len == 0 {
-                m.reseed();
+/// `walk` over table `t`, of `kind` laid out in `L`: the walk's result, or
+/// `None` to go on to the next table. A map's entries do not move, and the
+/// walk goes on only after no change or the given entry's removal: the
+/// full slots of a group, read before its first callback, stay exactly
+/// the ones to visit.
+///
+/// # Safety
+/// As [`walk`]'s; `t` is a live table of the map.
+unsafe fn walk_table<L: Layout, G: Guard, const ERASE: bool>(
+    this: *mut Map,
+    t: *mut Table,
+    kind: Kind,
+    f: &mut impl FnMut(*const u8, u32, *mut c_void) -> i32,
+) -> Option<Result<i32, Error>> {
+    let mut key = [0u8; 16];
+    // SAFETY (each look): the caller's guarantee; the table stays live
+    // while the walk goes on, and no look lasts across `f`.
+    for group in 0..unsafe { (*t).group_count() } {
+        for slot in unsafe { (*t).ctrl(group) }.match_full() {
+            let e = Full {
+                table: t,
+                group,
+                slot,
+            };
+            let (k, n, v) = unsafe { slot_entry::<L>(e, kind, &mut key) };
+            let mut stamp = Stamp::of(unsafe { &*this });
+            let rc = f(k, n, v);
+            let m = unsafe { &*this };
+            // SAFETY: asked only after one removal, which frees no table.
+            let gone = || unsafe { (*t).ctrl(group).get(slot) } & 0x80 != 0;
+            match stamp.after(m, gone) {
+                After::Same if rc != 0 && ERASE => {
+                    // SAFETY: the map is unchanged since the slot was read.
+                    let erased = G::run(|| unsafe {
+                        (*this).erase_full(e);
+                        if (*this).len == 0 {
+                            (*this).reseed();
+                        }
+                        Ok(())
+                    });
+                    if erased.is_err() {
+                        return Some(erased.map(|()| 0));
+                    }
+                }
+                After::Same if rc == 0 => {}
+                After::Removed if rc == 0 || ERASE => {}
+                After::Changed if rc == 0 || ERASE => return Some(Err(Error::Invalid)),
+                _ => return Some(Ok(rc)),
+            }
+            // A map left empty may have been freed (by a `free` counted as
+            // the last entry's removal).
+            if unsafe { (*this).len } == 0 {
+                return Some(Ok(0));
             }
         }
-        Ok(())
     }
+    None
 }
 
 impl Header for Map {
