@@ -209,13 +209,17 @@ unsafe fn walk<G: Guard, const ERASE: bool>(
     mut f: impl FnMut(*const u8, u32, *mut c_void) -> i32,
 ) -> Result<i32, Error> {
     let mut entry = 0;
+    // The map as the next callback will find it: unchanged after a
+    // callback that changed nothing (`After::Same`), taken anew after a
+    // removal (`Stamp::after`, and after the walk's own erase).
     // SAFETY (each look): `this` is live; no look lasts across `f`.
+    let mut stamp = Stamp::of(unsafe { &*this });
     while let Some(t) = unsafe { (*this).table_at(entry) } {
         // SAFETY: a live table of the map, in its kind's layout; the walk
         // comes back here only when the table is still live.
         let kind = unsafe { (*t).kind() };
         if let Some(r) = on_layout!(kind, L => unsafe {
-            walk_table::<L, G, ERASE>(this, t, kind, &mut f)
+            walk_table::<L, G, ERASE>(this, t, kind, &mut stamp, &mut f)
         }) {
             return r;
         }
@@ -228,8 +232,8 @@ unsafe fn walk<G: Guard, const ERASE: bool>(
     Ok(0)
 }
 
-/// `walk` over table `t`, of `kind` laid out in `L`: the walk's result, or
-/// `None` to go on to the next table. A map's entries do not move, and the
+/// `walk` over table `t`, of `kind` laid out in `L`, from the map's
+/// `stamp`: the walk's result, or `None` to go on to the next table. A map's entries do not move, and the
 /// walk goes on only after no change or the given entry's removal: the
 /// full slots of a group, read before its first callback, stay exactly
 /// the ones to visit.
@@ -240,6 +244,7 @@ unsafe fn walk_table<L: Layout, G: Guard, const ERASE: bool>(
     this: *mut Map,
     t: *mut Table,
     kind: Kind,
+    stamp: &mut Stamp,
     f: &mut impl FnMut(*const u8, u32, *mut c_void) -> i32,
 ) -> Option<Result<i32, Error>> {
     let mut key = [0u8; 16];
@@ -253,7 +258,6 @@ unsafe fn walk_table<L: Layout, G: Guard, const ERASE: bool>(
                 slot,
             };
             let (k, n, v) = unsafe { slot_entry::<L>(e, kind, &mut key) };
-            let mut stamp = Stamp::of(unsafe { &*this });
             let rc = f(k, n, v);
             let m = unsafe { &*this };
             // SAFETY: asked only after one removal, which frees no table.
@@ -271,16 +275,18 @@ unsafe fn walk_table<L: Layout, G: Guard, const ERASE: bool>(
                     if erased.is_err() {
                         return Some(erased.map(|()| 0));
                     }
+                    *stamp = Stamp::of(unsafe { &*this });
                 }
                 After::Same if rc == 0 => {}
-                After::Removed if rc == 0 || ERASE => {}
+                // A map left empty may have been freed (a `free` counts as
+                // the last entry's removal): the walk ends.
+                After::Removed if rc == 0 || ERASE => {
+                    if m.len == 0 {
+                        return Some(Ok(0));
+                    }
+                }
                 After::Changed if rc == 0 || ERASE => return Some(Err(Error::Invalid)),
                 _ => return Some(Ok(rc)),
-            }
-            // A map left empty may have been freed (by a `free` counted as
-            // the last entry's removal).
-            if unsafe { (*this).len } == 0 {
-                return Some(Ok(0));
             }
         }
     }
