@@ -561,4 +561,5 @@ fn byte_key_classes_find_and_take_their_keys() {
         );
     }
     assert_eq!(m.len(), 0);
+    m.free();
 }
