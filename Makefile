@@ -492,7 +492,8 @@ bench-quick: $(STATIC)
 	bash bench/maps/run.sh --quick
 
 # The map against Go, hashbrown, absl, boost, std, uthash and stb_ds
-# (installs what it needs; about 22 minutes on 2 cores).
+# (installs what it needs; over 40 minutes on 2 cores: a round of the
+# three key types takes about 12).
 bench-maps: $(STATIC)
 	bash bench/maps/run.sh
 
