@@ -88,7 +88,7 @@ impl Ctrl {
 }
 
 /// A set of slots, one marker bit (bit 7 of the slot's byte) per slot.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Bitset(u64);
 
 impl Bitset {

@@ -233,10 +233,10 @@ unsafe fn walk<G: Guard, const ERASE: bool>(
 }
 
 /// `walk` over table `t`, of `kind` laid out in `L`, from the map's
-/// `stamp`: the walk's result, or `None` to go on to the next table. A map's entries do not move, and the
-/// walk goes on only after no change or the given entry's removal: the
-/// full slots of a group, read before its first callback, stay exactly
-/// the ones to visit.
+/// `stamp`: the walk's result, or `None` to go on to the next table. A
+/// map's entries do not move, and the walk goes on only after no change
+/// or the given entry's removal: the full slots of a group, read before
+/// its first callback, stay exactly the ones to visit.
 ///
 /// # Safety
 /// As [`walk`]'s; `t` is a live table of the map.
