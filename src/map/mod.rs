@@ -19,12 +19,13 @@
 //!
 //! This file holds the map's state and its single lookups: [`Map::look`]
 //! (through [`get_in`], the one lookup, and `look_other`) and the byte
-//! keys' [`Map::get_bytes_guarded`], so that a lookup reads top-down in
-//! `ffi/map.rs`, this file and `table/probe.rs`. Sets, get-or-inserts,
-//! deletes and takes are in `write.rs` (the one insert and the one
-//! removal, by key length, and where the caller's [`Guard`] goes), batch
-//! lookups in `batch.rs`, making room in `growth.rs`, `reserve` and
-//! `compact` in `plan.rs`, walks in `walks.rs` and `cursor.rs`.
+//! keys' [`Map::get_bytes_guarded`] and [`Map::get_long`], so that a
+//! lookup reads top-down in `ffi/map.rs`, this file and `table/probe.rs`.
+//! Sets, get-or-inserts, deletes and takes are in `write.rs` (the one
+//! insert and the one removal, by key length, and where the caller's
+//! [`Guard`] goes), batch lookups in `batch.rs`, making room in
+//! `growth.rs`, `reserve` and `compact` in `plan.rs`, walks in `walks.rs`
+//! and `cursor.rs`.
 
 mod batch;
 mod check;
@@ -428,8 +429,8 @@ impl Map {
         } else if let Some(short) = Short::<32, 17>::new(n) {
             self.get_then(&short, found)
         } else {
-            // Longer keys: the C layer sends those of 33 to 128 bytes down a
-            // path of their own first (`ffi/map.rs`, `get_apart`).
+            // Longer keys (the C layer takes them apart before this:
+            // `ffi/map.rs`, `get_apart`).
             found(self.get_long::<G>(n.key())?.ok_or(Error::NotFound)?);
             Ok(())
         }
@@ -446,9 +447,10 @@ impl Map {
         })
     }
 
-    /// A lookup of a key longer than [`crate::hash::SHORT`], under the guard (single
-    /// lookups and batches), given its bytes.
-    fn get_long<G: Guard>(&self, key: &[u8]) -> Result<Option<*mut c_void>, Error> {
+    /// A lookup of a key longer than [`crate::hash::SHORT`], under the
+    /// guard (single lookups, the C layer's `get_apart`, and batches),
+    /// given its bytes.
+    pub fn get_long<G: Guard>(&self, key: &[u8]) -> Result<Option<*mut c_void>, Error> {
         let mut value = None;
         G::run(|| {
             value = self.get(&Needle::bytes(key));

@@ -22,8 +22,8 @@
 //! than 32 bytes down a path of their own before anything else (`ffi/
 //! map.rs`, `get_apart`): there keys of 33 to 128 bytes are
 //! `Short<128, 33>`, compared in 16-byte pieces with no call and hashed by
-//! [`crate::hash::hash_mid`], and longer ones come to
-//! [`Map::get_bytes_guarded`] and [`Map::take_bytes_guarded`].
+//! [`crate::hash::hash_mid`]; longer lookups go to [`Map::get_long`] and
+//! longer takes to [`Map::take_bytes_guarded`].
 //!
 //! Keys of up to 32 bytes have a probe loop with no call in it (lookups
 //! and deletes; inserts keep one loop for every short key). Only two
