@@ -217,9 +217,8 @@
 //! # The C boundary
 //!
 //! The C ABI is in [`ffi`]; `include/slate.h` is generated from it. No
-//! unwinding ever crosses into C: entry points that allocate run their
-//! body under `catch_unwind`, the rest cannot panic, and `make symbols`
-//! checks the compiled library.
+//! unwinding crosses into C: what could panic runs under [`guard`], the
+//! rest cannot panic, and `make symbols` checks the compiled library.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 // The Rust API is the C ABI in `ffi`; every other module is the crate's
@@ -232,6 +231,7 @@ pub(crate) mod directory;
 mod error;
 pub mod ffi;
 pub(crate) mod group;
+pub(crate) mod guard;
 pub(crate) mod hash;
 pub(crate) mod key;
 pub(crate) mod layout;

@@ -192,7 +192,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 // Delete entries whose value's low byte is below b.
                 let this: *mut Map = &mut m;
                 unsafe {
-                    Map::delete_if::<crate::map::Bare>(this, |_, _, v| {
+                    Map::delete_if::<crate::guard::Bare>(this, |_, _, v| {
                         ((v as usize as u8) < b) as i32
                     })
                 }

@@ -40,14 +40,11 @@
 // The exports' safety rule is stated once, in the module doc above and the header's preamble.
 #![allow(clippy::missing_safety_doc)]
 
-use core::cell::Cell;
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
-use std::panic::{catch_unwind, set_hook, take_hook, AssertUnwindSafe, PanicHookInfo};
-use std::sync::OnceLock;
 
 use crate::alloc::Allocator;
-use crate::map::Guard;
+pub(crate) use crate::guard::{guard, Guarded};
 use crate::Error;
 
 // In the header's order (one block each, which rustfmt would sort): the
@@ -162,87 +159,9 @@ pub(crate) fn code(r: Result<(), Error>) -> c_int {
     }
 }
 
-/// Runs `f`, turning a panic into `SLATE_ERROR_INVALID`.
-///
-/// The `catch_unwind` sits in `guarded`, a function of its own behind an `extern "C"` call. Rust
-/// treats such calls as unable to unwind, so the shim itself keeps no unwinding path: `make
-/// symbols` (scripts/check-unwind.py) checks that no exported function has one, which proves every
-/// panic site of a shim lies inside its guard.
-pub(crate) fn guard<F: FnOnce() -> Result<(), Error>>(f: F) -> c_int {
-    let mut f = Some(f);
-    // SAFETY: `f` is a live `Option<F>` that `guarded::<F>` reads once.
-    unsafe { guarded::<F>((&mut f as *mut Option<F>).cast()) }
-}
-
-/// The C layer's [`Guard`] for the parts of `Map` operations that might panic (see
-/// `crate::map::write`): `guard`, as a `Result`.
-pub(crate) struct Guarded;
-
-impl Guard for Guarded {
-    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
-        match guard(f) {
-            SLATE_OK => Ok(()),
-            // SAFETY: `guarded` returns `SLATE_OK` or an `Error`'s value
-            // (`code` of `f`'s result, or `Error::Invalid`), and `Error`
-            // is `repr(i32)`: the code is the error's own value.
-            e => Err(unsafe { core::mem::transmute::<c_int, Error>(e) }),
-        }
-    }
-}
-
 /// A walk's result as a C code: the callback's stopping value (0 after a full walk), or the error.
 pub(crate) fn walk_code(r: Result<c_int, Error>) -> c_int {
     r.unwrap_or_else(|e| e as c_int)
-}
-
-/// Safety: `f` points to a `Some` `Option<F>`, taken here.
-#[inline(never)]
-unsafe extern "C" fn guarded<F: FnOnce() -> Result<(), Error>>(f: *mut c_void) -> c_int {
-    // SAFETY: the caller's guarantee.
-    let f = unsafe { &mut *f.cast::<Option<F>>() };
-    GUARDED.with(|g| g.set(g.get() + 1));
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        quiet_panics();
-        f.take().map_or(Err(Error::Invalid), |f| f())
-    }));
-    GUARDED.with(|g| g.set(g.get() - 1));
-    match result {
-        Ok(r) => code(r),
-        Err(payload) => {
-            // Dropping a payload runs its destructor, which could panic in
-            // turn; leaking it keeps the guard itself from unwinding.
-            core::mem::forget(payload);
-            Error::Invalid as c_int
-        }
-    }
-}
-
-thread_local! {
-    /// Guarded calls in progress on this thread.
-    static GUARDED: Cell<u32> = const { Cell::new(0) };
-}
-
-/// The panic hook in force before slate's: it still reports every panic outside a guarded call.
-static OUTER_HOOK: OnceLock<PanicHook> = OnceLock::new();
-
-type PanicHook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send>;
-
-/// Keeps a panic inside a guarded call off stderr (the library prints nothing; the call reports
-/// `SLATE_ERROR_INVALID`): the first guarded call installs a hook that is silent while the thread
-/// is inside one and passes any other panic to the hook that was in force. The hook captures
-/// nothing, so boxing it allocates nothing.
-fn quiet_panics() {
-    OUTER_HOOK.get_or_init(|| {
-        let outer = take_hook();
-        set_hook(Box::new(|info| {
-            if GUARDED.with(Cell::get) == 0 {
-                if let Some(outer) = OUTER_HOOK.get() {
-                    outer(info);
-                }
-            }
-        }));
-        outer
-    });
 }
 
 /// A caller-allocated C struct (`slate_s`, `slotmap_s`) and the Rust body that lives in its bytes.

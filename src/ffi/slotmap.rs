@@ -6,7 +6,7 @@ use core::mem::{align_of, size_of};
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::map::Guard;
+use crate::guard::Guard;
 use crate::slotmap::{Grow, SlotMap};
 use crate::Error;
 
@@ -94,7 +94,7 @@ macro_rules! rows {
             ) -> Result<(), Error> {
                 unsafe { <$t>::erase_if(this, f) }
             }
-            unsafe fn sort<G: $crate::map::Guard>(
+            unsafe fn sort<G: $crate::guard::Guard>(
                 this: *mut Self,
                 less: impl FnMut(*const u8, *const u8) -> bool,
             ) -> Result<(), Error> {

@@ -34,8 +34,9 @@
 use core::ffi::c_void;
 use core::mem::MaybeUninit;
 
-use super::{get_in, Guard, Map, Mode};
+use super::{get_in, Map, Mode};
 use crate::directory::Entry;
+use crate::guard::Guard;
 use crate::hash::SHORT;
 use crate::key::{IntKey, Key, Needle, Short};
 use crate::layout::{on_layout, Uniform};

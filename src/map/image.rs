@@ -20,7 +20,8 @@ use crate::Error;
 
 use super::plan::Plan;
 use super::write::{GetOrInsert, Placed, Tried};
-use super::{Guard, Map};
+use super::Map;
+use crate::guard::Guard;
 
 impl Map {
     /// The sum over every entry of `fixed` plus its key's bytes as a
@@ -264,8 +265,8 @@ unsafe fn each_int<E>(
 mod tests {
     use super::*;
     use crate::alloc::Allocator;
+    use crate::guard::Bare;
     use crate::key::{int_bytes, TAG_I64, TAG_U64};
-    use crate::map::Bare;
 
     /// A value that is a number, not an address (no provenance for Miri).
     fn v(i: u64) -> *mut c_void {

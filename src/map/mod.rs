@@ -49,6 +49,7 @@ use core::ptr;
 
 use crate::alloc::Allocator;
 use crate::directory::{self, Directory, Tables};
+use crate::guard::Guard;
 use crate::hash::Seed;
 use crate::key::{Key, Needle, Short};
 use crate::layout::{kind_of, on_layout, General, Int, Kind, Layout, Uniform};
@@ -118,22 +119,6 @@ impl Iterator for MapTables {
 /// slots, 13 MB of general ones) are past the L2 caches. Below it the
 /// slots are usually cached and the prefetch only adds loads.
 const PREFETCH_DEPTH: u8 = 9;
-
-/// Runs code that might panic: the C layer's guard turns a panic into
-/// `Err(Error::Invalid)`, so that no unwinding reaches C.
-pub(crate) trait Guard {
-    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error>;
-}
-
-/// Runs code bare: for the Rust tests, which have no C boundary to
-/// guard, and walks that erase nothing.
-pub(crate) struct Bare;
-
-impl Guard for Bare {
-    fn run(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
-        f()
-    }
-}
 
 /// The lookup of `n`, of hash `h`, in the table of directory entry `e`:
 /// the one lookup, which single lookups, batches and every other case

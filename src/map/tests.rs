@@ -2,6 +2,7 @@
 
 use super::plan::Plan;
 use super::*;
+use crate::guard::Bare;
 use crate::key::{IntKey, Needle, TAG_I64, TAG_U64};
 use crate::layout::{Kind, Uniform};
 

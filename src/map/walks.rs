@@ -12,7 +12,8 @@ use crate::table::Table;
 use crate::table::Typed;
 use crate::Error;
 
-use super::{Bare, Guard, Map, Mode};
+use super::{Map, Mode};
+use crate::guard::{Bare, Guard};
 
 /// A full slot, as a walk finds it.
 #[derive(Clone, Copy)]

@@ -39,8 +39,9 @@
 use core::ffi::c_void;
 use core::ptr;
 
-use super::{Guard, Map, Mode};
+use super::{Map, Mode};
 use crate::directory;
+use crate::guard::Guard;
 use crate::hash::SHORT;
 use crate::key::{Key, KeyRepr, Needle, Short};
 use crate::layout::{kind_of, on_layout, General, Int, Kind, Layout, Uniform};

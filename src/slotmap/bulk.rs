@@ -3,7 +3,7 @@
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::map::Guard;
+use crate::guard::Guard;
 use crate::stamp::{walk_rows, Header, Rows};
 use crate::Error;
 

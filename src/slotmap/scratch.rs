@@ -21,7 +21,7 @@ use core::mem::size_of;
 use core::ptr;
 
 use crate::alloc::Allocator;
-use crate::map::Guard;
+use crate::guard::Guard;
 use crate::stamp::Header;
 use crate::Error;
 

@@ -2,7 +2,7 @@
 
 use super::scratch::heapsort;
 use super::*;
-use crate::map::Bare;
+use crate::guard::Bare;
 use std::collections::HashMap;
 
 fn sm(sizes: &[u32]) -> SlotMap {

@@ -145,7 +145,7 @@ impl<'w, H: Header, S: Sink + ?Sized> Writer<'w, H, S> {
         // Finding out what the processor has (the first time) runs under
         // the C layer's guard, as the hash's updates do (see `emit`).
         let mut hash = Hasher::portable();
-        if crate::ffi::guard(|| {
+        if crate::guard::guard(|| {
             hash = Hasher::new();
             Ok(())
         }) != 0
@@ -356,7 +356,7 @@ impl<'w, H: Header, S: Sink + ?Sized> Writer<'w, H, S> {
         self.flush()?;
         let mut sum = 0u64;
         // Under the guard, as the hash's updates are (see `emit`).
-        if crate::ffi::guard(|| {
+        if crate::guard::guard(|| {
             sum = self.hash.digest();
             Ok(())
         }) != 0
@@ -435,7 +435,7 @@ unsafe fn emit<H: Header, S: Sink + ?Sized>(
     // The hash (and the copy into memory the sink gave) runs under the C
     // layer's guard, which is not on the stack while `write` runs: a
     // save's frames stay plain (SPEC 3c).
-    if crate::ffi::guard(|| {
+    if crate::guard::guard(|| {
         match room {
             // SAFETY: `room` gave room for `len` bytes, memory of the
             // sink's, not the structure's.

@@ -20,8 +20,9 @@ use core::ffi::c_void;
 use core::ptr;
 
 use crate::alloc::Allocator;
+use crate::guard::Guard;
 use crate::layout::Kind;
-use crate::map::{Guard, LoadKey, Map};
+use crate::map::{LoadKey, Map};
 use crate::stamp::Stamp;
 use crate::Error;
 

@@ -98,7 +98,7 @@ fn membership_sets_have_no_elements() {
     assert_eq!(s.get(key(3, 1)), Some(core::ptr::null_mut()));
     assert!(s.column(0).is_null());
     // SAFETY: `s` is live.
-    assert!(unsafe { Sparse::sort::<crate::map::Bare>(&raw mut s, |_, _| true) }.is_err());
+    assert!(unsafe { Sparse::sort::<crate::guard::Bare>(&raw mut s, |_, _| true) }.is_err());
     s.free();
 }
 

@@ -9,7 +9,7 @@ use core::ptr;
 
 use super::{Sparse, View, KEY};
 use crate::alloc::Allocator;
-use crate::map::Guard;
+use crate::guard::Guard;
 use crate::prefetch::prefetch;
 use crate::slotmap::scratch::{self, Parts, Scratch, Sortable};
 use crate::stamp::{walk_rows, Header, Rows};

@@ -10,7 +10,7 @@ use super::envelope::*;
 use super::info::info;
 use super::{slotmap as snap_sm, sparse as snap_sp};
 use crate::alloc::Allocator;
-use crate::map::Bare;
+use crate::guard::Bare;
 use crate::slotmap::SlotMap;
 use crate::sparse::Sparse;
 use crate::Error;
