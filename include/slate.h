@@ -970,9 +970,11 @@ void slotmap_free(struct slotmap_s *sm);
  * itself as an integer (right for counts, indices, handles and slotmap
  * keys; a pointer saved so means nothing in another process), else the
  * bytes `codec->encode` makes. Never the seed nor the tables. A save
- * with a codec allocates one scratch buffer through the map's allocator
- * (saves of one map on several threads then call it concurrently) and
- * may call `encode` more than once for a value. Returns `SLATE_OK`,
+ * with a codec encodes each value into a 4 KiB buffer on its stack; only
+ * when a record (the key's and the value's bytes, and 8) is longer does
+ * it allocate one scratch buffer through the map's allocator (saves of
+ * one map on several threads then call it concurrently). It may call
+ * `encode` more than once for a value. Returns `SLATE_OK`,
  * `write`'s or `encode`'s non-zero return, `SLATE_ERROR_ALLOC`, or
  * `SLATE_ERROR_INVALID` for a NULL argument, a codec without `encode`,
  * or when `write` or `encode` changed the map (what was written is then

@@ -1088,12 +1088,12 @@ struct slate {
      * numbers (a pointer saved so means nothing in another process); else
      * the bytes `codec->encode` makes (see slate_value_codec_s; its
      * functions are called from C and must not throw). The seed and the
-     * tables are never saved. Only reads the map; allocates nothing
-     * without a codec, one scratch buffer (through the map's allocator)
-     * with one.
+     * tables are never saved. Only reads the map; allocates nothing but,
+     * with a codec and a record (key, value and 8 bytes) past 4 KiB, one
+     * scratch buffer (through the map's allocator).
      *
      * Returns SLATE_OK, `write`'s or `encode`'s non-zero return,
-     * SLATE_ERROR_ALLOC (a codec's scratch buffer), or SLATE_ERROR_INVALID
+     * SLATE_ERROR_ALLOC (a codec save's scratch buffer), or SLATE_ERROR_INVALID
      * for a codec without `encode` or when `write` or `encode` changed the
      * map (SPEC §3c). An exception from `write` stops the save and is
      * rethrown once the C call has returned.

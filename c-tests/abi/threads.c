@@ -38,13 +38,14 @@ typedef struct worker_s {
   unsigned long bad, walked, saves;
 } worker_s;
 
-/* The codec of the map's saves: a value as its 8 bytes and n % 400 more
-   (the scratch buffer grows in some saves); no state, so any thread may
-   run it. */
+/* The codec of the map's saves: a value as its 8 bytes and n % 400 more,
+   4,500 more again for every ninth (records past 4 KiB: each save
+   allocates its scratch buffer, on every thread at once); no state, so
+   any thread may run it. */
 static int encode_n(void* context, void* value, void* buffer, uint32_t capacity, uint32_t* length) {
   uint64_t n = (uint64_t)(uintptr_t)value;
   (void)context;
-  *length = (uint32_t)(8 + n % 400);
+  *length = (uint32_t)(8 + n % 400 + (n % 9 == 4 ? 4500 : 0));
   if (*length <= capacity) {
     unsigned char* b = (unsigned char*)buffer;
     for (int i = 0; i < 8; i++) b[i] = (unsigned char)(n >> (8 * i));

@@ -300,9 +300,14 @@ static int image_write(void* context, const void* bytes, size_t length) {
   return 0;
 }
 
-/* The codec of the saves and loads: a value V(n) as its 8 bytes and n % 300
-   more (so that the scratch buffer grows), decoded back; it counts the
-   values decode made and discard undid. */
+/* The codec of the saves and loads: a value V(n) as its 8 bytes and
+   value_extra(n) more, decoded back; it counts the values decode made and
+   discard undid. Every seventh value is past 4 KiB, so that a save
+   allocates its scratch buffer (and grows it). */
+static uint32_t value_extra(uint64_t n) {
+  return (uint32_t)(n % 300 + (n % 7 == 3 ? 4096 + n % 5 * 1000 : 0));
+}
+
 typedef struct codec_count_s {
   unsigned long made, discarded;
 } codec_count_s;
@@ -310,7 +315,7 @@ typedef struct codec_count_s {
 static int encode_n(void* context, void* value, void* buffer, uint32_t capacity, uint32_t* length) {
   uint64_t n = (uint64_t)(uintptr_t)value;
   (void)context;
-  *length = (uint32_t)(8 + n % 300);
+  *length = 8 + value_extra(n);
   if (*length <= capacity) {
     unsigned char* b = (unsigned char*)buffer;
     for (int i = 0; i < 8; i++) b[i] = (unsigned char)(n >> (8 * i));
@@ -325,7 +330,7 @@ static int decode_n(void* context, const void* bytes, uint32_t length, void** va
   uint64_t n = 0;
   if (length < 8) return -300;
   for (int i = 0; i < 8; i++) n |= (uint64_t)b[i] << (8 * i);
-  if (length != 8 + n % 300) return -300;
+  if (length != 8 + value_extra(n)) return -300;
   *value = V(n);
   c->made++;
   return 0;

@@ -12,9 +12,9 @@ use core::ptr;
 
 use crate::map::Map;
 use crate::slotmap::SlotMap;
-use crate::snapshot::envelope::Sink;
 use crate::snapshot::info::info as read_info;
 use crate::snapshot::map::Codec;
+use crate::snapshot::writer::Sink;
 use crate::snapshot::{map as snap_map, slotmap as snap_sm, sparse as snap_sp};
 use crate::sparse::Sparse;
 use crate::Error;
@@ -251,9 +251,11 @@ unsafe fn report(text: &str, message: *mut c_char, capacity: u32) {
 /// itself as an integer (right for counts, indices, handles and slotmap
 /// keys; a pointer saved so means nothing in another process), else the
 /// bytes `codec->encode` makes. Never the seed nor the tables. A save
-/// with a codec allocates one scratch buffer through the map's allocator
-/// (saves of one map on several threads then call it concurrently) and
-/// may call `encode` more than once for a value. Returns `SLATE_OK`,
+/// with a codec encodes each value into a 4 KiB buffer on its stack; only
+/// when a record (the key's and the value's bytes, and 8) is longer does
+/// it allocate one scratch buffer through the map's allocator (saves of
+/// one map on several threads then call it concurrently). It may call
+/// `encode` more than once for a value. Returns `SLATE_OK`,
 /// `write`'s or `encode`'s non-zero return, `SLATE_ERROR_ALLOC`, or
 /// `SLATE_ERROR_INVALID` for a NULL argument, a codec without `encode`,
 /// or when `write` or `encode` changed the map (what was written is then

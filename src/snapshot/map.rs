@@ -12,9 +12,11 @@
 //!
 //! A save is a walk (SPEC §3c): the writer checks the map after every
 //! `write`, and the save after every `encode`, and stops with
-//! `Error::Invalid` when it changed. With a codec the save encodes into
-//! one scratch buffer from the map's allocator, grown when a value does
-//! not fit (`encode` is then called again, as `snprintf` is).
+//! `Error::Invalid` when it changed. With a codec the save encodes each
+//! value straight into the writer's 4 KiB stage, behind its key; a
+//! record that does not fit there even after a flush goes through one
+//! scratch buffer from the map's allocator, grown when a value does not
+//! fit (`encode` is then called again, as `snprintf` is).
 
 use core::ffi::c_void;
 use core::ptr;
@@ -26,9 +28,8 @@ use crate::map::{LoadKey, Map};
 use crate::stamp::Stamp;
 use crate::Error;
 
-use super::envelope::{
-    open, section_size, Fields, Saved, Sink, Writer, KIND_MAP, MAPE, MAPH, SMALLEST,
-};
+use super::envelope::{open, section_size, Fields, KIND_MAP, MAPE, MAPH, SMALLEST};
+use super::writer::{Saved, Sink, Writer};
 
 /// `MAPH`'s bytes: the count, the value encoding, a reserved word.
 const HEAD: u64 = 16;
@@ -206,13 +207,27 @@ unsafe fn records_into<H: crate::stamp::Header, S: Sink + ?Sized>(
         },
         Some(c) => unsafe {
             Map::each_entry::<i32>(this, |k, n, v| {
-                let len = encode(c, scratch, v, w)?;
+                // Into the writer's stage, or, for a record too long for
+                // it, through the scratch buffer.
+                let staged = w.record_encoded(k, n, |buffer, capacity| {
+                    let mut len = 0u32;
+                    match c.encode(v, buffer, capacity, &mut len) {
+                        0 => Ok(len),
+                        rc => Err(rc),
+                    }
+                })?;
+                let len = match staged {
+                    Some(len) => len,
+                    None => encode(c, scratch, v, w)?,
+                };
                 if written + 8 + n as u64 + len as u64 > records {
                     return Err(Error::Invalid as i32);
                 }
-                // `encode` wrote `len` bytes into the scratch buffer,
-                // which only `encode` writes.
-                w.record_bytes(k, n, scratch.bytes, len)?;
+                if staged.is_none() {
+                    // `encode` wrote `len` bytes into the scratch buffer,
+                    // which only `encode` writes.
+                    w.record_bytes(k, n, scratch.bytes, len)?;
+                }
                 written += 8 + n as u64 + len as u64;
                 Ok(())
             })?

@@ -26,9 +26,9 @@
 //!   (a map: the same records).
 //! - **Saving streams.** Fields go out through a small stack buffer,
 //!   columns and slot arrays straight from the structure, each piece
-//!   hashed just before `write` sees it (`envelope::Writer`). A save
-//!   allocates nothing (but a map's codec save, one scratch buffer) and
-//!   is a walk: a change to the structure from `write` (or `encode`)
+//!   hashed just before `write` sees it (`writer::Writer`). A save
+//!   allocates nothing (but a map's codec save with a record past 4 KiB,
+//!   one scratch buffer) and is a walk: a change to the structure from `write` (or `encode`)
 //!   stops it with `Error::Invalid`.
 //! - **Loading validates everything**, on every load, in SPEC §6c's
 //!   order: the envelope (`envelope::open`, `envelope::Sections`), then
@@ -43,7 +43,8 @@
 //!
 //! # Files
 //!
-//! - `envelope.rs`: header, sections, checksum; the writer and the reader.
+//! - `envelope.rs`: header, sections, checksum, and the reader.
+//! - `writer.rs`: the streaming writer.
 //! - `slotmap.rs`, `sparse.rs`: each structure's sections, save and load
 //!   (the structures' own sides are `crate::slotmap::image` and
 //!   `crate::sparse::image`).
@@ -59,4 +60,5 @@ pub(crate) mod slotmap;
 pub(crate) mod sparse;
 #[cfg(test)]
 mod tests;
+pub(crate) mod writer;
 pub(crate) mod xxh3;

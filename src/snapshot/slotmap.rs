@@ -16,9 +16,9 @@ use crate::slotmap::{SlotMap, MAX_COLUMNS, MAX_ROWS};
 use crate::Error;
 
 use super::envelope::{
-    load_checked, section_size, Fields, Saved, Sink, Writer, KIND_SLOTMAP, SLTC, SLTH, SLTS,
-    SMALLEST,
+    load_checked, section_size, Fields, KIND_SLOTMAP, SLTC, SLTH, SLTS, SMALLEST,
 };
+use super::writer::{Saved, Sink, Writer};
 
 /// `SLTH`'s fixed fields: ten counts and the reserved word.
 const HEAD_FIELDS: u64 = 11 * 4;

@@ -10,9 +10,9 @@ use crate::sparse::Sparse;
 use crate::Error;
 
 use super::envelope::{
-    load_checked, section_size, Fields, Saved, Sink, Writer, KIND_SPARSE, SMALLEST, SPSC, SPSH,
-    SPSK,
+    load_checked, section_size, Fields, KIND_SPARSE, SMALLEST, SPSC, SPSH, SPSK,
 };
+use super::writer::{Saved, Sink, Writer};
 
 fn head_bytes(columns: u32) -> u64 {
     8 + 4 * columns as u64
