@@ -226,7 +226,7 @@ unsafe fn records_into<H: crate::stamp::Header, S: Sink + ?Sized>(
                 if staged.is_none() {
                     // `encode` wrote `len` bytes into the scratch buffer,
                     // which only `encode` writes.
-                    w.record_bytes(k, n, scratch.bytes, len)?;
+                    w.record_apart(k, n, scratch.bytes, len)?;
                 }
                 written += 8 + n as u64 + len as u64;
                 Ok(())

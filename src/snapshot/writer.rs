@@ -186,45 +186,30 @@ impl<'w, H: Header, S: Sink + ?Sized> Writer<'w, H, S> {
     }
 
     /// A record of a length (`u32`) and `n` bytes at `key`, then a
-    /// length (`u32`) and `len` bytes at `value`: in one piece of the
-    /// stage when it fits there.
+    /// length (`u32`) and `len` bytes at `value`, each piece through the
+    /// stage or, when long, straight from where it is: for a record that
+    /// [`Writer::record_encoded`] could not take.
     ///
     /// # Safety
     /// `key` has `n` and `value` `len` readable bytes as long as the
     /// structure is unchanged.
-    #[inline]
-    pub(crate) unsafe fn record_bytes(
+    pub(crate) unsafe fn record_apart(
         &mut self,
         key: *const u8,
         n: u32,
         value: *const u8,
         len: u32,
     ) -> Saved {
-        let (n, m) = (n as usize, len as usize);
-        if n > STAGE / 2 - 8 || m > STAGE / 2 {
-            self.u32(n as u32)?;
-            // SAFETY (both): the caller's guarantee (no bytes are read
-            // from a pointer with none to give, which may be NULL).
-            if n > 0 {
-                unsafe { self.direct(key, n)? };
-            }
-            self.u32(len)?;
-            if m > 0 {
-                unsafe { self.direct(value, m)? };
-            }
-            return Ok(());
+        self.u32(n)?;
+        // SAFETY (both): the caller's guarantee (no bytes are read from a
+        // pointer with none to give, which may be NULL).
+        if n > 0 {
+            unsafe { self.direct(key, n as usize)? };
         }
-        if n + m + 8 > STAGE - self.used {
-            self.flush()?;
+        self.u32(len)?;
+        if len > 0 {
+            unsafe { self.direct(value, len as usize)? };
         }
-        // SAFETY: the stage has `n + m + 8` bytes of room from `used`;
-        // both sources are readable, as the structure is unchanged (else
-        // `flush` stopped the save).
-        unsafe {
-            self.key_and_length(key, n, len);
-            copy_small(value, self.stage.as_mut_ptr().add(self.used + 8 + n), m);
-        }
-        self.used += n + m + 8;
         Ok(())
     }
 
@@ -261,7 +246,15 @@ impl<'w, H: Header, S: Sink + ?Sized> Writer<'w, H, S> {
             if m <= room {
                 // SAFETY: the stage has `n + 8` bytes from `used` before
                 // `at`; `key` is readable, as the structure is unchanged.
-                unsafe { self.key_and_length(key, n, len) };
+                unsafe {
+                    let p = self.stage.as_mut_ptr().add(self.used);
+                    p.cast::<[u8; 4]>()
+                        .write_unaligned((n as u32).to_le_bytes());
+                    copy_small(key, p.add(4), n);
+                    p.add(4 + n)
+                        .cast::<[u8; 4]>()
+                        .write_unaligned(len.to_le_bytes());
+                }
                 self.used = at + m;
                 return Ok(Some(len));
             }
@@ -269,25 +262,6 @@ impl<'w, H: Header, S: Sink + ?Sized> Writer<'w, H, S> {
                 return Ok(None);
             }
             self.flush()?;
-        }
-    }
-
-    /// A record's head at `used` (which stays): the key's length, its `n`
-    /// bytes, and the value's length `len`.
-    ///
-    /// # Safety
-    /// The stage has `n + 8` bytes of room from `used`; `key` has `n`
-    /// readable bytes.
-    unsafe fn key_and_length(&mut self, key: *const u8, n: usize, len: u32) {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            let p = self.stage.as_mut_ptr().add(self.used);
-            p.cast::<[u8; 4]>()
-                .write_unaligned((n as u32).to_le_bytes());
-            copy_small(key, p.add(4), n);
-            p.add(4 + n)
-                .cast::<[u8; 4]>()
-                .write_unaligned(len.to_le_bytes());
         }
     }
 
